@@ -1,0 +1,192 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createDb, migrate, type DbHandle } from '../src/db/create-db.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface BenchDatabase {
+  name: 'sqlite' | 'postgres';
+  handle: DbHandle;
+  dataDir: string;
+  /** Environment for a Signet process using this database. */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/** A fresh database: a SQLite file in a temp dir, or a new PostgreSQL database next to `url`. */
+export async function openBenchDatabase(kind: 'sqlite' | 'postgres', url?: string): Promise<BenchDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
+  if (kind === 'sqlite') {
+    const handle = createDb({ databaseUrl: undefined, sqliteFile: path.join(dataDir, 'signet.db') });
+    await migrate(handle.db);
+    return { name: kind, handle, dataDir, env: { DATA_DIR: dataDir }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const dbName = `signet_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  await admin.end();
+  const u = new URL(url!);
+  u.pathname = `/${dbName}`;
+  const handle = createDb({ databaseUrl: u.toString(), sqliteFile: '' });
+  await migrate(handle.db);
+  return {
+    name: kind,
+    handle,
+    dataDir,
+    env: { DATA_DIR: dataDir, DATABASE_URL: u.toString() },
+    drop: async () => {
+      const a = new pg.Client({ connectionString: url });
+      await a.connect();
+      await a.query(`drop database if exists ${dbName} with (force)`);
+      await a.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listened on ${port} within ${timeoutMs} ms`);
+}
+
+function track(child: ChildProcess, port: number): RunningProcess {
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  child.on('exit', (code) => {
+    if (code && code !== 0 && code !== 143) process.stderr.write(`child on ${port} exited ${code}: ${stderr}\n`);
+  });
+  return {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** `signet serve` in its own process, so the load generator does not share its event loop. */
+export async function startSignet(env: Record<string, string>, nodeArgs: string[] = []): Promise<RunningProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/signet.js'), 'serve'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production', // no bootstrap key; the bench seeds its own organization
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const proc = track(child, port);
+  await waitForPort(port, child);
+  return proc;
+}
+
+/** The baseline: bare node:http answering a fixed JSON body of `bytes` bytes. */
+export async function startBaseline(bytes: number): Promise<RunningProcess> {
+  const port = await freePort();
+  const script = `
+    const body = Buffer.from(JSON.stringify({ data: 'x'.repeat(Math.max(0, ${bytes} - 12)) }));
+    require('node:http').createServer((req, res) => {
+      req.resume();
+      req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); res.end(body); });
+    }).listen(${port}, '127.0.0.1');`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = track(child, port);
+  await waitForPort(port, child);
+  return proc;
+}
+
+export interface LoadResult {
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function load(options: {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  durationSec?: number;
+}): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 50,
+    duration: options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10),
+  });
+  return {
+    reqPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+/** Resident set size of a process in bytes (Linux). */
+export function rssOf(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

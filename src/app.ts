@@ -1,0 +1,155 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config } from './config.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { DbHandle } from './db/create-db.ts';
+import { newId } from './ids.ts';
+import { registerAuth, SCOPES } from './http/auth.ts';
+import { frameworkErrors, registerErrorHandler } from './http/error-handler.ts';
+import { registerGeo } from './http/geo.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { registerRateLimit } from './http/rate-limit.ts';
+import { registerValidation } from './http/validation.ts';
+import { Metrics, registerMetrics } from './http/metrics.ts';
+import { ErrorBody } from './http/schemas.ts';
+import { createMailer, type Mailer } from './mail/mailer.ts';
+import { JobRunner } from './jobs/queue.ts';
+import { registerJobHandlers } from './jobs/handlers.ts';
+import { DeliveryWorker } from './jobs/webhook-delivery.ts';
+import { createStorage } from './storage/create-storage.ts';
+import type { Storage } from './storage/storage.ts';
+import { loadServerSecret } from './server-secret.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { documentsRoutes } from './modules/documents/documents.routes.ts';
+import { filesRoutes } from './modules/documents/files.routes.ts';
+import { signersRoutes } from './modules/signers/signers.routes.ts';
+import { fieldsRoutes } from './modules/fields/fields.routes.ts';
+import { foldersRoutes } from './modules/folders/folders.routes.ts';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { webRoutes } from './web/web.routes.ts';
+import { templatesRoutes } from './modules/templates/templates.routes.ts';
+import { templatePartsRoutes } from './modules/templates/template-parts.routes.ts';
+import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
+import { publicCampaignRoutes } from './modules/campaigns/public.routes.ts';
+import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
+import { signingRoutes } from './modules/signing/signing.routes.ts';
+
+/** Everything a request handler or worker may use. Built once per app; nothing reads globals. */
+export interface AppDeps {
+  config: Config;
+  db: DbHandle['db'];
+  dialect: DbHandle['dialect'];
+  storage: Storage;
+  mailer: Mailer;
+  clock: Clock;
+  jobs: JobRunner;
+  /** The webhook delivery worker; server.ts starts it, tests may `drain()` it. */
+  deliveries: DeliveryWorker;
+  metrics: Metrics;
+  /** Key for signed, short-lived tokens (upload URLs); shared by all instances via the database. */
+  secret: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}
+
+export interface BuildOptions {
+  config: Config;
+  database: DbHandle;
+  storage?: Storage;
+  mailer?: Mailer;
+  clock?: Clock;
+  /** Poll interval of the job runner (tests use a short one). */
+  jobPollMs?: number;
+}
+
+/** Builds the application; it never listens and never starts workers (see server.ts). */
+export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    bodyLimit: 1024 * 1024,
+    genReqId: () => newId('req' as never),
+    requestIdHeader: false,
+    // One of Fastify's accepted forms (boolean, hop count, address list); the union trips its overloads.
+    trustProxy: config.trustProxy as boolean,
+    frameworkErrors,
+    ajv: undefined,
+  });
+
+  const clock = options.clock ?? systemClock;
+  const metrics = new Metrics(options.database.db);
+  const deps: AppDeps = {
+    config,
+    db: options.database.db,
+    dialect: options.database.dialect,
+    storage: options.storage ?? createStorage(config),
+    mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, spoolDir: config.mailSpoolDir, log: app.log }),
+    clock,
+    jobs: new JobRunner(options.database.db, options.database.dialect, clock, app.log, options.jobPollMs),
+    deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics }, { pollMs: options.jobPollMs }),
+    secret: await loadServerSecret(options.database.db),
+    metrics,
+  };
+  app.decorate('deps', deps);
+  await registerGeo(app, config);
+  registerJobHandlers(deps);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  registerValidation(app);
+  registerMetrics(app, deps.metrics);
+  registerErrorHandler(app);
+  registerAuth(app, deps.db);
+  registerIdempotency(app, deps.db, clock);
+  await registerRateLimit(app, config);
+  app.addSchema(ErrorBody);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Signet API',
+        version: '1.0.0',
+        description:
+          'Self-hostable e-signature API. Every `/api/v1` endpoint takes `Authorization: Bearer <API key>` and answers errors as `{"error": {"code", "message", "details"}}`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: `API key (sk_…). Scopes: ${SCOPES.join(', ')}` },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes);
+  await app.register(documentsRoutes);
+  await app.register(filesRoutes);
+  await app.register(signersRoutes);
+  await app.register(fieldsRoutes);
+  await app.register(foldersRoutes);
+  await app.register(webhooksRoutes);
+  await app.register(templatesRoutes);
+  await app.register(templatePartsRoutes);
+  await app.register(campaignsRoutes);
+  await app.register(publicCampaignRoutes);
+  await app.register(campaignPageRoutes);
+  await app.register(webRoutes);
+  await app.register(signingRoutes);
+
+  return app;
+}

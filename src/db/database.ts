@@ -1,0 +1,398 @@
+import type { Generated, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+
+/*
+ * Storage conventions, identical on SQLite and PostgreSQL so one query layer serves both:
+ * - timestamps are ISO 8601 UTC strings with milliseconds (they sort as text);
+ * - booleans are integers 0/1;
+ * - JSON values are text.
+ */
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  admin_email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  name: string;
+  /** SHA-256 hex of the whole key; the key itself is never stored. */
+  key_hash: string;
+  /** First characters of the key, to recognise it in listings. */
+  prefix: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface FoldersTable {
+  id: string;
+  org_id: string;
+  name: string;
+  parent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DocumentsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  /** `name` lower-cased, for case-insensitive search with one index on both databases. */
+  search_name: string;
+  status: string;
+  signing_type: string;
+  message: string;
+  email_subject: string | null;
+  email_message: string | null;
+  reminder_frequency: string | null;
+  otp_method: string | null;
+  require_kyc: number;
+  expires_at: string | null;
+  completed_at: string | null;
+  sent_at: string | null;
+  template_id: string | null;
+  campaign_id: string | null;
+  bulk_send_id: string | null;
+  folder_id: string | null;
+  /** Storage key of the PDF signers see (the upload, or its conversion to PDF). */
+  file_key: string | null;
+  /** Storage key of the bytes exactly as uploaded. */
+  original_file_key: string | null;
+  original_content_type: string | null;
+  file_size: number;
+  page_count: number | null;
+  document_hash: string;
+  signed_file_key: string | null;
+  signed_file_hash: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  /* Pending direct upload (migration 0005): an S3 presigned PUT whose bytes are not verified yet; all null otherwise. */
+  /** Storage key the presigned PUT writes to. */
+  pending_upload_key: string | null;
+  pending_upload_content_type: string | null;
+  /** The declared `fileSize`, else 50 MB. */
+  pending_upload_max_bytes: number | null;
+  /** When the presigned URL stops being accepted. */
+  pending_upload_expires_at: string | null;
+}
+
+export interface SignersTable {
+  id: string;
+  document_id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  role: string;
+  /** Zero-based position; `order` in the API. */
+  position: number;
+  status: string;
+  signed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /* Signing session (migration 0003); all nullable. */
+  /** First time the signer opened their signing link. */
+  viewed_at?: string | null;
+  /** Where the signer completed or declined from. */
+  ip_address?: string | null;
+  user_agent?: string | null;
+  geo_city?: string | null;
+  geo_country?: string | null;
+  decline_reason?: string | null;
+  /** Identity review when the document requires KYC: null (none yet), `pending`, `approved`, `rejected`. */
+  verification_status?: string | null;
+  /** The sender's reason on reject. */
+  verification_note?: string | null;
+  /** Last invitation, "your turn" mail or reminder; reminders count from it. */
+  last_notified_at?: string | null;
+  /** Set when an invitation could not be delivered (the document is then `action_required`). */
+  delivery_failed_at?: string | null;
+  delivery_error?: string | null;
+}
+
+/** Secret signing links: only the SHA-256 of the token is stored. */
+export interface SigningTokensTable {
+  token_hash: string;
+  signer_id: string;
+  document_id: string;
+  /** `sign` (the signing page and API) or `download` (the signed PDF, when too large to attach). */
+  purpose: string;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+/** The current emailed one-time code of a signer (at most one). */
+export interface SigningOtpsTable {
+  signer_id: string;
+  /** HMAC-SHA256 of the code, keyed with the server secret. */
+  code_hash: string;
+  expires_at: string;
+  /** Codes tried against this one, right or wrong. */
+  attempts: number;
+  sent_at: string;
+  /** Start of the hour in which `window_sends` codes were sent (resend limit). */
+  window_started_at: string;
+  window_sends: number;
+}
+
+export interface FieldsTable {
+  id: string;
+  document_id: string;
+  type: string;
+  label: string;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  required: number;
+  read_only: number;
+  assigned_to: number;
+  placeholder: string | null;
+  default_value: string | null;
+  /** JSON array of strings, or null. */
+  options: string | null;
+  value: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttachmentsTable {
+  id: string;
+  document_id: string;
+  name: string;
+  file_key: string;
+  content_type: string;
+  file_size: number;
+  created_at: string;
+}
+
+export interface AuditLogsTable {
+  id: string;
+  org_id: string;
+  document_id: string;
+  action: string;
+  details: string;
+  ip_address: string;
+  user_agent: string;
+  geo_city: string;
+  geo_country: string;
+  created_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  org_id: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response_body: string;
+  created_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  org_id: string;
+  type: string;
+  /** JSON of the event's `data` object. */
+  data: string;
+  created_at: string;
+}
+
+export interface WebhooksTable {
+  id: string;
+  org_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  status: string;
+  description: string | null;
+  secret: string;
+  failure_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  org_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  /** `pending`, `succeeded`, `failed` (retries exhausted) or `cancelled` (webhook deactivated/deleted). */
+  status: string;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  leased_until: string | null;
+  last_status_code: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+}
+
+/** Background jobs (mail, schedulers): the transactional outbox for everything that is not a webhook. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  run_at: string;
+  leased_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A reusable file with roles and fields (migration 0004); documents and campaign submissions copy it. */
+export interface TemplatesTable {
+  id: string;
+  org_id: string;
+  name: string;
+  search_name: string;
+  description: string;
+  signing_type: string;
+  file_key: string | null;
+  original_file_key: string | null;
+  original_content_type: string | null;
+  file_size: number;
+  page_count: number | null;
+  document_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A signing role of a template; `position` is its `order`, which template fields name in `assigned_to`. */
+export interface TemplateRolesTable {
+  id: string;
+  template_id: string;
+  name: string;
+  position: number;
+  /** A fixed signer who signs this role on every document made from the template. */
+  signer_name: string | null;
+  signer_email: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TemplateFieldsTable {
+  id: string;
+  template_id: string;
+  type: string;
+  label: string;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  required: number;
+  read_only: number;
+  assigned_to: number;
+  placeholder: string | null;
+  default_value: string | null;
+  options: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A public signing link built on a template; each submission is a document. */
+export interface CampaignsTable {
+  id: string;
+  org_id: string;
+  template_id: string;
+  name: string;
+  search_name: string;
+  slug: string;
+  status: string;
+  submission_count: number;
+  max_submissions: number;
+  collect_phone: number;
+  require_otp: number;
+  require_kyc: number;
+  expires_at: string | null;
+  brand_color: string;
+  redirect_url: string;
+  welcome_title: string;
+  welcome_message: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The current emailed code of a public submitter, per campaign and address. */
+export interface CampaignOtpsTable {
+  campaign_id: string;
+  email: string;
+  code_hash: string;
+  expires_at: string;
+  attempts: number;
+  sent_at: string;
+  window_started_at: string;
+  window_sends: number;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  settings: SettingsTable;
+  folders: FoldersTable;
+  documents: DocumentsTable;
+  signers: SignersTable;
+  fields: FieldsTable;
+  attachments: AttachmentsTable;
+  audit_logs: AuditLogsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  jobs: JobsTable;
+  signing_tokens: SigningTokensTable;
+  signing_otps: SigningOtpsTable;
+  templates: TemplatesTable;
+  template_roles: TemplateRolesTable;
+  template_fields: TemplateFieldsTable;
+  campaigns: CampaignsTable;
+  campaign_otps: CampaignOtpsTable;
+}
+
+export type Db = Kysely<Database>;
+/** Either the database or an open transaction: repositories accept both. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+export type DocumentRow = Selectable<DocumentsTable>;
+export type NewDocumentRow = Insertable<DocumentsTable>;
+export type DocumentUpdate = Updateable<DocumentsTable>;
+export type SignerRow = Selectable<SignersTable>;
+export type FieldRow = Selectable<FieldsTable>;
+export type FolderRow = Selectable<FoldersTable>;
+export type AuditLogRow = Selectable<AuditLogsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type JobRow = Selectable<JobsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type TemplateRow = Selectable<TemplatesTable>;
+export type TemplateRoleRow = Selectable<TemplateRolesTable>;
+export type TemplateFieldRow = Selectable<TemplateFieldsTable>;
+export type CampaignRow = Selectable<CampaignsTable>;
+// Generated is re-exported for tables that may grow defaulted columns.
+export type { Generated };

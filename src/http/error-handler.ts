@@ -1,0 +1,110 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
+
+interface AjvLikeError {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+  keyword?: string;
+}
+
+/** Turns Ajv's errors into `{path, message}` details, e.g. `body.name: must NOT have more than 200 characters`. */
+function validationDetails(context: string | undefined, errors: AjvLikeError[]): ErrorDetail[] {
+  // A failed anyOf (e.g. "a string or null") reports every branch; the first branch's reason is the useful one.
+  const seen = new Set<string>();
+  const details = errors.map((e) => {
+    let path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties' && e.params?.additionalProperty) {
+      path = [path, String(e.params.additionalProperty)].filter(Boolean).join('.');
+      message = 'is not a known field';
+    } else if (e.keyword === 'required' && e.params?.missingProperty) {
+      path = [path, String(e.params.missingProperty)].filter(Boolean).join('.');
+      message = 'is required';
+    } else if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
+      message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    }
+    return { path: [context, path].filter(Boolean).join('.'), message, keyword: e.keyword };
+  });
+  return details
+    .filter((d) => !(d.keyword === 'anyOf' && details.some((o) => o.path === d.path && o.keyword !== 'anyOf')))
+    .filter((d) => (d.keyword === 'type' && d.message === 'must be null' ? details.length === 1 : true))
+    .filter((d) => {
+      const k = `${d.path}\0${d.message}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .map(({ path, message }) => ({ path, message }));
+}
+
+function send(reply: FastifyReply, status: number, code: ErrorCode | string, message: string, details?: unknown[]) {
+  const error: { code: string; message: string; details?: unknown[] } = { code, message };
+  if (details && details.length > 0) error.details = details;
+  return reply.code(status).send({ error });
+}
+
+/**
+ * Errors Fastify raises before a route is found (it never calls the error handler for them): a
+ * malformed percent-escape in the path, or a path segment over the router's length limit. They
+ * get the same body and `X-Request-Id` as every other error. Passed as Fastify's `frameworkErrors`.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('X-Request-Id', request.id);
+  switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      return send(reply, 400, 'validation_error', 'The URL is malformed (a percent-escape is not valid)', [{ path: 'url', message: 'is not a valid URL' }]);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return send(reply, 400, 'validation_error', 'A path parameter is too long', [{ path: 'params', message: 'is too long' }]);
+    default:
+      request.log.error({ err }, 'unexpected routing error');
+      return send(reply, 500, 'internal_error', 'An unexpected error occurred; it has been logged with the request id');
+  }
+}
+
+/** The one place errors become responses: API.md's body, never a stack trace, never an internal message on 5xx. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof AppError) {
+      if (err.headers) reply.headers(err.headers);
+      if (err.status >= 500) request.log.error({ err }, 'request failed');
+      return send(reply, err.status, err.code, err.message, err.details);
+    }
+    const fe = err as FastifyError & { validationContext?: string };
+    if (fe.validation) {
+      const details = validationDetails(fe.validationContext, fe.validation as AjvLikeError[]);
+      const first = details[0];
+      const message = first ? `${first.path || 'request'} ${first.message}` : 'Request is invalid';
+      return send(reply, 400, 'validation_error', message, details);
+    }
+    switch (fe.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return send(reply, 413, 'payload_too_large', `Request body is larger than this endpoint accepts (${request.routeOptions.bodyLimit ?? 1024 * 1024} bytes)`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return send(reply, 415, 'unsupported_media_type', 'Send the request body as application/json');
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, 400, 'validation_error', 'Request body is empty but Content-Type is application/json', [
+          { path: 'body', message: 'must be a JSON object' },
+        ]);
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return send(reply, 400, 'validation_error', 'Content-Length does not match the body');
+      default:
+        break;
+    }
+    if (fe.statusCode === 429) {
+      return send(reply, 429, 'rate_limited', fe.message || 'Too many requests');
+    }
+    if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
+      return send(reply, 400, 'validation_error', 'Request body is not valid JSON', [{ path: 'body', message: 'is not valid JSON' }]);
+    }
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return send(reply, fe.statusCode, fe.statusCode === 404 ? 'not_found' : 'validation_error', fe.message);
+    }
+    request.log.error({ err }, 'unexpected error');
+    return send(reply, 500, 'internal_error', 'An unexpected error occurred; it has been logged with the request id');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, 404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
+  );
+}

@@ -1,0 +1,74 @@
+/** Every error code the API can answer with, and its HTTP status. */
+export const ERROR_STATUS = {
+  /** Body, query or path fails its rules; `details` lists `{path, message}`. */
+  validation_error: 400,
+  /** The cursor was not issued by this endpoint. */
+  invalid_cursor: 400,
+  /** Missing, malformed, unknown or revoked API key. */
+  unauthorized: 401,
+  /** A signed link (upload URL, signing link) that is forged, replaced or expired. */
+  forbidden: 403,
+  /** Signing needs the emailed one-time code: none was given, or none was requested yet. */
+  otp_required: 401,
+  /** The one-time code is wrong, expired, or was tried too often (then a new code is needed). */
+  invalid_otp: 403,
+  /** Sequential signing: an earlier signer or approver has not finished yet. */
+  not_your_turn: 409,
+  /** The document requires identity evidence (KYC) that is missing, awaiting review or rejected. */
+  verification_required: 409,
+  /** The key lacks the endpoint's scope; `details` names it. */
+  insufficient_scope: 403,
+  /** No such resource in the caller's organization. */
+  not_found: 404,
+  /** The resource's status forbids the action. */
+  invalid_state: 409,
+  /** Send without signers. */
+  missing_signers: 409,
+  /** Send without fields. */
+  missing_fields: 409,
+  /** Send without an uploaded file. */
+  missing_file: 409,
+  /** An organization or campaign limit is reached. */
+  limit_reached: 409,
+  /** The Idempotency-Key was used with a different request body. */
+  idempotency_conflict: 409,
+  /** The same Idempotency-Key is still being processed by another request. */
+  idempotency_in_progress: 409,
+  /** Body or upload over its limit. */
+  payload_too_large: 413,
+  /** Upload bytes are not the declared type, or the type is not allowed. */
+  unsupported_media_type: 415,
+  /** Too many requests for this key. */
+  rate_limited: 429,
+  /** Anything unexpected; the message is never the internal one. */
+  internal_error: 500,
+  /** A dependency (database, storage) is unreachable. */
+  service_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: unknown[], headers?: Record<string, string>) {
+    super(message);
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+export const invalidState = (message: string) => new AppError('invalid_state', message);
+export const validation = (path: string, message: string) =>
+  new AppError('validation_error', message, [{ path, message }]);

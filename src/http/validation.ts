@@ -1,0 +1,54 @@
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Two validators: bodies are checked strictly (no type coercion, unknown fields refused), while
+ * query strings and path parameters arrive as text and are coerced to the declared types.
+ */
+export function registerValidation(app: FastifyInstance): void {
+  const make = (coerceTypes: boolean | 'array') => {
+    const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false });
+    (addFormats as unknown as (a: Ajv) => void)(ajv);
+    // RFC 3339 allows a leap second (23:59:60), which a JavaScript Date cannot hold; a date-time
+    // is accepted only when the services can turn it into a Date.
+    const dateTime = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number };
+    ajv.addFormat('date-time', { type: 'string', compare: dateTime.compare, validate: (s: string) => dateTime.validate(s) && Number.isFinite(Date.parse(s)) });
+    return ajv;
+  };
+  const bodyAjv = make(false);
+  const textAjv = make('array');
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+    const checked = Object.assign(
+      (data: unknown, context?: object) => {
+        if (!validate(data, context as never)) {
+          checked.errors = validate.errors;
+          return false;
+        }
+        const at = nulPath(data, '');
+        checked.errors = at === null ? null : [{ instancePath: at, keyword: 'nul', params: {}, message: 'must not contain the character U+0000' }];
+        return at === null;
+      },
+      // Fastify passes the parent object to Ajv functions (so a root value can be coerced); keep that.
+      { schemaEnv: validate.schemaEnv, errors: null as unknown },
+    );
+    return checked as never;
+  });
+}
+
+/**
+ * Where the first U+0000 is in a request part, as a JSON pointer, or null. PostgreSQL text cannot
+ * store it (the query fails), so it is refused up front for every input, on both databases alike.
+ */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const here = `${path}/${key}`;
+    if (key.includes('\u0000')) return here;
+    const found = nulPath(item, here);
+    if (found !== null) return found;
+  }
+  return null;
+}

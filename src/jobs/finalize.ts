@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { AppDeps } from '../app.ts';
+import type { DocumentRow, Executor, SignerRow } from '../db/database.ts';
+import { completedMail } from '../mail/templates.ts';
+import { UNKNOWN_ACTOR, writeAudit } from '../modules/audit/audit.ts';
+import { emitEvent } from '../modules/events/emit.ts';
+import { transitionDocument } from '../modules/documents/documents.repository.ts';
+import { documentEventData } from '../modules/documents/documents.service.ts';
+import { listFields } from '../modules/fields/fields.repository.ts';
+import { listSigners } from '../modules/signers/signers.repository.ts';
+import { findDocumentById, lockDocument } from '../modules/signing/signing.repository.ts';
+import { issueLink } from '../modules/signing/signing-links.ts';
+import { orgNameOf } from '../modules/signing/signing-flow.ts';
+import { isSigningRole, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
+import { enqueueJob } from './queue.ts';
+import type { FinalizeInput } from '../pdf/finalize.ts';
+import { finalizeInWorker } from '../pdf/finalize-worker.ts';
+
+/** Completion time: when the last signer or approver signed (the same on every run of the job). */
+function completionTime(signers: SignerRow[]): string {
+  return signers
+    .filter(isSigningRole)
+    .map((s) => s.signed_at ?? '')
+    .sort()
+    .at(-1)!;
+}
+
+function finalizeInput(doc: DocumentRow, sourcePath: string, completedAt: string, signers: SignerRow[], fields: Awaited<ReturnType<typeof listFields>>): FinalizeInput {
+  return {
+    sourcePath,
+    document: { id: doc.id, name: doc.name, documentHash: doc.document_hash, completedAt },
+    signers: signers.filter(isSigningRole).map((s) => ({
+      name: s.name,
+      email: s.email,
+      role: s.role,
+      signedAt: s.signed_at,
+      ipAddress: s.ip_address ?? '',
+      userAgent: s.user_agent ?? '',
+      geoCity: s.geo_city ?? '',
+      geoCountry: s.geo_country ?? '',
+    })),
+    fields: fields
+      .filter((f) => f.value !== null && f.value !== '')
+      .map((f) => ({ type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, value: f.value })),
+  };
+}
+
+/** Every recipient gets the signed PDF: attached, or a 30-day download link when it is too large to mail. */
+async function mailSignedCopies(trx: Executor, deps: AppDeps, doc: DocumentRow, key: string, size: number): Promise<void> {
+  const orgName = await orgNameOf(trx, doc.org_id);
+  const filename = `${doc.name.replace(/[\\/\r\n]/g, '_')} - Signed.pdf`;
+  for (const recipient of await listSigners(trx, doc.id)) {
+    if (size > deps.config.mailAttachmentMaxBytes) {
+      const { url } = await issueLink(trx, deps, doc, recipient, 'download');
+      await enqueueJob(trx, deps.clock, 'mail', completedMail({ doc, recipient, orgName, downloadLink: url }));
+    } else {
+      await enqueueJob(trx, deps.clock, 'mail', {
+        ...completedMail({ doc, recipient, orgName }),
+        storageAttachments: [{ filename, storageKey: key, contentType: 'application/pdf' }],
+      });
+    }
+  }
+}
+
+/**
+ * Job `finalize`: produces the signed PDF of a document whose signers and approvers have all
+ * completed, stores it under a key derived from its hash, then in one transaction records it and
+ * moves the document to `completed` (audit, event, mails): a completed document always has its
+ * signed file. Safe to run twice: a run that finds the document no longer open stops, and a run
+ * that loses the race removes the file it stored.
+ */
+export async function finalizeDocument(deps: AppDeps, documentId: string): Promise<void> {
+  const doc = await findDocumentById(deps.db, documentId);
+  if (!doc || !OPEN_DOCUMENT.includes(doc.status)) return;
+  const signers = await listSigners(deps.db, doc.id);
+  if (openSigners(signers).length > 0) return;
+  if (!doc.file_key) throw new Error(`Document ${doc.id} has no file to finalize`);
+  const completedAt = completionTime(signers);
+  const fields = await listFields(deps.db, doc.id);
+
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'signet-finalize-'));
+  try {
+    const sourcePath = path.join(dir, 'source.pdf');
+    const outputPath = path.join(dir, 'signed.pdf');
+    await pipeline(await deps.storage.get(doc.file_key), fs.createWriteStream(sourcePath));
+    const stopTimer = deps.metrics.finalizeDuration.startTimer();
+    const { sha256, size } = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields), deps.config, outputPath);
+    stopTimer();
+    const key = `documents/${doc.id}/signed-${sha256}.pdf`;
+    await deps.storage.put(key, fs.createReadStream(outputPath), 'application/pdf');
+
+    const recorded = await deps.db.transaction().execute(async (trx) => {
+      const locked = await lockDocument(trx, doc.id);
+      if (!locked || !OPEN_DOCUMENT.includes(locked.status)) return false;
+      if (openSigners(await listSigners(trx, doc.id)).length > 0) return false;
+      const now = deps.clock.now().toISOString();
+      const moved = await transitionDocument(trx, doc.id, OPEN_DOCUMENT, {
+        status: 'completed',
+        completed_at: completedAt,
+        signed_file_key: key,
+        signed_file_hash: sha256,
+        updated_at: now,
+      });
+      if (!moved) return false;
+      const completed = { ...locked, status: 'completed', completed_at: completedAt, signed_file_key: key, signed_file_hash: sha256 };
+      await writeAudit(trx, deps.clock, {
+        orgId: doc.org_id,
+        documentId: doc.id,
+        action: 'document.completed',
+        details: `Completed; signed PDF SHA-256 ${sha256} (${size} bytes)`,
+        meta: UNKNOWN_ACTOR,
+      });
+      await emitEvent(trx, deps.clock, doc.org_id, 'document.completed', await documentEventData(trx, doc.org_id, doc.id));
+      await mailSignedCopies(trx, deps, completed, key, size);
+      return true;
+    });
+    if (!recorded) {
+      const current = await findDocumentById(deps.db, doc.id);
+      if (current?.signed_file_key !== key) await deps.storage.delete(key);
+    }
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,43 @@
+import type { AppDeps } from '../app.ts';
+import type { MailMessage } from '../mail/mailer.ts';
+import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
+import { finalizeDocument } from './finalize.ts';
+import { PermanentJobError } from './queue.ts';
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  return Buffer.concat(chunks);
+}
+
+/** An SMTP 5xx reply (unknown mailbox, rejected domain…): retrying the same mail cannot succeed. */
+const isPermanentSmtpError = (err: unknown) => {
+  const code = (err as { responseCode?: unknown }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+};
+
+/** Connects each job kind to the code that performs it. */
+export function registerJobHandlers(deps: AppDeps): void {
+  deps.jobs.register(
+    'mail',
+    async ({ storageAttachments, signingInvitation: _invitation, ...message }) => {
+      const mail: MailMessage = { ...message };
+      if (storageAttachments?.length) {
+        mail.attachments = [];
+        for (const a of storageAttachments) {
+          mail.attachments.push({ filename: a.filename, contentType: a.contentType, content: await readAll(await deps.storage.get(a.storageKey)) });
+        }
+      }
+      try {
+        await deps.mailer.send(mail);
+      } catch (err) {
+        if (isPermanentSmtpError(err)) throw new PermanentJobError(err instanceof Error ? err.message : String(err));
+        throw err;
+      }
+    },
+    async (payload, error) => {
+      if (payload.signingInvitation) await onInvitationUndeliverable(deps, { ...payload.signingInvitation, to: payload.to }, error);
+    },
+  );
+  deps.jobs.register('finalize', async ({ documentId }) => finalizeDocument(deps, documentId));
+}

@@ -1,0 +1,49 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  attachments?: { filename: string; path?: string; content?: string | Buffer; contentType?: string }[];
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+/**
+ * SMTP when `SMTP_URL` is set; otherwise each message is written as an `.eml` file to the spool
+ * directory and logged, so a laptop install shows what would have been sent.
+ */
+export function createMailer(options: {
+  smtpUrl: string | undefined;
+  from: string;
+  spoolDir: string;
+  log: FastifyBaseLogger;
+}): Mailer {
+  if (options.smtpUrl) {
+    const transport = nodemailer.createTransport(options.smtpUrl);
+    return {
+      async send(message) {
+        await transport.sendMail({ from: options.from, ...message });
+      },
+      close: () => transport.close(),
+    };
+  }
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from: options.from, ...message });
+      await fs.mkdir(options.spoolDir, { recursive: true });
+      const file = path.join(options.spoolDir, `${Date.now()}-${info.messageId.replace(/[^a-zA-Z0-9.-]/g, '')}.eml`);
+      await fs.writeFile(file, info.message as Buffer);
+      options.log.info({ to: message.to, subject: message.subject, file }, 'mail spooled');
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,69 @@
+import type { Clock } from '../../clock.ts';
+import type { Executor } from '../../db/database.ts';
+import { newId } from '../../ids.ts';
+
+/** Who did something, as far as the request tells: written on every audit entry. */
+export interface RequestMeta {
+  ipAddress: string;
+  userAgent: string;
+  geoCity: string;
+  geoCountry: string;
+}
+
+export const UNKNOWN_ACTOR: RequestMeta = { ipAddress: '', userAgent: '', geoCity: '', geoCountry: '' };
+
+export type AuditAction =
+  | 'document.created'
+  | 'document.updated'
+  | 'document.uploaded'
+  | 'document.upload_refused'
+  | 'document.sent'
+  | 'document.viewed'
+  | 'document.cancelled'
+  | 'document.deleted'
+  | 'document.downloaded'
+  | 'document.completed'
+  | 'document.declined'
+  | 'document.expired'
+  | 'document.action_required'
+  | 'document.resumed'
+  | 'signer.added'
+  | 'signer.updated'
+  | 'signer.removed'
+  | 'signer.notified'
+  | 'signer.completed'
+  | 'signer.declined'
+  | 'signer.link_created'
+  | 'signer.otp_sent'
+  | 'signer.otp_failed'
+  | 'signer.reminded'
+  | 'signer.identity_submitted'
+  | 'signer.identity_approved'
+  | 'signer.identity_rejected'
+  | 'signer.invitation_failed'
+  | 'field.added'
+  | 'field.updated'
+  | 'field.removed';
+
+/** Appends one audit entry; call it inside the transaction that makes the change. */
+export async function writeAudit(
+  trx: Executor,
+  clock: Clock,
+  entry: { orgId: string; documentId: string; action: AuditAction; details: string; meta: RequestMeta },
+): Promise<void> {
+  await trx
+    .insertInto('audit_logs')
+    .values({
+      id: newId('aud'),
+      org_id: entry.orgId,
+      document_id: entry.documentId,
+      action: entry.action,
+      details: entry.details,
+      ip_address: entry.meta.ipAddress,
+      user_agent: entry.meta.userAgent,
+      geo_city: entry.meta.geoCity,
+      geo_country: entry.meta.geoCountry,
+      created_at: clock.now().toISOString(),
+    })
+    .execute();
+}

@@ -1,0 +1,123 @@
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { AppDeps } from '../../app.ts';
+import type { CampaignRow, Executor } from '../../db/database.ts';
+import { AppError } from '../../http/errors.ts';
+import { enqueueJob, type JobPayloads } from '../../jobs/queue.ts';
+import { OTP_MAX_ATTEMPTS, OTP_RESEND_MS, OTP_TTL_MS, OTP_WINDOW_MS, OTP_WINDOW_SENDS } from '../signing/signing-otp.ts';
+import { maskEmail } from '../signing/signing-rules.ts';
+import type { OtpResultT } from '../signing/signing.schemas.ts';
+
+/*
+ * Emailed codes for campaigns with `requireOtp`: the visitor proves they read the address they
+ * submit. The rules are the signing codes' (src/modules/signing/signing-otp.ts): 6 digits, valid
+ * 10 minutes, 5 tries per code, one send per minute and 5 per hour per address and campaign. A
+ * code is bound to the campaign and the address and works once.
+ */
+
+const normalize = (email: string) => email.trim().toLowerCase();
+
+/** Keyed with the server secret, so a leaked table does not give the codes away. */
+const codeHash = (deps: AppDeps, campaignId: string, email: string, code: string) =>
+  createHmac('sha256', deps.secret).update(`campaign:${campaignId}:${email}:${code}`).digest('hex');
+
+function rateLimited(message: string, retryAtMs: number, nowMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
+  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
+}
+
+function otpMailFor(campaign: CampaignRow, to: string, code: string): JobPayloads['mail'] {
+  const minutes = OTP_TTL_MS / 60_000;
+  const lines = [
+    'Hello,',
+    `Your code to sign "${campaign.name}" is ${code}. It is valid for ${minutes} minutes.`,
+    'If you did not ask for it, ignore this email; nobody can sign with your address without the code.',
+  ];
+  return { to, subject: `Your signing code: ${code}`, text: `${lines.join('\n\n')}\n` };
+}
+
+/** Emails a fresh code to `email` for this campaign (a new code voids the previous one). */
+export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawEmail: string): Promise<OtpResultT> {
+  const email = normalize(rawEmail);
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const nowMs = now.getTime();
+    const previous = await trx
+      .selectFrom('campaign_otps')
+      .selectAll()
+      .where('campaign_id', '=', campaign.id)
+      .where('email', '=', email)
+      .executeTakeFirst();
+    let windowStart = nowMs;
+    let windowSends = 0;
+    if (previous) {
+      const lastSent = Date.parse(previous.sent_at);
+      if (nowMs - lastSent < OTP_RESEND_MS) throw rateLimited('A code was sent less than a minute ago', lastSent + OTP_RESEND_MS, nowMs);
+      const started = Date.parse(previous.window_started_at);
+      if (nowMs - started < OTP_WINDOW_MS) {
+        windowStart = started;
+        windowSends = previous.window_sends;
+        if (windowSends >= OTP_WINDOW_SENDS) throw rateLimited(`At most ${OTP_WINDOW_SENDS} codes per hour`, started + OTP_WINDOW_MS, nowMs);
+      }
+    }
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
+    await trx.deleteFrom('campaign_otps').where('campaign_id', '=', campaign.id).where('email', '=', email).execute();
+    await trx
+      .insertInto('campaign_otps')
+      .values({
+        campaign_id: campaign.id,
+        email,
+        code_hash: codeHash(deps, campaign.id, email, code),
+        expires_at: expiresAt,
+        attempts: 0,
+        sent_at: now.toISOString(),
+        window_started_at: new Date(windowStart).toISOString(),
+        window_sends: windowSends + 1,
+      })
+      .execute();
+    await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code));
+    return { sentTo: maskEmail(email), expiresAt, resendAfter: new Date(nowMs + OTP_RESEND_MS).toISOString() };
+  });
+}
+
+/**
+ * Checks the code a visitor submits; throws 401 `otp_required` or 403 `invalid_otp`. The attempt
+ * is counted in its own statement before comparing, so parallel guesses cannot exceed the limit
+ * and a wrong guess counts even though the request fails. `consumeCampaignOtp` spends the code.
+ */
+export async function verifyCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawEmail: string, code: string | undefined): Promise<void> {
+  const email = normalize(rawEmail);
+  const request = `request one with POST /api/v1/public/campaigns/${campaign.slug}/otp`;
+  if (!code) throw new AppError('otp_required', `This campaign confirms your email address with a code: ${request} and send it as \`otp\``);
+  const now = deps.clock.now().toISOString();
+  const taken = await deps.db
+    .updateTable('campaign_otps')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('campaign_id', '=', campaign.id)
+    .where('email', '=', email)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', OTP_MAX_ATTEMPTS)
+    .returning(['code_hash', 'attempts'])
+    .executeTakeFirst();
+  if (!taken) {
+    const row = await deps.db.selectFrom('campaign_otps').selectAll().where('campaign_id', '=', campaign.id).where('email', '=', email).executeTakeFirst();
+    if (!row) throw new AppError('otp_required', `No code was sent to this address yet: ${request}`);
+    if (row.expires_at <= now) throw new AppError('invalid_otp', 'The code has expired; request a new one');
+    throw new AppError('invalid_otp', 'Too many wrong codes; request a new one');
+  }
+  const expected = Buffer.from(taken.code_hash, 'hex');
+  const actual = Buffer.from(codeHash(deps, campaign.id, email, code), 'hex');
+  if (expected.length === actual.length && timingSafeEqual(expected, actual)) return;
+  const left = OTP_MAX_ATTEMPTS - taken.attempts;
+  throw new AppError(
+    'invalid_otp',
+    left > 0 ? `The code is wrong; ${left} attempt(s) left` : 'The code is wrong and no attempts are left; request a new code',
+    [{ path: 'body.otp', message: 'is wrong', attemptsLeft: left }],
+  );
+}
+
+/** Spends the visitor's code inside the submission's transaction: a code makes one submission. */
+export async function consumeCampaignOtp(trx: Executor, campaignId: string, rawEmail: string): Promise<boolean> {
+  const result = await trx.deleteFrom('campaign_otps').where('campaign_id', '=', campaignId).where('email', '=', normalize(rawEmail)).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}

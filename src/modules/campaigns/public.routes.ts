@@ -1,0 +1,137 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requestMeta } from '../../http/request-meta.ts';
+import { Data } from '../../http/schemas.ts';
+import { OtpResult } from '../signing/signing.schemas.ts';
+import * as service from './public.service.ts';
+import { OtpBody, PublicCampaign, SlugParams, SubmissionBody, SubmissionResult } from './public.schemas.ts';
+import { submitToCampaign } from './submission.ts';
+
+const tags = ['Public campaigns'];
+
+const ref = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+/** Errors of the key-less routes (no API key, so no `unauthorized`/`insufficient_scope`). */
+const e400 = ref('Validation failed (`validation_error`); `details` names each field');
+const e404 = ref('No campaign has this slug, or it was deleted (`not_found`)');
+const e409 = ref(
+  'The campaign takes no submissions: paused, closed or expired (`invalid_state`), or it has all its submissions (`limit_reached`); `details[0].reason` is `paused`, `closed`, `expired` or `full`',
+);
+const e429 = ref('Too many requests (`rate_limited`); see `Retry-After`');
+const e500 = ref('Unexpected error (`internal_error`)');
+
+/**
+ * The public side of a campaign: what the page at `PUBLIC_URL/c/{slug}` calls. No API key: the
+ * slug is the capability, and only active campaigns answer.
+ */
+export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = fastify.deps;
+
+  app.get(
+    '/api/v1/public/campaigns/:slug',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'getPublicCampaign',
+        summary: 'What the public page of a campaign shows (no API key)',
+        description:
+          "Branding, welcome texts, what to collect (`collectPhone`, `requireOtp`), the document and the visitor's fields (the template's first role). " +
+          'A paused, closed, expired or full campaign answers 409.',
+        params: SlugParams,
+        response: { 200: Data(PublicCampaign), 400: e400, 404: e404, 409: e409, 429: e429, 500: e500 },
+      },
+    },
+    async (request) => ({ data: await service.getPublicCampaign(deps, request.params.slug) }),
+  );
+
+  app.get(
+    '/api/v1/public/campaigns/:slug/file',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'getPublicCampaignFile',
+        summary: 'The PDF a campaign visitor signs (no API key)',
+        params: SlugParams,
+        response: {
+          200: { description: 'The PDF bytes', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+          400: e400,
+          404: e404,
+          409: e409,
+          429: e429,
+          500: e500,
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await service.openPublicFile(deps, request.params.slug);
+      const ascii = file.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+      reply.headers({
+        'content-type': 'application/pdf',
+        'content-disposition': `inline; filename="${ascii}.pdf"; filename*=UTF-8''${encodeURIComponent(`${file.name}.pdf`)}`,
+        'content-length': file.size,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
+      return reply.send(file.stream);
+    },
+  );
+
+  app.post(
+    '/api/v1/public/campaigns/:slug/otp',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'sendPublicCampaignOtp',
+        summary: 'Email a 6-digit code to the address the visitor will submit (campaigns with `requireOtp`)',
+        description:
+          'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute ' +
+          'and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes.',
+        params: SlugParams,
+        body: OtpBody,
+        response: { 200: Data(OtpResult), 400: e400, 404: e404, 409: e409, 429: e429, 500: e500 },
+      },
+    },
+    async (request) => ({ data: await service.requestOtp(deps, request.params.slug, request.body.email) }),
+  );
+
+  app.post(
+    '/api/v1/public/campaigns/:slug/submissions',
+    {
+      // A drawn signature may be 1 MB on its own, plus initials and values (as on the signing API).
+      bodyLimit: 4 * 1024 * 1024,
+      schema: {
+        tags,
+        security: [],
+        operationId: 'submitToCampaign',
+        summary: 'Submit a signed copy through a campaign (no API key)',
+        description:
+          'Creates a document (`campaignId` and `templateId` set, the template’s file and fields copied) whose first signer is the visitor, and ' +
+          'records their values and signature exactly like `POST /api/v1/signing/{token}/complete` (same rules, same 400 details, keyed by the field ' +
+          'ids of `GET …/{slug}`). The document then completes like any other (signed PDF, audit certificate, emails), or, when the template has ' +
+          'later roles with fixed signers, those are invited by email. `phone` is required when `collectPhone`; `otp` when `requireOtp` (401 ' +
+          '`otp_required`, 403 `invalid_otp`). For `requireKyc` campaigns `values` and `signature` are not taken: the visitor continues at ' +
+          '`signingUrl`. A campaign at `maxSubmissions` answers 409 `limit_reached`, and the submission that fills the last slot closes it. ' +
+          'Answers where to send the visitor next (`redirectUrl`).',
+        params: SlugParams,
+        body: SubmissionBody,
+        response: {
+          201: Data(SubmissionResult),
+          400: e400,
+          401: ref('The campaign requires the emailed code and none was sent or requested (`otp_required`)'),
+          403: ref('The emailed code is wrong, expired or used up (`invalid_otp`)'),
+          404: e404,
+          409: e409,
+          413: ref('Payload too large (`payload_too_large`)'),
+          429: e429,
+          500: e500,
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send({ data: await submitToCampaign(deps, request.params.slug, request.body, requestMeta(request)) }),
+  );
+}

@@ -1,0 +1,168 @@
+import type { AppDeps } from '../../app.ts';
+import type { CampaignRow, DocumentRow, SignerRow } from '../../db/database.ts';
+import { AppError, notFound, validation } from '../../http/errors.ts';
+import { newId } from '../../ids.ts';
+import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { documentEventData } from '../documents/documents.service.ts';
+import { insertDocument, NO_PENDING_UPLOAD } from '../documents/documents.repository.ts';
+import { emitEvent } from '../events/emit.ts';
+import { insertFields } from '../fields/fields.repository.ts';
+import { insertSigners } from '../signers/signers.repository.ts';
+import { issueLink } from '../signing/signing-links.ts';
+import { mailYourTurn } from '../signing/signing-flow.ts';
+import { completeSigning } from '../signing/signing.service.ts';
+import { resolveValues } from '../signing/signing-values.ts';
+import { copyFields, copyTemplateFile, discardFiles, signerRow } from '../templates/template-copy.ts';
+import { closeCampaign } from './campaign-closing.ts';
+import { consumeCampaignOtp, verifyCampaignOtp } from './campaign-otp.ts';
+import * as repo from './campaigns.repository.ts';
+import { toCampaign } from './campaigns.mappers.ts';
+import { asFieldRow, openCampaign, unavailability, unavailableError, visitorFields } from './public.service.ts';
+import type { SubmissionBodyT, SubmissionResultT } from './public.schemas.ts';
+
+/*
+ * A public submission: a document made from the campaign's template whose first signer is the
+ * visitor, who signs it at once through the signing API's own completion path (completeSigning),
+ * so the signed PDF, audit trail, events and mails are those of any signed document. Later roles
+ * with fixed signers are then invited by email like on any document.
+ *
+ * The submission slot is taken by a conditional UPDATE in the transaction that creates the
+ * document (repo.takeSubmissionSlot): concurrent submissions never exceed `maxSubmissions`, and the
+ * one that fills the last slot closes the campaign and emits `campaign.closed`.
+ */
+
+const MAX_NAME = 200;
+
+/** `Campaign name: Visitor name`, cut to the document name limit. */
+function documentName(campaign: CampaignRow, visitor: string): string {
+  const name = `${campaign.name}: ${visitor.trim()}`;
+  return name.length <= MAX_NAME ? name : `${name.slice(0, MAX_NAME - 1)}…`;
+}
+
+/** The token of a signing link URL (`PUBLIC_URL/sign/{token}`). */
+const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+
+/** Creates the submission; see the module comment. */
+export async function submitToCampaign(deps: AppDeps, slug: string, input: SubmissionBodyT, meta: RequestMeta): Promise<SubmissionResultT> {
+  const open = await openCampaign(deps, slug);
+  const { campaign, parts, plan } = open;
+  const kyc = campaign.require_kyc === 1;
+  if (campaign.collect_phone === 1 && !input.phone) throw validation('body.phone', 'is required');
+  // `values` defaults to {} (the signing API's schema), so only a non-empty one is a mistake here.
+  const hasValues = Object.keys(input.values ?? {}).length > 0;
+  if (kyc && (hasValues || input.signature !== undefined)) {
+    throw validation(
+      hasValues ? 'body.values' : 'body.signature',
+      'is not taken by this form: it verifies your identity first; fill in and sign the document at the signingUrl of the answer',
+    );
+  }
+
+  // Everything the visitor can get wrong is refused before a slot is taken or a file copied: the
+  // values get the check completeSigning makes below, on the template's fields.
+  if (!kyc) resolveValues(visitorFields(open).map(asFieldRow), { values: input.values ?? {}, signature: input.signature });
+  if (campaign.require_otp === 1) await verifyCampaignOtp(deps, campaign, input.email, input.otp);
+
+  const documentId = newId('doc');
+  const { columns, written } = await copyTemplateFile(deps, parts.template, documentId);
+  let link: string;
+  let fieldIds: Map<string, string>;
+  try {
+    ({ link, fieldIds } = await deps.db.transaction().execute(async (trx) => {
+      const now = deps.clock.now().toISOString();
+      const taken = await repo.takeSubmissionSlot(trx, campaign.id, now);
+      if (!taken) {
+        const current = await repo.findCampaign(trx, campaign.org_id, campaign.id);
+        if (!current) throw notFound('Campaign');
+        throw unavailableError(unavailability(current, deps.clock.now().getTime()) ?? { reason: 'closed', title: 'This form is closed', message: '' });
+      }
+      if (campaign.require_otp === 1 && !(await consumeCampaignOtp(trx, campaign.id, input.email))) {
+        throw new AppError('invalid_otp', 'This code was already used; request a new one');
+      }
+
+      const doc: DocumentRow = {
+        id: documentId,
+        org_id: campaign.org_id,
+        name: documentName(campaign, input.name),
+        search_name: documentName(campaign, input.name).toLowerCase(),
+        status: 'pending',
+        signing_type: parts.template.signing_type,
+        message: '',
+        email_subject: null,
+        email_message: null,
+        reminder_frequency: null,
+        otp_method: null,
+        require_kyc: kyc ? 1 : 0,
+        expires_at: null,
+        completed_at: null,
+        sent_at: now,
+        template_id: parts.template.id,
+        campaign_id: campaign.id,
+        bulk_send_id: null,
+        folder_id: null,
+        file_key: null,
+        original_file_key: null,
+        original_content_type: null,
+        file_size: 0,
+        page_count: null,
+        document_hash: '',
+        signed_file_key: null,
+        signed_file_hash: '',
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+        ...NO_PENDING_UPLOAD,
+        ...columns,
+      };
+      await insertDocument(trx, doc);
+      const visitor = { ...signerRow(documentId, { order: plan.submitterOrder, name: input.name.trim(), email: input.email, phone: input.phone }, now), status: 'sent' };
+      const fixed = plan.fixedSigners.map((s) => signerRow(documentId, s, now));
+      await insertSigners(trx, [visitor, ...fixed]);
+      const fieldRows = copyFields(documentId, parts.fields, now);
+      await insertFields(trx, fieldRows);
+
+      const who = `${visitor.name} <${visitor.email}>`;
+      await writeAudit(trx, deps.clock, {
+        orgId: campaign.org_id,
+        documentId,
+        action: 'document.created',
+        details: `Submitted by ${who} through campaign "${campaign.name}" (${campaign.id})${campaign.require_otp === 1 ? '; email address confirmed with an emailed code' : ''}`,
+        meta,
+      });
+      await writeAudit(trx, deps.clock, {
+        orgId: campaign.org_id,
+        documentId,
+        action: 'document.sent',
+        details: `Signing by ${[who, ...fixed.map((s) => `${s.name} <${s.email}>`)].join(', ')}`,
+        meta,
+      });
+      const data = await documentEventData(trx, campaign.org_id, documentId);
+      await emitEvent(trx, deps.clock, campaign.org_id, 'document.created', data);
+      await emitEvent(trx, deps.clock, campaign.org_id, 'document.sent', data);
+      await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.submission.created', { ...data, campaign: toCampaign(taken) });
+      if (taken.submission_count >= taken.max_submissions) await closeCampaign(trx, deps, taken, 'max_submissions');
+
+      // Parallel signing: the fixed signers may sign at once, so they are invited now; in sequential
+      // mode the completion path invites each in turn.
+      if (doc.signing_type === 'parallel') {
+        for (const s of fixed) {
+          await trx.updateTable('signers').set({ status: 'sent' }).where('id', '=', s.id!).execute();
+          await mailYourTurn(trx, deps, doc, { ...(s as SignerRow), status: 'sent' });
+        }
+      }
+      // With KYC the visitor is mailed their link too: they sign once their identity is approved.
+      if (kyc) await mailYourTurn(trx, deps, doc, visitor as SignerRow);
+      const issued = await issueLink(trx, deps, doc, { id: visitor.id! });
+      return { link: issued.url, fieldIds: new Map(parts.fields.map((f, i) => [f.id, fieldRows[i].id!])) };
+    }));
+  } catch (err) {
+    await discardFiles(deps, written);
+    throw err;
+  }
+
+  const redirectUrl = campaign.redirect_url;
+  if (kyc) return { id: documentId, status: 'pending', redirectUrl, signingUrl: link };
+  const documentValues = Object.fromEntries(Object.entries(input.values ?? {}).map(([templateFieldId, v]) => [fieldIds.get(templateFieldId)!, v]));
+  const done = await completeSigning(deps, tokenOf(link), { values: documentValues, signature: input.signature }, meta);
+  return { id: documentId, status: done.documentStatus, redirectUrl, signingUrl: '' };
+}
+

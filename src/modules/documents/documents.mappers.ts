@@ -1,0 +1,109 @@
+import type { AuditLogRow, DocumentRow, FieldRow, SignerRow } from '../../db/database.ts';
+import type { DocumentWithCounts } from './documents.repository.ts';
+import type { DocumentDetailT, DocumentListItemT } from './documents.schemas.ts';
+import type { SignerT } from '../signers/signers.schemas.ts';
+import type { FieldT } from '../fields/fields.schemas.ts';
+
+type Status = DocumentListItemT['status'];
+
+export function toDocumentListItem(row: DocumentWithCounts): DocumentListItemT {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status as Status,
+    signingType: row.signing_type as DocumentListItemT['signingType'],
+    fileSize: row.file_size,
+    expiresAt: row.expires_at,
+    completedAt: row.completed_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    templateId: row.template_id,
+    campaignId: row.campaign_id,
+    bulkSendId: row.bulk_send_id,
+    folderId: row.folder_id,
+    _count: { signers: Number(row.signer_count), fields: Number(row.field_count), attachments: Number(row.attachment_count) },
+  };
+}
+
+export function toSigner(row: SignerRow): SignerT {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    role: row.role as SignerT['role'],
+    status: row.status as SignerT['status'],
+    order: row.position,
+    signedAt: row.signed_at,
+    createdAt: row.created_at,
+  };
+}
+
+export function toField(row: FieldRow): FieldT {
+  return {
+    id: row.id,
+    type: row.type as FieldT['type'],
+    label: row.label,
+    page: row.page,
+    x: row.x,
+    y: row.y,
+    width: row.width,
+    height: row.height,
+    required: row.required === 1,
+    readOnly: row.read_only === 1,
+    assignedTo: row.assigned_to,
+    placeholder: row.placeholder,
+    defaultValue: row.default_value,
+    options: row.options === null ? null : (JSON.parse(row.options) as string[]),
+    value: row.value,
+  };
+}
+
+export function toDocumentDetail(
+  row: DocumentWithCounts,
+  signers: SignerRow[],
+  fields: FieldRow[],
+  attachments: { id: string; name: string; content_type: string; file_size: number; created_at: string }[],
+): DocumentDetailT {
+  return {
+    ...toDocumentListItem(row),
+    documentHash: row.document_hash,
+    signedFileHash: row.signed_file_hash,
+    message: row.message,
+    emailSubject: row.email_subject,
+    emailMessage: row.email_message,
+    reminderFrequency: row.reminder_frequency as DocumentDetailT['reminderFrequency'],
+    otpMethod: row.otp_method as DocumentDetailT['otpMethod'],
+    requireKyc: row.require_kyc === 1,
+    signers: signers.map(toSigner),
+    fields: fields.map(toField),
+    attachments: attachments.map((a) => ({ id: a.id, name: a.name, contentType: a.content_type, fileSize: a.file_size, createdAt: a.created_at })),
+  };
+}
+
+export function toCreatedDocument(row: DocumentRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status as Status,
+    signingType: row.signing_type as DocumentListItemT['signingType'],
+    message: row.message,
+    expiresAt: row.expires_at,
+    folderId: row.folder_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toAuditEntry(row: AuditLogRow) {
+  return {
+    id: row.id,
+    action: row.action,
+    details: row.details,
+    ipAddress: row.ip_address,
+    userAgent: row.user_agent,
+    geoCity: row.geo_city,
+    geoCountry: row.geo_country,
+    createdAt: row.created_at,
+  };
+}

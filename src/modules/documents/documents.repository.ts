@@ -1,0 +1,144 @@
+import { sql } from 'kysely';
+import type { DocumentRow, DocumentUpdate, Executor, NewDocumentRow } from '../../db/database.ts';
+import { likePattern, paginate, type PageRequest } from '../../http/pagination.ts';
+import { notFound } from '../../http/errors.ts';
+
+export type DocumentWithCounts = DocumentRow & { signer_count: number; field_count: number; attachment_count: number };
+
+function withCounts(db: Executor) {
+  return db
+    .selectFrom('documents')
+    .selectAll('documents')
+    .select((eb) => [
+      eb.selectFrom('signers').select(eb.fn.countAll<number>().as('n')).whereRef('signers.document_id', '=', 'documents.id').as('signer_count'),
+      eb.selectFrom('fields').select(eb.fn.countAll<number>().as('n')).whereRef('fields.document_id', '=', 'documents.id').as('field_count'),
+      eb
+        .selectFrom('attachments')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('attachments.document_id', '=', 'documents.id')
+        .as('attachment_count'),
+    ]);
+}
+
+/** A live (not deleted) document of the organization. */
+export async function findDocument(db: Executor, orgId: string, id: string): Promise<DocumentRow | undefined> {
+  return db
+    .selectFrom('documents')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function findDocumentWithCounts(db: Executor, orgId: string, id: string): Promise<DocumentWithCounts | undefined> {
+  const row = await withCounts(db)
+    .where('documents.id', '=', id)
+    .where('documents.org_id', '=', orgId)
+    .where('documents.deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row as DocumentWithCounts | undefined;
+}
+
+export async function listDocuments(
+  db: Executor,
+  orgId: string,
+  filter: { status?: string; search?: string; folderId?: string },
+  page: PageRequest,
+) {
+  let q = withCounts(db).where('documents.org_id', '=', orgId).where('documents.deleted_at', 'is', null);
+  if (filter.status) q = q.where('documents.status', '=', filter.status);
+  if (filter.folderId) q = q.where('documents.folder_id', '=', filter.folderId);
+  if (filter.search) q = q.where(sql<boolean>`documents.search_name like ${likePattern(filter.search)} escape '\\'`);
+  return paginate(q, { ...page, table: 'documents' }) as Promise<{ rows: DocumentWithCounts[]; meta: Awaited<ReturnType<typeof paginate>>['meta'] }>;
+}
+
+export async function insertDocument(db: Executor, row: NewDocumentRow): Promise<void> {
+  await db.insertInto('documents').values(row).execute();
+}
+
+export async function updateDocument(db: Executor, id: string, changes: DocumentUpdate): Promise<void> {
+  await db.updateTable('documents').set(changes).where('id', '=', id).execute();
+}
+
+/** The columns of a document without a pending direct upload (a new one, or one whose upload was settled). */
+export const NO_PENDING_UPLOAD = {
+  pending_upload_key: null,
+  pending_upload_content_type: null,
+  pending_upload_max_bytes: null,
+  pending_upload_expires_at: null,
+} as const satisfies DocumentUpdate;
+
+/**
+ * Forgets the document's pending direct upload, only if it is still the one at `key` (another
+ * request may have settled it, or a newer upload URL replaced it): true when this call did it.
+ */
+export async function clearPendingUpload(db: Executor, id: string, key: string): Promise<boolean> {
+  const result = await db
+    .updateTable('documents')
+    .set(NO_PENDING_UPLOAD)
+    .where('id', '=', id)
+    .where('pending_upload_key', '=', key)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Moves a document from one of `from` to a new status, atomically: returns false when another
+ * request changed its status first (so two concurrent sends cannot both succeed).
+ */
+export async function transitionDocument(
+  db: Executor,
+  id: string,
+  from: readonly string[],
+  changes: DocumentUpdate & { status: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('documents')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', 'in', from as string[])
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function listAttachments(db: Executor, documentId: string) {
+  return db.selectFrom('attachments').selectAll().where('document_id', '=', documentId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function listAudit(db: Executor, documentId: string, page: PageRequest) {
+  return paginate(db.selectFrom('audit_logs').selectAll().where('document_id', '=', documentId), { ...page, direction: 'asc' });
+}
+
+export async function folderExists(db: Executor, orgId: string, folderId: string): Promise<boolean> {
+  const row = await db.selectFrom('folders').select('id').where('id', '=', folderId).where('org_id', '=', orgId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The live document of the organization, locked until the transaction ends. A same-value update
+ * takes the row lock on PostgreSQL (SQLite has a single writer anyway), so concurrent edits of
+ * one document's signers or fields run one after another: the per-document limits, the unique
+ * signer order and the draft-only rule cannot be raced past. An edit that waits behind a send
+ * then sees the document pending and is refused. Undefined when there is no such document.
+ */
+export async function lockLiveDocument(trx: Executor, orgId: string, id: string): Promise<DocumentRow | undefined> {
+  const result = await trx
+    .updateTable('documents')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return undefined;
+  return trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** `lockLiveDocument`, or 404. */
+export async function lockDocumentForEdit(trx: Executor, orgId: string, id: string): Promise<DocumentRow> {
+  const row = await lockLiveDocument(trx, orgId, id);
+  if (!row) throw notFound('Document');
+  return row;
+}
+

@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { AppDeps } from '../../app.ts';
+import type { DocumentRow, DocumentUpdate } from '../../db/database.ts';
+import { AppError } from '../../http/errors.ts';
+import { ImageConversionError, imageToPdf, type ImageType } from '../../pdf/image-to-pdf.ts';
+import { countPdfPages, MAX_PARSED_PDF_BYTES, UnreadablePdfError } from '../../pdf/page-count.ts';
+import type { Storage } from '../../storage/storage.ts';
+import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import * as repo from './documents.repository.ts';
+import type { UploadContentType } from './documents.schemas.ts';
+import { streamToStorage, UploadTooLarge, UploadTypeMismatch } from './stream-to-storage.ts';
+
+/*
+ * The one way a document gets its file, whichever way the bytes come: through Signet's upload URL
+ * (local driver) or from an object a client PUT straight into the bucket (S3 driver). Both stream
+ * the bytes through `streamToStorage` (size limit, magic number, SHA-256), make the PDF signers
+ * see, and record the file on the locked document.
+ */
+
+const TYPE_NAMES: Record<UploadContentType, string> = {
+  'application/pdf': 'a PDF',
+  'image/png': 'a PNG image',
+  'image/jpeg': 'a JPEG image',
+  'image/webp': 'a WEBP image',
+};
+
+/** Where this document's own files live; only objects under it are ever deleted on replacement. */
+const documentPrefix = (orgId: string, documentId: string) => `orgs/${orgId}/documents/${documentId}/`;
+
+/**
+ * A filename safe as the last segment of a storage key on every driver: letters, digits, `.`,
+ * `-` and `_` only, no leading dot (so never `.` or `..`), at most 100 characters.
+ */
+export function safeFilename(name: string): string {
+  const cleaned = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(-100);
+  return cleaned === '' ? 'document' : cleaned;
+}
+
+/** A new storage key for a document's file: a random folder per call, so no two writers share an object. */
+export function newUploadKey(orgId: string, documentId: string, filename: string): string {
+  return `${documentPrefix(orgId, documentId)}${randomBytes(12).toString('base64url')}/${safeFilename(filename)}`;
+}
+
+/** What the bytes must be: the type declared when the upload was requested, and at most `maxBytes`. */
+export interface FileLimits {
+  contentType: UploadContentType;
+  maxBytes: number;
+}
+
+/** A file received, checked and stored with its PDF, not yet recorded on the document. */
+export interface IngestedFile {
+  /** The bytes exactly as received. */
+  key: string;
+  /** The PDF signers see: `key` itself, or the conversion of an image stored next to it. */
+  pdfKey: string;
+  contentType: UploadContentType;
+  size: number;
+  sha256: string;
+  pageCount: number | null;
+}
+
+async function readAll(storage: Storage, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The PDF signers will see: a PDF upload itself (parsed when small enough, for its page count and
+ * to prove it is readable), or a one-page PDF made from an image and stored next to it.
+ */
+async function pdfOf(storage: Storage, key: string, type: UploadContentType, size: number): Promise<{ pdfKey: string; pageCount: number | null }> {
+  if (type === 'application/pdf') {
+    if (size > MAX_PARSED_PDF_BYTES) return { pdfKey: key, pageCount: null };
+    return { pdfKey: key, pageCount: await countPdfPages(await readAll(storage, key)) };
+  }
+  const pdf = await imageToPdf(await readAll(storage, key), type as ImageType);
+  const pdfKey = `${key}.pdf`;
+  await storage.put(pdfKey, Readable.from(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)), 'application/pdf');
+  return { pdfKey, pageCount: 1 };
+}
+
+const writtenKeys = (file: IngestedFile) => (file.pdfKey === file.key ? [file.key] : [file.key, file.pdfKey]);
+
+/** Deletes objects that ended up unused; a failure only leaves an unreferenced object behind. */
+export async function discardObjects(storage: Storage, keys: Iterable<string>): Promise<void> {
+  await Promise.all([...keys].map((key) => storage.delete(key).catch(() => undefined)));
+}
+
+/**
+ * Streams `body` into storage at `key` while checking it (never holding it whole), then makes its
+ * PDF. Rejects with the errors of `streamToStorage`, `UnreadablePdfError` or
+ * `ImageConversionError` (`refusalOf` turns them into the API's answer), having deleted whatever
+ * it wrote.
+ */
+export async function ingestFile(storage: Storage, key: string, body: Readable, limits: FileLimits): Promise<IngestedFile> {
+  try {
+    const file = await streamToStorage(storage, key, body, limits);
+    const { pdfKey, pageCount } = await pdfOf(storage, key, limits.contentType, file.size);
+    return { key, pdfKey, contentType: limits.contentType, size: file.size, sha256: file.sha256, pageCount };
+  } catch (err) {
+    await discardObjects(storage, [key]);
+    throw err;
+  }
+}
+
+export const tooLarge = (maxBytes: number) => new AppError('payload_too_large', `The file is larger than the ${maxBytes} bytes this upload URL allows`);
+
+/** The API's answer when the bytes themselves are unacceptable; undefined for any other failure (storage, network). */
+export function refusalOf(err: unknown, limits: FileLimits): AppError | undefined {
+  if (err instanceof UploadTooLarge) return tooLarge(limits.maxBytes);
+  if (err instanceof UploadTypeMismatch) {
+    const expected = TYPE_NAMES[limits.contentType];
+    const message = err.empty
+      ? `The request body is empty; send the bytes of ${expected}`
+      : `The bytes are not ${expected}${err.sniffed ? ` (they look like ${TYPE_NAMES[err.sniffed]})` : ''}; request an upload URL with the file's real contentType`;
+    return new AppError('unsupported_media_type', message);
+  }
+  if (err instanceof UnreadablePdfError) return new AppError('unsupported_media_type', err.message);
+  if (err instanceof ImageConversionError) {
+    return new AppError(err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type', err.message);
+  }
+  return undefined;
+}
+
+export interface RecordOptions {
+  meta: RequestMeta;
+  /** Appended to the audit entry's details. */
+  note?: string;
+  /**
+   * Decides on the locked row whether the file may still become the document's; it may throw the
+   * answer instead. When it declines, the file's objects are deleted and nothing is recorded.
+   */
+  admit(current: DocumentRow | undefined): boolean;
+  /** More columns to set in the same update. */
+  changes?: DocumentUpdate;
+}
+
+/**
+ * Makes an ingested file the document's file: the file columns and the audit entry
+ * `document.uploaded` in one transaction on the locked row, then the objects of the file it
+ * replaced are deleted. Returns false, having deleted the new file's objects, when `admit`
+ * declined; rethrows (likewise) whatever the transaction threw.
+ */
+export async function recordFile(deps: AppDeps, ref: { orgId: string; documentId: string }, file: IngestedFile, options: RecordOptions): Promise<boolean> {
+  const written = writtenKeys(file);
+  const details =
+    `Uploaded ${file.contentType} (${file.size} bytes, SHA-256 ${file.sha256})` +
+    (file.pdfKey !== file.key ? '; converted to a 1-page PDF' : file.pageCount === null ? '' : `; ${file.pageCount} page(s)`) +
+    (options.note ? `; ${options.note}` : '');
+  let replaced: DocumentRow | undefined;
+  try {
+    replaced = await deps.db.transaction().execute(async (trx) => {
+      // Locked, so two files being recorded at once see each other's result and each deletes exactly the file it replaced.
+      const current = await repo.lockLiveDocument(trx, ref.orgId, ref.documentId);
+      if (!options.admit(current)) return undefined;
+      await repo.updateDocument(trx, ref.documentId, {
+        ...options.changes,
+        file_key: file.pdfKey,
+        original_file_key: file.key,
+        original_content_type: file.contentType,
+        file_size: file.size,
+        document_hash: file.sha256,
+        page_count: file.pageCount,
+        updated_at: deps.clock.now().toISOString(),
+      });
+      await writeAudit(trx, deps.clock, { orgId: ref.orgId, documentId: ref.documentId, action: 'document.uploaded', details, meta: options.meta });
+      return current;
+    });
+  } catch (err) {
+    await discardObjects(deps.storage, written);
+    throw err;
+  }
+  if (!replaced) {
+    await discardObjects(deps.storage, written);
+    return false;
+  }
+  // Only this document's own files: a file shared with a template is never deleted from here.
+  const own = documentPrefix(ref.orgId, ref.documentId);
+  const stale = [replaced.file_key, replaced.original_file_key].filter((k): k is string => !!k && k.startsWith(own) && !written.includes(k));
+  await discardObjects(deps.storage, new Set(stale));
+  return true;
+}

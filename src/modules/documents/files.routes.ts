@@ -1,0 +1,173 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requestMeta } from '../../http/request-meta.ts';
+import { Data, errors, IdParams } from '../../http/schemas.ts';
+import { actorOf } from './documents.routes.ts';
+import { DocumentDetail, MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES, UploadBody, UploadTicket } from './documents.schemas.ts';
+import { findDownload, openDownload } from './download.service.ts';
+import { createUploadTicket, receiveUpload, UPLOAD_URL_TTL_SECONDS } from './upload.service.ts';
+
+const tags = ['Documents'];
+
+const ref = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+
+const Binary = { type: 'string', format: 'binary' } as const;
+
+/** Routes for the two-step upload of a document's file and its download. */
+export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = fastify.deps;
+
+  app.post(
+    '/api/v1/documents/:id/upload',
+    {
+      config: { scope: 'documents.write' },
+      // Every field is optional, so a request with no body at all (Fastify then leaves `body`
+      // undefined) means "all defaults".
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        operationId: 'requestDocumentUpload',
+        summary: 'Step 1 of the upload: get a signed URL to PUT the file to',
+        description:
+          `Draft documents only (409 \`invalid_state\`). The body may be omitted. \`uploadUrl\` is valid ${UPLOAD_URL_TTL_SECONDS} seconds ` +
+          '(`expiresIn`) and is bound to this document, `fileKey` (the storage key the bytes will be written to), `contentType` and the size limit ' +
+          `(the declared \`fileSize\`, else ${MAX_UPLOAD_BYTES} bytes). A declared \`fileSize\` over ${MAX_UPLOAD_BYTES} bytes is 413 \`payload_too_large\`. ` +
+          'Step 2: send the bytes with `method` (PUT) to `uploadUrl` with the returned `headers`. ' +
+          'With the local driver `uploadUrl` is `PUBLIC_URL/uploads/{token}` (see `uploadDocumentFile`). With `STORAGE=s3` it is a presigned PUT ' +
+          'straight to the bucket (AWS S3, MinIO, Cloudflare R2 …) for a fresh `fileKey` under `incoming/`; `Content-Type` is signed into it, ' +
+          'so the bucket refuses (403) a PUT without exactly the returned `headers`. The bucket cannot check the bytes, so the document records ' +
+          'the upload as pending and verifies it on its next detail read, send or download (see `getDocument`). One pending upload per ' +
+          'document: requesting a URL first settles bytes already sent to the previous one (a refusal of those is only written to the audit ' +
+          'log, as `document.upload_refused`), then voids that URL and deletes what was sent to it.',
+        params: IdParams,
+        body: UploadBody,
+        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' }, ...errors(400, 404, 409, 413) },
+      },
+    },
+    async (request) => ({ data: await createUploadTicket(deps, actorOf(request), request.params.id, request.body) }),
+  );
+
+  app.get(
+    '/api/v1/documents/:id/download',
+    {
+      config: { scope: 'documents.read' },
+      schema: {
+        tags,
+        operationId: 'downloadDocument',
+        summary: 'Download the PDF: the signed PDF once completed, otherwise the uploaded one',
+        description:
+          'Always `Content-Type: application/pdf` and `Content-Disposition: attachment; filename="<document name> - Signed.pdf"` ' +
+          "(plus `filename*=UTF-8''…` when the name is not plain ASCII or holds `\"` or `\\`). An uploaded image is returned as the one-page PDF made from it. " +
+          '404 `not_found` while no file was uploaded. Writes the audit entry `document.downloaded`. With `STORAGE=s3`, a file sent straight ' +
+          'to the bucket is verified first (see `getDocument`): 404 while its object has not arrived, 413/415 when it is refused.',
+        params: IdParams,
+        response: {
+          200: { description: 'The PDF bytes', content: { 'application/pdf': { schema: Binary } } },
+          ...errors(400, 404, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      // HEAD (Fastify answers it with this handler) tells the size without reading or auditing a download.
+      const head = request.method === 'HEAD';
+      const file = head ? await findDownload(deps, actorOf(request).orgId, request.params.id) : await openDownload(deps, actorOf(request), request.params.id);
+      reply.headers({
+        'content-type': 'application/pdf',
+        'content-disposition': file.disposition,
+        'content-length': file.size,
+        'cache-control': 'private, no-store',
+        'x-content-type-options': 'nosniff',
+      });
+      // Fastify's HEAD handling sets `content-length: 0` for an empty payload but keeps it for a
+      // stream, which it drains without sending: an empty stream keeps the real size.
+      return reply.send('stream' in file ? file.stream : Readable.from([]));
+    },
+  );
+
+  await fastify.register(uploadReceiverRoutes);
+}
+
+/** The token is a credential for an hour: request logs show the route, never the token. */
+function redactedRequest(request: FastifyRequest) {
+  return { method: request.method, url: '/uploads/[redacted]', host: request.host, remoteAddress: request.ip };
+}
+
+/**
+ * Step 2 of the upload, in its own plugin: its content-type parser hands the raw request stream to
+ * the handler, so a 50 MB file is streamed to storage instead of being read into memory, while every
+ * other route keeps the 1 MB JSON limit.
+ */
+async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
+  const deps = fastify.deps;
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  // An answer given before the whole body arrived (refused URL, wrong type) closes the connection,
+  // rather than leaving up to 50 MB to be read and thrown away to keep it alive; so does every 413,
+  // since a client that overran its limit once cannot be trusted to stop.
+  fastify.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
+  });
+
+  fastify.put<{ Params: { '*': string } }>(
+    // A wildcard, not `:token`: the router caps named parameters at 100 characters.
+    '/uploads/*',
+    {
+      logSerializers: { req: redactedRequest },
+      config: {
+        // Documented as `/uploads/{token}` with its binary body; the runtime route takes no body schema,
+        // since the body is a stream, not a value to validate.
+        swaggerTransform: ({ schema }) => ({
+          url: '/uploads/{token}',
+          schema: {
+            ...schema,
+            params: Type.Object({ token: Type.String({ description: 'The token part of `uploadUrl`' }) }),
+            body: {
+              description: 'The file bytes, at most the size limit bound to the URL (50 MB by default)',
+              content: Object.fromEntries(UPLOAD_CONTENT_TYPES.map((t) => [t, { schema: Binary }])),
+            },
+          },
+        }),
+      },
+      schema: {
+        tags,
+        security: [],
+        operationId: 'uploadDocumentFile',
+        summary: 'Step 2 of the upload: PUT the file bytes to the signed uploadUrl (no API key)',
+        description:
+          'The upload URL of the local driver (with `STORAGE=s3` clients PUT to the bucket instead). Authenticated by the signed token in the URL. `Content-Type` must be the `contentType` bound to the URL (415). The body is streamed to ' +
+          'storage while its SHA-256 is computed; a `Content-Length` over the limit is refused at once, and a body that grows past it is cut off, ' +
+          'both with 413 and the connection closed. The first bytes must match the type (`%PDF-`, PNG, JPEG or WEBP signature; 415). PDFs up to ' +
+          '10 MB are parsed for their page count (unreadable or encrypted: 415); images become a one-page PDF (at most 50 megapixels). ' +
+          'Sets `fileSize`, `documentHash` (SHA-256 hex of the bytes as uploaded) and the page count, writes the audit entry ' +
+          '`document.uploaded`, and answers with the document. The URL may be used again until it expires; each upload replaces the previous file.',
+        response: {
+          200: { ...Data(DocumentDetail), description: 'The document, with its new `fileSize` and `documentHash`' },
+          400: ref('The upload was interrupted before every byte arrived (`validation_error`)'),
+          401: ref('The upload URL has expired (`unauthorized`); request a new one'),
+          403: ref('The upload URL is forged or garbled (`forbidden`)'),
+          409: ref('The document was deleted or is no longer a draft (`invalid_state`)'),
+          413: ref('The file is larger than the URL allows, or the image has too many pixels (`payload_too_large`)'),
+          415: ref('Wrong `Content-Type`, bytes that are not the declared type, or a PDF that cannot be read (`unsupported_media_type`)'),
+          429: ref('Rate limited (`rate_limited`); see `Retry-After`'),
+          500: ref('Unexpected error (`internal_error`)'),
+        },
+      },
+    },
+    async (request) => {
+      const length = request.headers['content-length'];
+      const data = await receiveUpload(deps, {
+        token: request.params['*'],
+        contentType: request.headers['content-type'],
+        contentLength: length === undefined ? undefined : Number(length),
+        body: request.body as Readable | undefined,
+        meta: requestMeta(request),
+      });
+      return { data };
+    },
+  );
+}

@@ -1,0 +1,49 @@
+import type { Clock } from '../../clock.ts';
+import type { Executor } from '../../db/database.ts';
+import { newId } from '../../ids.ts';
+import type { EventType } from './event-types.ts';
+
+/**
+ * Records an event and one pending delivery per active webhook of the organization subscribed
+ * to it, inside the caller's transaction: the event exists exactly when the change does
+ * (transactional outbox), and the delivery worker picks the deliveries up.
+ */
+export async function emitEvent(
+  trx: Executor,
+  clock: Clock,
+  orgId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  /** Deliver to this webhook only, subscribed or not (`POST /webhooks/{id}/test`). */
+  options: { onlyWebhookId?: string } = {},
+): Promise<string> {
+  const now = clock.now().toISOString();
+  const eventId = newId('evt');
+  await trx.insertInto('events').values({ id: eventId, org_id: orgId, type, data: JSON.stringify(data), created_at: now }).execute();
+  let query = trx.selectFrom('webhooks').select(['id', 'events']).where('org_id', '=', orgId).where('status', '=', 'active');
+  if (options.onlyWebhookId) query = query.where('id', '=', options.onlyWebhookId);
+  const hooks = await query.execute();
+  const subscribed = options.onlyWebhookId ? hooks : hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(type));
+  if (subscribed.length > 0) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(
+        subscribed.map((h) => ({
+          id: newId('dlv'),
+          org_id: orgId,
+          webhook_id: h.id,
+          event_id: eventId,
+          event_type: type,
+          status: 'pending',
+          attempt_count: 0,
+          next_attempt_at: now,
+          leased_until: null,
+          last_status_code: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+  }
+  return eventId;
+}

@@ -1,0 +1,22 @@
+/** Every event a webhook can subscribe to (API.md §6). */
+export const EVENT_TYPES = [
+  'document.created',
+  'document.sent',
+  'document.viewed',
+  'document.completed',
+  'document.declined',
+  'document.cancelled',
+  'document.expired',
+  'document.deleted',
+  'document.action_required',
+  'signer.viewed',
+  'signer.completed',
+  'signer.declined',
+  'campaign.submission.created',
+  'campaign.closed',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** `api_version` of every envelope. */
+export const API_VERSION = '2026-11-21';

@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { authOf } from '../../http/auth.ts';
+import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { actorOf } from '../documents/documents.routes.ts';
+import * as service from './fields.service.ts';
+import { FieldInput, FieldParams, FieldPatch, FieldSchema, ListFieldsQuery } from './fields.schemas.ts';
+
+const tags = ['Fields'];
+
+const RULES =
+  '`x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; ' +
+  "`page` must not exceed the document's page count once a file is uploaded. Draft only (409 `invalid_state`).";
+
+/** Signature and form fields placed on a document's pages. */
+export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = fastify.deps;
+
+  app.post(
+    '/api/v1/documents/:id/fields',
+    {
+      config: { scope: 'documents.write' },
+      schema: {
+        tags,
+        operationId: 'addField',
+        summary: 'Place a field on a draft document',
+        description: `${RULES} A document has at most 500 fields (409 \`limit_reached\`).`,
+        params: IdParams,
+        body: FieldInput,
+        response: { 201: Data(FieldSchema), ...errors(400, 404, 409, 413) },
+      },
+    },
+    async (request, reply) => reply.code(201).send({ data: await service.addField(deps, actorOf(request), request.params.id, request.body) }),
+  );
+
+  app.get(
+    '/api/v1/documents/:id/fields',
+    {
+      config: { scope: 'documents.read' },
+      schema: {
+        tags,
+        operationId: 'listFields',
+        summary: "List a document's fields, oldest first",
+        params: IdParams,
+        querystring: ListFieldsQuery,
+        response: { 200: Page(FieldSchema), ...errors(400, 404) },
+      },
+    },
+    async (request) => service.listDocumentFields(deps, authOf(request).orgId, request.params.id, request.query),
+  );
+
+  app.patch(
+    '/api/v1/documents/:id/fields/:fieldId',
+    {
+      config: { scope: 'documents.write' },
+      schema: {
+        tags,
+        operationId: 'updateField',
+        summary: 'Edit a field of a draft document',
+        description: `The rules apply to the field as it is after the change: ${RULES}`,
+        params: FieldParams,
+        body: FieldPatch,
+        response: { 200: Data(FieldSchema), ...errors(400, 404, 409, 413) },
+      },
+    },
+    async (request) => ({ data: await service.updateField(deps, actorOf(request), request.params.id, request.params.fieldId, request.body) }),
+  );
+
+  app.delete(
+    '/api/v1/documents/:id/fields/:fieldId',
+    {
+      config: { scope: 'documents.write' },
+      schema: {
+        tags,
+        operationId: 'removeField',
+        summary: 'Remove a field from a draft document',
+        params: FieldParams,
+        response: { 204: NoContent, ...errors(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await service.removeField(deps, actorOf(request), request.params.id, request.params.fieldId);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,89 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { authOf } from '../../http/auth.ts';
+import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { actorOf } from '../documents/documents.routes.ts';
+import * as service from './signers.service.ts';
+import { ListSignersQuery, SignerInput, SignerParams, SignerPatch, SignerSchema } from './signers.schemas.ts';
+
+const tags = ['Signers'];
+
+/** A document's recipients: `signer`, `approver` and `cc`, edited while the document is a draft. */
+export async function signersRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = fastify.deps;
+
+  app.post(
+    '/api/v1/documents/:id/signers',
+    {
+      config: { scope: 'documents.write' },
+      schema: {
+        tags,
+        operationId: 'addSigner',
+        summary: 'Add a signer to a draft document',
+        description:
+          '`order` defaults to after the last signer and must not be taken (400). A document has at most 50 signers (409 `limit_reached`). Draft only (409 `invalid_state`).',
+        params: IdParams,
+        body: SignerInput,
+        response: { 201: Data(SignerSchema), ...errors(400, 404, 409, 413) },
+      },
+    },
+    async (request, reply) => reply.code(201).send({ data: await service.addSigner(deps, actorOf(request), request.params.id, request.body) }),
+  );
+
+  app.get(
+    '/api/v1/documents/:id/signers',
+    {
+      config: { scope: 'documents.read' },
+      schema: {
+        tags,
+        operationId: 'listSigners',
+        summary: "List a document's signers in signing order",
+        description: 'Paginated like every list (at most 50 signers exist, so `limit=100` always returns all of them in one page).',
+        params: IdParams,
+        querystring: ListSignersQuery,
+        response: { 200: Page(SignerSchema), ...errors(400, 404) },
+      },
+    },
+    async (request) => service.listDocumentSigners(deps, authOf(request).orgId, request.params.id, request.query),
+  );
+
+  app.patch(
+    '/api/v1/documents/:id/signers/:signerId',
+    {
+      config: { scope: 'documents.write' },
+      schema: {
+        tags,
+        operationId: 'updateSigner',
+        summary: 'Edit a signer',
+        description:
+          'In `draft` any field may change; fields assigned to the signer follow a new `order`. In `pending` or `action_required` only `name` and `email` of a signer who has not acted may be corrected, and the signer is sent a fresh invitation; anything else is 409 `invalid_state`.',
+        params: SignerParams,
+        body: SignerPatch,
+        response: { 200: Data(SignerSchema), ...errors(400, 404, 409, 413) },
+      },
+    },
+    async (request) => ({
+      data: await service.updateSigner(deps, actorOf(request), request.params.id, request.params.signerId, request.body),
+    }),
+  );
+
+  app.delete(
+    '/api/v1/documents/:id/signers/:signerId',
+    {
+      config: { scope: 'documents.write' },
+      schema: {
+        tags,
+        operationId: 'removeSigner',
+        summary: 'Remove a signer from a draft document',
+        description: 'Fields assigned to the removed order stay; sending refuses them until a signer takes that order. Draft only.',
+        params: SignerParams,
+        response: { 204: NoContent, ...errors(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await service.removeSigner(deps, actorOf(request), request.params.id, request.params.signerId);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,52 @@
+import type { Insertable } from 'kysely';
+import type { SignerRow, SignersTable } from '../../db/database.ts';
+import { AppError } from '../../http/errors.ts';
+import { newId } from '../../ids.ts';
+import type { SignerInputT } from './signers.schemas.ts';
+
+/** Signers (all roles) a document may have. */
+export const MAX_SIGNERS = 50;
+
+/** Fields a signer may still change once the document is out for signature: typos in who receives it. */
+export const CORRECTABLE_IN_FLIGHT: readonly string[] = ['name', 'email'];
+
+/** Signer statuses past which a signer can no longer be corrected: they have acted, or were cancelled. */
+export const FINISHED_SIGNER_STATUSES: readonly string[] = ['completed', 'declined', 'cancelled'];
+
+/**
+ * Rows for new signers of a document. `order` defaults to the next free position; an order
+ * already taken (by an existing signer or another new one) is a validation error.
+ */
+export function buildSignerRows(
+  documentId: string,
+  inputs: SignerInputT[],
+  existing: Pick<SignerRow, 'position'>[],
+  now: string,
+  pathPrefix = '',
+): Insertable<SignersTable>[] {
+  const taken = new Set(existing.map((s) => s.position));
+  let next = existing.reduce((max, s) => Math.max(max, s.position + 1), 0);
+  return inputs.map((input, index) => {
+    const position = input.order ?? next;
+    if (taken.has(position)) {
+      throw new AppError('validation_error', `Signer order ${position} is already taken`, [
+        { path: pathPrefix ? `${pathPrefix}.${index}.order` : 'body.order', message: `${position} is already taken by another signer` },
+      ]);
+    }
+    taken.add(position);
+    next = Math.max(next, position + 1);
+    return {
+      id: newId('sgn'),
+      document_id: documentId,
+      name: input.name,
+      email: input.email.toLowerCase(),
+      phone: input.phone ?? null,
+      role: input.role ?? 'signer',
+      position,
+      status: 'pending',
+      signed_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+  });
+}

@@ -1,0 +1,58 @@
+import { Type, type Static } from 'typebox';
+import { Id, NullableTimestamp, Nullable, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
+
+export const SIGNER_ROLES = ['signer', 'approver', 'cc'] as const;
+export const SIGNER_STATUSES = ['pending', 'sent', 'viewed', 'completed', 'declined', 'cancelled'] as const;
+/** Roles whose completion the document waits for; `cc` only receives copies. */
+export const SIGNING_ROLES: readonly string[] = ['signer', 'approver'];
+
+export const SignerSchema = Type.Object(
+  {
+    id: Id('sgn'),
+    name: Type.String(),
+    email: Type.String(),
+    phone: Nullable(Type.String()),
+    role: StringEnum(SIGNER_ROLES),
+    status: StringEnum(SIGNER_STATUSES),
+    order: Type.Integer({ description: 'Zero-based position in the signing order' }),
+    signedAt: NullableTimestamp,
+    createdAt: Timestamp,
+  },
+  { $id: 'Signer' },
+);
+export type SignerT = Static<typeof SignerSchema>;
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Phone = Nullable(Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }));
+
+export const SignerInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    email: Email,
+    role: Type.Optional(StringEnum(SIGNER_ROLES, { default: 'signer' })),
+    order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last signer' })),
+    phone: Type.Optional(Phone),
+  },
+  { additionalProperties: false },
+);
+export type SignerInputT = Static<typeof SignerInput>;
+
+export const SignerPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+    email: Type.Optional(Email),
+    role: Type.Optional(StringEnum(SIGNER_ROLES)),
+    order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
+    phone: Type.Optional(Phone),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type SignerPatchT = Static<typeof SignerPatch>;
+
+export const SignerParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'Document id' }),
+  signerId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+export const ListSignersQuery = Type.Object(PageQuery, { additionalProperties: false });
+export type ListSignersQueryT = Static<typeof ListSignersQuery>;

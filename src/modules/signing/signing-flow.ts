@@ -1,0 +1,155 @@
+import type { AppDeps } from '../../app.ts';
+import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import { actionRequiredMail, yourTurnMail } from '../../mail/templates.ts';
+import { UNKNOWN_ACTOR, writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { emitEvent } from '../events/emit.ts';
+import { documentEventData } from '../documents/documents.service.ts';
+import { toSigner } from '../documents/documents.mappers.ts';
+import { transitionDocument } from '../documents/documents.repository.ts';
+import { listSigners } from '../signers/signers.repository.ts';
+import * as repo from './signing.repository.ts';
+import { issueLink, revokeSigningLinks } from './signing-links.ts';
+import { isSigningRole, OPEN_DOCUMENT, openSigners, verificationOf } from './signing-rules.ts';
+
+/*
+ * Transitions shared by the signing API, the sender endpoints, the mail worker and the
+ * schedulers: whose turn comes next, and `pending` ⇄ `action_required`.
+ */
+
+export async function orgNameOf(db: Executor, orgId: string): Promise<string> {
+  return (await repo.findOrgAdmin(db, orgId))?.name ?? 'Signet';
+}
+
+/** The webhook payload of a signer event: the document list item plus the signer. */
+export async function signerEventData(trx: Executor, doc: DocumentRow, signer: SignerRow) {
+  return { ...(await documentEventData(trx, doc.org_id, doc.id)), signer: toSigner(signer) };
+}
+
+/**
+ * Emails the signer a fresh link to sign now, marked as an invitation: if it cannot be delivered,
+ * the document becomes `action_required`.
+ */
+export async function mailYourTurn(trx: Executor, deps: AppDeps, doc: DocumentRow, signer: SignerRow): Promise<void> {
+  const { url } = await issueLink(trx, deps, doc, signer);
+  const orgName = await orgNameOf(trx, doc.org_id);
+  await enqueueJob(trx, deps.clock, 'mail', {
+    ...yourTurnMail({ doc, signer, orgName, link: url }),
+    signingInvitation: { documentId: doc.id, signerId: signer.id },
+  });
+  await repo.updateSignerRow(trx, signer.id, { last_notified_at: deps.clock.now().toISOString() });
+}
+
+/**
+ * Sequential signing, after a signer finished: the next open signer (lowest order) becomes `sent`
+ * and gets a "your turn" email. Nothing to do in parallel mode, where everyone was invited at once.
+ */
+export async function advanceTurn(trx: Executor, deps: AppDeps, doc: DocumentRow, meta: RequestMeta): Promise<void> {
+  if (doc.signing_type === 'parallel') return;
+  const next = openSigners(await listSigners(trx, doc.id))[0];
+  if (!next || next.status !== 'pending') return;
+  const now = deps.clock.now().toISOString();
+  if (!(await repo.transitionSigner(trx, next.id, ['pending'], { status: 'sent', updated_at: now }))) return;
+  await mailYourTurn(trx, deps, doc, { ...next, status: 'sent' });
+  await writeAudit(trx, deps.clock, {
+    orgId: doc.org_id,
+    documentId: doc.id,
+    action: 'signer.notified',
+    details: `It is now the turn of ${next.name} <${next.email}> (order ${next.position}); emailed`,
+    meta,
+  });
+}
+
+/** Moves an open document to `action_required` (once), tells the sender why, and emits the event. */
+export async function requireSenderAction(trx: Executor, deps: AppDeps, doc: DocumentRow, reason: string, meta: RequestMeta): Promise<void> {
+  const now = deps.clock.now().toISOString();
+  const moved = await transitionDocument(trx, doc.id, ['pending'], { status: 'action_required', updated_at: now });
+  await writeAudit(trx, deps.clock, { orgId: doc.org_id, documentId: doc.id, action: 'document.action_required', details: reason, meta });
+  const admin = await repo.findOrgAdmin(trx, doc.org_id);
+  if (admin) await enqueueJob(trx, deps.clock, 'mail', actionRequiredMail({ doc, to: admin.admin_email, reason }));
+  // Already action_required for another reason: the sender is told, but the status event fired then.
+  if (moved) await emitEvent(trx, deps.clock, doc.org_id, 'document.action_required', await documentEventData(trx, doc.org_id, doc.id));
+}
+
+/** Why the document still needs the sender, or null: an undeliverable invitation, or identity evidence to review. */
+function pendingSenderAction(doc: DocumentRow, signers: SignerRow[]): string | null {
+  for (const s of signers) {
+    if (!isSigningRole(s) || ['completed', 'declined', 'cancelled'].includes(s.status)) continue;
+    if (s.delivery_failed_at) return `the invitation to ${s.email} could not be delivered`;
+    if (verificationOf(doc, s) === 'pending') return `the identity evidence of ${s.name} awaits review`;
+  }
+  return null;
+}
+
+/**
+ * Returns an `action_required` document to `pending` when nothing needs the sender any more
+ * (every undeliverable address corrected, every identity review decided). Call it inside the
+ * transaction that resolved something; it does nothing otherwise. Returns the document's status.
+ */
+export async function resumeIfResolved(trx: Executor, deps: AppDeps, documentId: string, meta: RequestMeta = UNKNOWN_ACTOR): Promise<string | undefined> {
+  const doc = await repo.findDocumentById(trx, documentId);
+  if (!doc) return undefined;
+  if (doc.status !== 'action_required') return doc.status;
+  if (pendingSenderAction(doc, await listSigners(trx, doc.id)) !== null) return doc.status;
+  const now = deps.clock.now().toISOString();
+  if (!(await transitionDocument(trx, doc.id, ['action_required'], { status: 'pending', updated_at: now }))) return doc.status;
+  await writeAudit(trx, deps.clock, {
+    orgId: doc.org_id,
+    documentId: doc.id,
+    action: 'document.resumed',
+    details: 'Nothing awaits the sender any more; signing resumes',
+    meta,
+  });
+  return 'pending';
+}
+
+/**
+ * For the signers module: the sender corrected the name or email of a signer of an open document.
+ * When the email changed, the links mailed to the old address are revoked and a delivery failure
+ * is forgotten (possibly returning the document to `pending`). Returns a fresh signing link to put
+ * in the new invitation, or undefined for a `cc` recipient (who does not sign).
+ */
+export async function onSignerCorrected(
+  trx: Executor,
+  deps: AppDeps,
+  args: { doc: DocumentRow; signer: SignerRow; emailChanged: boolean; meta: RequestMeta },
+): Promise<string | undefined> {
+  const { doc, signer, emailChanged, meta } = args;
+  if (emailChanged) {
+    await revokeSigningLinks(trx, deps, signer.id);
+    await repo.updateSignerRow(trx, signer.id, { delivery_failed_at: null, delivery_error: null, last_notified_at: deps.clock.now().toISOString() });
+    await resumeIfResolved(trx, deps, doc.id, meta);
+  }
+  if (!isSigningRole(signer)) return undefined;
+  return (await issueLink(trx, deps, doc, signer)).url;
+}
+
+/**
+ * The mail worker gave up on a mail carrying a signing link (the server rejected the address, or
+ * every retry failed): the signer is marked undeliverable and the document waits for the sender
+ * to correct the address. Idempotent.
+ */
+export async function onInvitationUndeliverable(
+  deps: AppDeps,
+  ref: { documentId: string; signerId: string; to: string },
+  error: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const doc = await repo.lockDocument(trx, ref.documentId);
+    const signer = await repo.findSignerById(trx, ref.signerId);
+    if (!doc || !signer || !OPEN_DOCUMENT.includes(doc.status) || signer.delivery_failed_at) return;
+    if (['completed', 'declined', 'cancelled'].includes(signer.status)) return;
+    // A mail to an address the sender has since corrected says nothing about the new one.
+    if (signer.email.toLowerCase() !== ref.to.toLowerCase()) return;
+    const now = deps.clock.now().toISOString();
+    await repo.updateSignerRow(trx, signer.id, { delivery_failed_at: now, delivery_error: error.slice(0, 500), updated_at: now });
+    await writeAudit(trx, deps.clock, {
+      orgId: doc.org_id,
+      documentId: doc.id,
+      action: 'signer.invitation_failed',
+      details: `The invitation to ${signer.name} <${signer.email}> could not be delivered: ${error.slice(0, 300)}`,
+      meta: UNKNOWN_ACTOR,
+    });
+    await requireSenderAction(trx, deps, doc, `the invitation to ${signer.email} could not be delivered; correct the signer's email address`, UNKNOWN_ACTOR);
+  });
+}

@@ -1,0 +1,82 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { AppDeps } from '../../app.ts';
+import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
+import { AppError } from '../../http/errors.ts';
+import * as repo from './signing.repository.ts';
+import { requireOpenDocument } from './signing-rules.ts';
+
+/*
+ * Signing links are capabilities: `PUBLIC_URL/sign/{token}` with 32 random bytes (base64url) that
+ * only the SHA-256 of which is stored. A signer may hold several live links at once (the emailed
+ * invitation, a "your turn" mail, reminders, embedded links from the API): issuing one never voids
+ * another, so an embedded link does not break the link in the signer's mailbox. Every link of a
+ * signer stops working once the signer has completed or declined, once the document leaves
+ * `pending`/`action_required`, when it reaches its own `expiresAt`, and when the sender corrects
+ * the signer's email address (`revokeSigningLinks`).
+ */
+
+/** A link lives 30 days, or until the document's `expiresAt` when that comes first. */
+export const LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+
+export type LinkPurpose = 'sign' | 'download';
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+function linkExpiry(deps: AppDeps, doc: DocumentRow): string {
+  const cap = deps.clock.now().getTime() + LINK_LIFETIME_MS;
+  const docExpiry = doc.expires_at ? Date.parse(doc.expires_at) : Infinity;
+  return new Date(Math.min(cap, docExpiry)).toISOString();
+}
+
+/** Issues a new secret link for the signer inside the caller's transaction; the raw token exists only in the result. */
+export async function issueLink(
+  trx: Executor,
+  deps: AppDeps,
+  doc: DocumentRow,
+  signer: Pick<SignerRow, 'id'>,
+  purpose: LinkPurpose = 'sign',
+): Promise<{ url: string; expiresAt: string }> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = purpose === 'download' ? new Date(deps.clock.now().getTime() + LINK_LIFETIME_MS).toISOString() : linkExpiry(deps, doc);
+  await repo.insertSigningToken(trx, {
+    token_hash: hashToken(token),
+    signer_id: signer.id,
+    document_id: doc.id,
+    purpose,
+    expires_at: expiresAt,
+    revoked_at: null,
+    created_at: deps.clock.now().toISOString(),
+  });
+  const url = purpose === 'sign' ? `${deps.config.publicUrl}/sign/${token}` : `${deps.config.publicUrl}/api/v1/signing/${token}/file`;
+  return { url, expiresAt };
+}
+
+/** Voids every link of the signer (its address changed: links mailed to the old one must die). */
+export async function revokeSigningLinks(trx: Executor, deps: AppDeps, signerId: string): Promise<void> {
+  await repo.revokeSignerTokens(trx, signerId, deps.clock.now().toISOString());
+}
+
+export const invalidLink = () =>
+  new AppError('forbidden', 'This signing link is not valid or has expired; ask the sender for a new one');
+
+/**
+ * The signer and document a token opens, or 403 `forbidden` for a forged, revoked or expired
+ * token, or one of a purpose not in `accept`. Says nothing about the document's or signer's status.
+ */
+export async function resolveToken(
+  db: Executor,
+  deps: AppDeps,
+  token: string,
+  accept: readonly LinkPurpose[] = ['sign'],
+): Promise<{ signer: SignerRow; doc: DocumentRow; purpose: LinkPurpose }> {
+  const row = await repo.findSigningToken(db, hashToken(token));
+  if (!row || !accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null) throw invalidLink();
+  const [signer, doc] = await Promise.all([repo.findSignerById(db, row.signer_id), repo.findDocumentById(db, row.document_id)]);
+  if (!signer || !doc || signer.document_id !== doc.id) throw invalidLink();
+  if (Date.parse(row.expires_at) <= deps.clock.now().getTime()) {
+    // Links are capped at the document's expiry: say that the document expired, not just the link.
+    if (row.purpose === 'sign') requireOpenDocument(doc);
+    throw invalidLink();
+  }
+  return { signer, doc, purpose: row.purpose as LinkPurpose };
+}

@@ -1,0 +1,119 @@
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { AppDeps } from '../../app.ts';
+import type { DocumentRow, SignerRow } from '../../db/database.ts';
+import { AppError, invalidState } from '../../http/errors.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import { otpMail } from '../../mail/templates.ts';
+import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { listSigners } from '../signers/signers.repository.ts';
+import * as repo from './signing.repository.ts';
+import { invalidLink, resolveToken } from './signing-links.ts';
+import { maskEmail, requireOpen, requireTurn } from './signing-rules.ts';
+import type { OtpResultT } from './signing.schemas.ts';
+
+/*
+ * Emailed one-time codes (`otpMethod: "email"`): 6 digits, valid 10 minutes, 5 tries per code
+ * (right or wrong; then a new code is needed). A new code voids the previous one. Resends: one
+ * per minute and 5 per hour per signer (429 `rate_limited` with Retry-After), so the signing
+ * page cannot be used to flood a mailbox.
+ */
+
+export const OTP_TTL_MS = 10 * 60_000;
+export const OTP_MAX_ATTEMPTS = 5;
+export const OTP_RESEND_MS = 60_000;
+export const OTP_WINDOW_MS = 3_600_000;
+export const OTP_WINDOW_SENDS = 5;
+
+/** Keyed with the server secret: a leaked table alone does not give away 6-digit codes. */
+const codeHash = (deps: AppDeps, signerId: string, code: string) =>
+  createHmac('sha256', deps.secret).update(`${signerId}:${code}`).digest('hex');
+
+function rateLimited(message: string, retryAtMs: number, nowMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
+  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
+}
+
+/** Emails a fresh code to the signer whose turn it is. */
+export async function sendOtp(deps: AppDeps, token: string, meta: RequestMeta): Promise<OtpResultT> {
+  const { signer, doc } = await resolveToken(deps.db, deps, token);
+  return deps.db.transaction().execute(async (trx) => {
+    const locked = await repo.lockDocument(trx, doc.id);
+    const current = await repo.findSignerById(trx, signer.id);
+    if (!locked || !current) throw invalidLink();
+    requireOpen(locked, current);
+    if (locked.otp_method !== 'email') throw invalidState('This document does not use emailed codes');
+    requireTurn(locked, await listSigners(trx, doc.id), current);
+
+    const now = deps.clock.now();
+    const nowMs = now.getTime();
+    const previous = await repo.findOtp(trx, current.id);
+    let windowStart = nowMs;
+    let windowSends = 0;
+    if (previous) {
+      const lastSent = Date.parse(previous.sent_at);
+      if (nowMs - lastSent < OTP_RESEND_MS) throw rateLimited('A code was sent less than a minute ago', lastSent + OTP_RESEND_MS, nowMs);
+      const started = Date.parse(previous.window_started_at);
+      if (nowMs - started < OTP_WINDOW_MS) {
+        windowStart = started;
+        windowSends = previous.window_sends;
+        if (windowSends >= OTP_WINDOW_SENDS) throw rateLimited(`At most ${OTP_WINDOW_SENDS} codes per hour`, started + OTP_WINDOW_MS, nowMs);
+      }
+    }
+
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
+    await repo.saveOtp(trx, {
+      signer_id: current.id,
+      code_hash: codeHash(deps, current.id, code),
+      expires_at: expiresAt,
+      attempts: 0,
+      sent_at: now.toISOString(),
+      window_started_at: new Date(windowStart).toISOString(),
+      window_sends: windowSends + 1,
+    });
+    await enqueueJob(trx, deps.clock, 'mail', otpMail({ doc: locked, signer: current, code, minutes: OTP_TTL_MS / 60_000 }));
+    await writeAudit(trx, deps.clock, {
+      orgId: locked.org_id,
+      documentId: locked.id,
+      action: 'signer.otp_sent',
+      details: `Signing code emailed to ${current.name} <${maskEmail(current.email)}>`,
+      meta,
+    });
+    return { sentTo: maskEmail(current.email), expiresAt, resendAfter: new Date(nowMs + OTP_RESEND_MS).toISOString() };
+  });
+}
+
+/**
+ * Checks the code a signer sent with `complete`; throws 401 `otp_required` or 403 `invalid_otp`.
+ * A wrong code is audited and counted in its own statement, so the count survives the refusal.
+ * The caller deletes the code in the transaction that completes the signing (a code works once).
+ */
+export async function verifyOtp(deps: AppDeps, doc: DocumentRow, signer: SignerRow, code: string | undefined, meta: RequestMeta): Promise<void> {
+  if (!code) {
+    throw new AppError('otp_required', 'This document requires the code we email you: request it with POST /api/v1/signing/{token}/otp and send it as `otp`');
+  }
+  const now = deps.clock.now().toISOString();
+  const taken = await repo.takeOtpAttempt(deps.db, signer.id, now, OTP_MAX_ATTEMPTS);
+  if (!taken) {
+    const row = await repo.findOtp(deps.db, signer.id);
+    if (!row) throw new AppError('otp_required', 'No code was requested yet: request one with POST /api/v1/signing/{token}/otp');
+    if (row.expires_at <= now) throw new AppError('invalid_otp', 'The code has expired; request a new one');
+    throw new AppError('invalid_otp', 'Too many wrong codes; request a new one');
+  }
+  const expected = Buffer.from(taken.code_hash, 'hex');
+  const actual = Buffer.from(codeHash(deps, signer.id, code), 'hex');
+  if (expected.length === actual.length && timingSafeEqual(expected, actual)) return;
+  const left = OTP_MAX_ATTEMPTS - taken.attempts;
+  await writeAudit(deps.db, deps.clock, {
+    orgId: doc.org_id,
+    documentId: doc.id,
+    action: 'signer.otp_failed',
+    details: `Wrong signing code from ${signer.name} (attempt ${taken.attempts} of ${OTP_MAX_ATTEMPTS})`,
+    meta,
+  });
+  throw new AppError(
+    'invalid_otp',
+    left > 0 ? `The code is wrong; ${left} attempt(s) left` : 'The code is wrong and no attempts are left; request a new code',
+    [{ path: 'body.otp', message: 'is wrong', attemptsLeft: left }],
+  );
+}

@@ -1,0 +1,81 @@
+import type { DocumentRow, SignerRow } from '../../db/database.ts';
+import { AppError, invalidState } from '../../http/errors.ts';
+import { SIGNING_ROLES } from '../signers/signers.schemas.ts';
+
+/** Statuses in which the document is out for signature (same list as documents.service IN_FLIGHT). */
+export const OPEN_DOCUMENT: readonly string[] = ['pending', 'action_required'];
+/** A signer in one of these has nothing left to do. */
+export const FINISHED_SIGNER: readonly string[] = ['completed', 'declined', 'cancelled'];
+
+export const isSigningRole = (s: Pick<SignerRow, 'role'>) => SIGNING_ROLES.includes(s.role);
+
+/** Signers and approvers who still have to act, lowest order first. */
+export function openSigners(signers: SignerRow[]): SignerRow[] {
+  return signers.filter((s) => isSigningRole(s) && !FINISHED_SIGNER.includes(s.status)).sort((a, b) => a.position - b.position);
+}
+
+/**
+ * Whether `signer` may act now: in parallel mode every open signer or approver; in sequential
+ * mode only the open one with the lowest order.
+ */
+export function isTurnOf(doc: Pick<DocumentRow, 'signing_type'>, signers: SignerRow[], signer: SignerRow): boolean {
+  if (!isSigningRole(signer) || FINISHED_SIGNER.includes(signer.status)) return false;
+  if (doc.signing_type === 'parallel') return true;
+  const open = openSigners(signers);
+  return open.length > 0 && open[0].position === signer.position;
+}
+
+const DOCUMENT_CLOSED: Record<string, string> = {
+  draft: 'This document has not been sent yet',
+  completed: 'This document is already completed',
+  cancelled: 'The sender cancelled this document',
+  expired: 'This document has expired',
+  declined: 'This document was declined',
+};
+
+/** Refuses a document that is not out for signature, saying why. */
+export function requireOpenDocument(doc: DocumentRow): void {
+  if (!OPEN_DOCUMENT.includes(doc.status)) {
+    throw invalidState(DOCUMENT_CLOSED[doc.status] ?? `This document is ${doc.status}`);
+  }
+}
+
+/** Refuses any signing action unless the document is out for signature and the signer still has to act. */
+export function requireOpen(doc: DocumentRow, signer: SignerRow): void {
+  requireOpenDocument(doc);
+  if (!isSigningRole(signer)) throw invalidState('Copy (cc) recipients do not sign');
+  if (signer.status === 'completed') throw invalidState('You have already signed this document');
+  if (signer.status === 'declined') throw invalidState('You declined this document');
+  if (signer.status === 'cancelled') throw invalidState('Your signing request was withdrawn');
+}
+
+export function requireTurn(doc: DocumentRow, signers: SignerRow[], signer: SignerRow): void {
+  if (!isTurnOf(doc, signers, signer)) {
+    const first = openSigners(signers)[0];
+    throw new AppError('not_your_turn', `It is not your turn yet: ${first ? first.name : 'an earlier signer'} signs first`);
+  }
+}
+
+/** Where the signer stands in identity review; `none` when the document does not require KYC. */
+export function verificationOf(doc: DocumentRow, signer: SignerRow): 'none' | 'required' | 'pending' | 'approved' | 'rejected' {
+  if (doc.require_kyc !== 1 || !isSigningRole(signer)) return 'none';
+  return (signer.verification_status as 'pending' | 'approved' | 'rejected' | null | undefined) ?? 'required';
+}
+
+export function requireVerified(doc: DocumentRow, signer: SignerRow): void {
+  const status = verificationOf(doc, signer);
+  if (status === 'none' || status === 'approved') return;
+  const why = {
+    required: 'Upload a photo of your ID first (POST …/identity)',
+    pending: 'Your identity evidence awaits the sender’s review',
+    rejected: 'Your identity evidence was rejected; upload a new photo of your ID',
+  }[status];
+  throw new AppError('verification_required', why);
+}
+
+/** `j***@example.com`: enough for the signer to recognise the address, not enough to harvest it. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return '***';
+  return `${email[0]}***${email.slice(at)}`;
+}

@@ -1,0 +1,106 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { DocumentRow, Executor, SignerRow, SignersTable, SigningOtpsTable, SigningTokensTable } from '../../db/database.ts';
+
+export type SigningTokenRow = Selectable<SigningTokensTable>;
+export type SigningOtpRow = Selectable<SigningOtpsTable>;
+
+export async function insertSigningToken(db: Executor, row: Insertable<SigningTokensTable>): Promise<void> {
+  await db.insertInto('signing_tokens').values(row).execute();
+}
+
+export async function findSigningToken(db: Executor, tokenHash: string): Promise<SigningTokenRow | undefined> {
+  return db.selectFrom('signing_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Revokes every live link of a signer (e.g. its email address changed). */
+export async function revokeSignerTokens(db: Executor, signerId: string, now: string): Promise<void> {
+  await db.updateTable('signing_tokens').set({ revoked_at: now }).where('signer_id', '=', signerId).where('revoked_at', 'is', null).execute();
+}
+
+/** A signer by id with no organization check: the caller proved access with a signing token. */
+export async function findSignerById(db: Executor, signerId: string): Promise<SignerRow | undefined> {
+  return db.selectFrom('signers').selectAll().where('id', '=', signerId).executeTakeFirst();
+}
+
+/** A live document by id with no organization check (workers and token-authenticated routes). */
+export async function findDocumentById(db: Executor, id: string): Promise<DocumentRow | undefined> {
+  return db.selectFrom('documents').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/**
+ * Locks the document row until the transaction ends (a same-value update takes the row lock on
+ * PostgreSQL; SQLite has a single writer): two signers completing at once then run one after the
+ * other, so exactly one of them sees "everyone has signed" and queues the signed PDF.
+ */
+export async function lockDocument(trx: Executor, id: string): Promise<DocumentRow | undefined> {
+  const result = await trx
+    .updateTable('documents')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return undefined;
+  return trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateSignerRow(db: Executor, signerId: string, changes: Updateable<SignersTable>): Promise<void> {
+  await db.updateTable('signers').set(changes).where('id', '=', signerId).execute();
+}
+
+/**
+ * Changes a signer only while its status is one of `from`; false when another request changed it
+ * first (two concurrent completes of one signer cannot both succeed).
+ */
+export async function transitionSigner(
+  db: Executor,
+  signerId: string,
+  from: readonly string[],
+  changes: Updateable<SignersTable>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('signers')
+    .set(changes)
+    .where('id', '=', signerId)
+    .where('status', 'in', from as string[])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function findOtp(db: Executor, signerId: string): Promise<SigningOtpRow | undefined> {
+  return db.selectFrom('signing_otps').selectAll().where('signer_id', '=', signerId).executeTakeFirst();
+}
+
+/** Replaces the signer's code (a new code voids the previous one and its failed attempts). */
+export async function saveOtp(db: Executor, row: SigningOtpRow): Promise<void> {
+  await db.deleteFrom('signing_otps').where('signer_id', '=', row.signer_id).execute();
+  await db.insertInto('signing_otps').values(row).execute();
+}
+
+/**
+ * Takes one attempt against the signer's live code, atomically: returns the code's hash and the
+ * attempts now used, or undefined when there is no code, it expired, or its attempts are used up.
+ * Counting before comparing means parallel guesses cannot exceed the limit.
+ */
+export async function takeOtpAttempt(
+  db: Executor,
+  signerId: string,
+  now: string,
+  maxAttempts: number,
+): Promise<{ code_hash: string; attempts: number } | undefined> {
+  return db
+    .updateTable('signing_otps')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('signer_id', '=', signerId)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', maxAttempts)
+    .returning(['code_hash', 'attempts'])
+    .executeTakeFirst();
+}
+
+export async function deleteOtp(db: Executor, signerId: string): Promise<void> {
+  await db.deleteFrom('signing_otps').where('signer_id', '=', signerId).execute();
+}
+
+export async function findOrgAdmin(db: Executor, orgId: string): Promise<{ name: string; admin_email: string } | undefined> {
+  return db.selectFrom('organizations').select(['name', 'admin_email']).where('id', '=', orgId).executeTakeFirst();
+}

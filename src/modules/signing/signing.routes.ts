@@ -1,0 +1,240 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requestMeta } from '../../http/request-meta.ts';
+import { Data, errors } from '../../http/schemas.ts';
+import { actorOf } from '../documents/documents.routes.ts';
+import * as service from './signing.service.ts';
+import { sendOtp } from './signing-otp.ts';
+import { decideVerification, submitIdentity } from './signing-identity.ts';
+import {
+  CompleteBody,
+  CompleteResult,
+  DeclineBody,
+  DeclineResult,
+  IDENTITY_CONTENT_TYPES,
+  IdentityResult,
+  OtpResult,
+  SignerLinkParams,
+  SigningLink,
+  SigningSession,
+  SIGNING_LIMITS,
+  TokenParams,
+  VerificationBody,
+  VerificationResult,
+} from './signing.schemas.ts';
+
+const tags = ['Signing'];
+
+const COMPLETE_RULES =
+  'Sequential documents: only the open signer or approver with the lowest order may complete (409 `not_your_turn`). Every required field needs a value (400 `validation_error`, one detail per field). Signature and initials fields take `signature` (typed: 1-200 characters; drawn: a PNG data URL of at most 1 MB) unless a value is given for them. With `otpMethod: "email"`, `otp` must be the code from `POST …/otp` (401 `otp_required`, 403 `invalid_otp`). With `requireKyc`, the identity evidence must be approved first (409 `verification_required`).';
+
+const ref = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+/** Error responses of the token-authenticated routes (no API key, so no `unauthorized`/`insufficient_scope`). */
+const signingErrors = {
+  400: ref('Validation failed (`validation_error`); `details` names each field'),
+  403: ref('The signing link is forged, revoked or expired (`forbidden`), or the one-time code is wrong, expired or used up (`invalid_otp`)'),
+  409: ref(
+    'The document is not open for signing or the signer has already finished (`invalid_state`), an earlier signer must act first (`not_your_turn`), or identity evidence is missing or under review (`verification_required`)',
+  ),
+  429: ref('Too many requests (`rate_limited`); see `Retry-After`'),
+  500: ref('Unexpected error (`internal_error`)'),
+};
+const { 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 } = signingErrors;
+
+const PdfResponse = {
+  description: 'The PDF bytes',
+  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+};
+
+/**
+ * The signer's side: public routes authenticated by the secret token of a signing link
+ * (`PUBLIC_URL/sign/{token}`), and the sender's endpoints that manage a signer's signing.
+ */
+export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = fastify.deps;
+
+  // Identity photos arrive as raw image bytes; this parser exists only inside this plugin.
+  app.addContentTypeParser([...IDENTITY_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: SIGNING_LIMITS.identityMaxBytes }, (_req, body, done) =>
+    done(null, body),
+  );
+
+  app.get(
+    '/api/v1/signing/:token',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'getSigningSession',
+        summary: 'What the signer sees: the document, their fields, whether it is their turn',
+        description:
+          'Authenticated by the token of the signing link. The first call marks the signer as having viewed the document (audit `document.viewed`; events `signer.viewed` and `document.viewed`). Refused once the signer has completed or declined, or when the document is no longer `pending`/`action_required` (409 `invalid_state`).',
+        params: TokenParams,
+        response: { 200: Data(SigningSession), 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 },
+      },
+    },
+    async (request) => ({ data: await service.getSession(deps, request.params.token, requestMeta(request)) }),
+  );
+
+  app.get(
+    '/api/v1/signing/:token/file',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'getSigningFile',
+        summary: 'The PDF to sign (or, with a download link from the completion email, the signed PDF)',
+        params: TokenParams,
+        response: { 200: PdfResponse, 400: e400, 403: e403, 404: ref('No file (`not_found`)'), 409: e409, 429: e429, 500: e500 },
+      },
+    },
+    async (request, reply) => {
+      const file = await service.openFile(deps, request.params.token);
+      const ascii = file.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+      reply.headers({
+        'content-type': 'application/pdf',
+        'content-disposition': `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+        'cache-control': 'private, no-store',
+        'x-content-type-options': 'nosniff',
+      });
+      if (file.size !== null) reply.header('content-length', file.size);
+      return reply.send(file.stream);
+    },
+  );
+
+  app.post(
+    '/api/v1/signing/:token/otp',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'sendSigningOtp',
+        summary: 'Email the signer a 6-digit code (documents with `otpMethod: "email"`)',
+        description:
+          'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`).',
+        params: TokenParams,
+        response: { 200: Data(OtpResult), 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 },
+      },
+    },
+    async (request) => ({ data: await sendOtp(deps, request.params.token, requestMeta(request)) }),
+  );
+
+  app.post(
+    '/api/v1/signing/:token/complete',
+    {
+      // A drawn signature may be 1 MB on its own, plus initials and values.
+      bodyLimit: 4 * 1024 * 1024,
+      schema: {
+        tags,
+        security: [],
+        operationId: 'completeSigning',
+        summary: "Submit the signer's values and signature",
+        description: `${COMPLETE_RULES} When the last signer or approver completes, the signed PDF is produced in the background and the document becomes \`completed\` once it exists.`,
+        params: TokenParams,
+        body: CompleteBody,
+        response: {
+          200: Data(CompleteResult),
+          400: e400,
+          401: ref('The document requires the emailed code and none was sent or requested (`otp_required`)'),
+          403: e403,
+          409: e409,
+          413: ref('Body over 4 MB (`payload_too_large`)'),
+          429: e429,
+          500: e500,
+        },
+      },
+    },
+    async (request) => ({ data: await service.completeSigning(deps, request.params.token, request.body, requestMeta(request)) }),
+  );
+
+  app.post(
+    '/api/v1/signing/:token/decline',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'declineSigning',
+        summary: 'Decline to sign, with a reason',
+        description:
+          'The document becomes `declined`; recipients who had not finished become `cancelled`; every recipient and the organization admin are emailed. Any signer may decline at any time, turn or not.',
+        params: TokenParams,
+        body: DeclineBody,
+        response: { 200: Data(DeclineResult), 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 },
+      },
+    },
+    async (request) => ({ data: await service.declineSigning(deps, request.params.token, request.body, requestMeta(request)) }),
+  );
+
+  app.post(
+    '/api/v1/signing/:token/identity',
+    {
+      schema: {
+        tags,
+        security: [],
+        operationId: 'submitSigningIdentity',
+        summary: 'Upload a photo of an ID (documents with `requireKyc`)',
+        description:
+          'The request body is the image itself (`Content-Type: image/png`, `image/jpeg` or `image/webp`, at most 10 MB). It is stored as an attachment of the document, which becomes `action_required` until the sender approves or rejects it.',
+        params: TokenParams,
+        body: {
+          content: Object.fromEntries(
+            IDENTITY_CONTENT_TYPES.map((t) => [t, { schema: { description: 'The image bytes' } }]),
+          ),
+        } as never,
+        response: {
+          200: Data(IdentityResult),
+          400: e400,
+          403: e403,
+          409: e409,
+          413: ref('Image over 10 MB (`payload_too_large`)'),
+          415: ref('Not a PNG, JPEG or WebP image (`unsupported_media_type`)'),
+          429: e429,
+          500: e500,
+        },
+      },
+    },
+    async (request) => {
+      const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const contentType = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      return { data: await submitIdentity(deps, request.params.token, { bytes, contentType }, requestMeta(request)) };
+    },
+  );
+
+  app.post(
+    '/api/v1/documents/:id/signers/:signerId/link',
+    {
+      config: { scope: 'documents.send' },
+      schema: {
+        tags,
+        operationId: 'createSigningLink',
+        summary: 'A fresh signing link for a signer (embedded signing)',
+        description:
+          'The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). The link lives 30 days or until the document expires, whichever is first; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.',
+        params: SignerLinkParams,
+        response: { 200: Data(SigningLink), ...errors(400, 404, 409) },
+      },
+    },
+    async (request) => ({ data: await service.createSignerLink(deps, actorOf(request), request.params.id, request.params.signerId) }),
+  );
+
+  app.post(
+    '/api/v1/documents/:id/signers/:signerId/verification',
+    {
+      config: { scope: 'documents.send' },
+      schema: {
+        tags,
+        operationId: 'reviewSignerIdentity',
+        summary: "Approve or reject a signer's identity evidence (`requireKyc`)",
+        description:
+          'Only while evidence awaits review (409 `invalid_state` otherwise). `approve` lets the signer complete; `reject` emails the signer (with `reason`) to upload again. The document returns to `pending` when nothing else needs the sender.',
+        params: SignerLinkParams,
+        body: VerificationBody,
+        response: { 200: Data(VerificationResult), ...errors(400, 404, 409) },
+      },
+    },
+    async (request) => ({
+      data: await decideVerification(deps, actorOf(request), request.params.id, request.params.signerId, request.body),
+    }),
+  );
+}

@@ -1,0 +1,264 @@
+import type { Readable } from 'node:stream';
+import type { AppDeps } from '../../app.ts';
+import type { FieldRow, SignerRow } from '../../db/database.ts';
+import { invalidState, notFound } from '../../http/errors.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import { declinedMail, declinedSenderMail } from '../../mail/templates.ts';
+import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { emitEvent } from '../events/emit.ts';
+import { documentEventData, requireDocument, type Actor } from '../documents/documents.service.ts';
+import { transitionDocument } from '../documents/documents.repository.ts';
+import { listFields, updateField } from '../fields/fields.repository.ts';
+import { findSigner, listSigners } from '../signers/signers.repository.ts';
+import * as repo from './signing.repository.ts';
+import { advanceTurn, orgNameOf, signerEventData } from './signing-flow.ts';
+import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
+import { verifyOtp } from './signing-otp.ts';
+import { FINISHED_SIGNER, isTurnOf, OPEN_DOCUMENT, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
+import { resolveValues } from './signing-values.ts';
+import type { CompleteInput, CompleteResultT, DeclineInput, DeclineResultT, SigningFieldT, SigningLinkT, SigningSessionT } from './signing.schemas.ts';
+
+const fieldsOf = (fields: FieldRow[], signer: SignerRow) => fields.filter((f) => f.assigned_to === signer.position);
+
+function toSigningField(row: FieldRow): SigningFieldT {
+  return {
+    id: row.id,
+    type: row.type as SigningFieldT['type'],
+    label: row.label,
+    page: row.page,
+    x: row.x,
+    y: row.y,
+    width: row.width,
+    height: row.height,
+    required: row.required === 1,
+    readOnly: row.read_only === 1,
+    placeholder: row.placeholder,
+    defaultValue: row.default_value,
+    options: row.options === null ? null : (JSON.parse(row.options) as string[]),
+  };
+}
+
+/**
+ * What the signing page shows. The first visit marks the signer as having viewed the document
+ * (audit `document.viewed`, events `signer.viewed` and `document.viewed`); a signer whose turn it
+ * is moves from `sent` to `viewed`.
+ */
+export async function getSession(deps: AppDeps, token: string, meta: RequestMeta): Promise<SigningSessionT> {
+  const { signer, doc } = await resolveToken(deps.db, deps, token);
+  requireOpen(doc, signer);
+  const now = deps.clock.now().toISOString();
+  const current = await deps.db.transaction().execute(async (trx) => {
+    let row = signer;
+    if (!row.viewed_at) {
+      const first = await trx
+        .updateTable('signers')
+        .set({ viewed_at: now, updated_at: now })
+        .where('id', '=', row.id)
+        .where('viewed_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(first.numUpdatedRows) === 1) {
+        row = { ...row, viewed_at: now };
+        if (row.status === 'sent') {
+          await repo.transitionSigner(trx, row.id, ['sent'], { status: 'viewed' });
+          row = { ...row, status: 'viewed' };
+        }
+        await writeAudit(trx, deps.clock, {
+          orgId: doc.org_id,
+          documentId: doc.id,
+          action: 'document.viewed',
+          details: `Viewed by ${row.name} <${row.email}>`,
+          meta,
+        });
+        const data = await signerEventData(trx, doc, row);
+        await emitEvent(trx, deps.clock, doc.org_id, 'signer.viewed', data);
+        await emitEvent(trx, deps.clock, doc.org_id, 'document.viewed', data);
+        return row;
+      }
+    }
+    // Opened before their turn, the signer stayed `pending`; the first visit in their turn counts as the view.
+    if (row.status === 'sent' && (await repo.transitionSigner(trx, row.id, ['sent'], { status: 'viewed', updated_at: now }))) {
+      row = { ...row, status: 'viewed' };
+    }
+    return row;
+  });
+
+  const [signers, fields, orgName] = await Promise.all([listSigners(deps.db, doc.id), listFields(deps.db, doc.id), orgNameOf(deps.db, doc.org_id)]);
+  const verification = verificationOf(doc, current);
+  return {
+    document: {
+      id: doc.id,
+      name: doc.name,
+      message: doc.message,
+      status: doc.status as SigningSessionT['document']['status'],
+      signingType: doc.signing_type as SigningSessionT['document']['signingType'],
+      pageCount: doc.page_count ?? 0,
+      expiresAt: doc.expires_at,
+      senderName: orgName,
+    },
+    signer: {
+      id: current.id,
+      name: current.name,
+      email: current.email,
+      role: current.role as SigningSessionT['signer']['role'],
+      status: current.status as SigningSessionT['signer']['status'],
+      order: current.position,
+    },
+    isYourTurn: isTurnOf(doc, signers.map((s) => (s.id === current.id ? current : s)), current),
+    otpRequired: doc.otp_method === 'email',
+    verification: { required: verification !== 'none', status: verification },
+    fields: fieldsOf(fields, current).map(toSigningField),
+    recipients: signers.map((s) => ({
+      name: s.name,
+      role: s.role as SigningSessionT['signer']['role'],
+      status: s.status as SigningSessionT['signer']['status'],
+      order: s.position,
+    })),
+  };
+}
+
+/**
+ * The PDF behind a link: the document to sign for a signing link of an open document, the signed
+ * PDF for a download link (sent instead of an attachment when the signed file is large).
+ */
+export async function openFile(deps: AppDeps, token: string): Promise<{ stream: Readable; name: string; size: number | null }> {
+  const { signer, doc, purpose } = await resolveToken(deps.db, deps, token, ['sign', 'download']);
+  let key: string | null;
+  if (purpose === 'download') {
+    if (doc.status !== 'completed' || !doc.signed_file_key) throw invalidLink();
+    key = doc.signed_file_key;
+  } else {
+    requireOpen(doc, signer);
+    key = doc.file_key;
+  }
+  if (!key) throw notFound('File');
+  const stat = await deps.storage.stat(key);
+  if (!stat) throw notFound('File');
+  return { stream: await deps.storage.get(key), name: purpose === 'download' ? `${doc.name} - Signed.pdf` : `${doc.name}.pdf`, size: stat.size };
+}
+
+/**
+ * Completes the signer's part: validates turn, identity review, values and code, stores the values
+ * and the signature on the signer's fields, and marks the signer `completed` with where they signed
+ * from. Sequential: the next signer is emailed. The last signature queues the signed PDF (the
+ * document becomes `completed` once that file exists, see src/jobs/finalize.ts).
+ */
+export async function completeSigning(deps: AppDeps, token: string, input: CompleteInput, meta: RequestMeta): Promise<CompleteResultT> {
+  const { signer, doc } = await resolveToken(deps.db, deps, token);
+  requireOpen(doc, signer);
+  requireTurn(doc, await listSigners(deps.db, doc.id), signer);
+  requireVerified(doc, signer);
+  const values = resolveValues(fieldsOf(await listFields(deps.db, doc.id), signer), input);
+  // The code is checked last: a mistake in the values must not cost one of its attempts.
+  if (doc.otp_method === 'email') await verifyOtp(deps, doc, signer, input.otp, meta);
+
+  return deps.db.transaction().execute(async (trx) => {
+    const locked = await repo.lockDocument(trx, doc.id);
+    const current = await repo.findSignerById(trx, signer.id);
+    if (!locked || !current) throw invalidLink();
+    requireOpen(locked, current);
+    requireTurn(locked, await listSigners(trx, doc.id), current);
+    requireVerified(locked, current);
+
+    const now = deps.clock.now().toISOString();
+    for (const [fieldId, value] of values) await updateField(trx, fieldId, { value, updated_at: now });
+    const changes = {
+      status: 'completed',
+      signed_at: now,
+      ip_address: meta.ipAddress,
+      user_agent: meta.userAgent,
+      geo_city: meta.geoCity,
+      geo_country: meta.geoCountry,
+      updated_at: now,
+    };
+    if (!(await repo.transitionSigner(trx, current.id, ['pending', 'sent', 'viewed'], changes))) throw invalidState('You have already signed this document');
+    await repo.deleteOtp(trx, current.id);
+    const completed: SignerRow = { ...current, ...changes };
+    await writeAudit(trx, deps.clock, {
+      orgId: locked.org_id,
+      documentId: locked.id,
+      action: 'signer.completed',
+      details: `${current.role === 'approver' ? 'Approved' : 'Signed'} by ${current.name} <${current.email}>`,
+      meta,
+    });
+    await emitEvent(trx, deps.clock, locked.org_id, 'signer.completed', await signerEventData(trx, locked, completed));
+
+    const allSigned = openSigners(await listSigners(trx, locked.id)).length === 0;
+    if (allSigned) await enqueueJob(trx, deps.clock, 'finalize', { documentId: locked.id });
+    else await advanceTurn(trx, deps, locked, meta);
+    return { documentId: locked.id, signerId: current.id, status: 'completed', signedAt: now, documentStatus: locked.status as CompleteResultT['documentStatus'], allSigned };
+  });
+}
+
+/**
+ * The signer declines with a reason: the document becomes `declined`, every other recipient who
+ * still had something to do is `cancelled`, and all recipients and the sender are told.
+ */
+export async function declineSigning(deps: AppDeps, token: string, input: DeclineInput, meta: RequestMeta): Promise<DeclineResultT> {
+  const { signer, doc } = await resolveToken(deps.db, deps, token);
+  requireOpen(doc, signer);
+  return deps.db.transaction().execute(async (trx) => {
+    const locked = await repo.lockDocument(trx, doc.id);
+    const current = await repo.findSignerById(trx, signer.id);
+    if (!locked || !current) throw invalidLink();
+    requireOpen(locked, current);
+    const now = deps.clock.now().toISOString();
+    const reason = input.reason.trim();
+    const changes = {
+      status: 'declined',
+      decline_reason: reason,
+      ip_address: meta.ipAddress,
+      user_agent: meta.userAgent,
+      geo_city: meta.geoCity,
+      geo_country: meta.geoCountry,
+      updated_at: now,
+    };
+    if (!(await repo.transitionSigner(trx, current.id, ['pending', 'sent', 'viewed'], changes))) throw invalidState('You have already finished with this document');
+    if (!(await transitionDocument(trx, locked.id, OPEN_DOCUMENT, { status: 'declined', updated_at: now }))) throw invalidState('The document changed status meanwhile');
+    const declined: SignerRow = { ...current, ...changes };
+
+    const others = (await listSigners(trx, locked.id)).filter((s) => s.id !== current.id);
+    const orgName = await orgNameOf(trx, locked.org_id);
+    for (const other of others) {
+      if (!FINISHED_SIGNER.includes(other.status)) await repo.updateSignerRow(trx, other.id, { status: 'cancelled', updated_at: now });
+      await enqueueJob(trx, deps.clock, 'mail', declinedMail({ doc: locked, recipient: other, decliner: declined, orgName }));
+    }
+    const admin = await repo.findOrgAdmin(trx, locked.org_id);
+    if (admin) await enqueueJob(trx, deps.clock, 'mail', declinedSenderMail({ doc: locked, to: admin.admin_email, decliner: declined, reason }));
+
+    await writeAudit(trx, deps.clock, {
+      orgId: locked.org_id,
+      documentId: locked.id,
+      action: 'signer.declined',
+      details: `Declined by ${current.name} <${current.email}>: ${reason}`,
+      meta,
+    });
+    await writeAudit(trx, deps.clock, { orgId: locked.org_id, documentId: locked.id, action: 'document.declined', details: `Declined by ${current.name}`, meta });
+    await emitEvent(trx, deps.clock, locked.org_id, 'signer.declined', await signerEventData(trx, locked, declined));
+    await emitEvent(trx, deps.clock, locked.org_id, 'document.declined', await documentEventData(trx, locked.org_id, locked.id));
+    return { documentId: locked.id, signerId: current.id, status: 'declined', documentStatus: 'declined' };
+  });
+}
+
+/**
+ * A fresh signing link for a signer of an open document (embedded signing). Earlier links of the
+ * signer stay valid (see signing-links.ts).
+ */
+export async function createSignerLink(deps: AppDeps, actor: Actor, documentId: string, signerId: string): Promise<SigningLinkT> {
+  return deps.db.transaction().execute(async (trx) => {
+    const doc = await requireDocument(trx, actor.orgId, documentId);
+    const signer = await findSigner(trx, documentId, signerId);
+    if (!signer) throw notFound('Signer');
+    if (!OPEN_DOCUMENT.includes(doc.status)) throw invalidState(`Cannot create a signing link: the document is ${doc.status}`);
+    if (signer.role === 'cc') throw invalidState('Copy (cc) recipients do not sign');
+    if (FINISHED_SIGNER.includes(signer.status)) throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
+    const link = await issueLink(trx, deps, doc, signer);
+    await writeAudit(trx, deps.clock, {
+      orgId: doc.org_id,
+      documentId: doc.id,
+      action: 'signer.link_created',
+      details: `Signing link created for ${signer.name} <${signer.email}>, valid until ${link.expiresAt}`,
+      meta: actor.meta,
+    });
+    return link;
+  });
+}

@@ -1,0 +1,53 @@
+import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
+import type { TemplateWithCounts } from './templates.repository.ts';
+import type { RoleT, TemplateDetailT, TemplateFieldT, TemplateListItemT } from './templates.schemas.ts';
+
+export function toTemplateListItem(row: TemplateWithCounts): TemplateListItemT {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    signingType: row.signing_type as TemplateListItemT['signingType'],
+    fileSize: row.file_size,
+    pageCount: row.page_count,
+    documentHash: row.document_hash,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    _count: { roles: Number(row.role_count), fields: Number(row.field_count) },
+  };
+}
+
+export function toRole(row: TemplateRoleRow): RoleT {
+  return {
+    id: row.id,
+    name: row.name,
+    order: row.position,
+    signerName: row.signer_name,
+    signerEmail: row.signer_email,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toTemplateField(row: TemplateFieldRow): TemplateFieldT {
+  return {
+    id: row.id,
+    type: row.type as TemplateFieldT['type'],
+    label: row.label,
+    page: row.page,
+    x: row.x,
+    y: row.y,
+    width: row.width,
+    height: row.height,
+    required: row.required === 1,
+    readOnly: row.read_only === 1,
+    assignedTo: row.assigned_to,
+    placeholder: row.placeholder,
+    defaultValue: row.default_value,
+    options: row.options === null ? null : (JSON.parse(row.options) as string[]),
+  };
+}
+
+export function toTemplateDetail(row: TemplateWithCounts, roles: TemplateRoleRow[], fields: TemplateFieldRow[]): TemplateDetailT {
+  return { ...toTemplateListItem(row), roles: roles.map(toRole), fields: fields.map(toTemplateField) };
+}

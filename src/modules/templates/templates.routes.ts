@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { authOf } from '../../http/auth.ts';
+import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import * as service from './templates.service.ts';
+import { CreateTemplateBody, ListTemplatesQuery, TemplateDetail, TemplateListItem, UpdateTemplateBody } from './templates.schemas.ts';
+
+const tags = ['Templates'];
+
+/** Templates: a reusable file with roles and fields, for documents (`templateId`) and campaigns. */
+export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = fastify.deps;
+
+  app.get(
+    '/api/v1/templates',
+    {
+      config: { scope: 'templates.read' },
+      schema: {
+        tags,
+        operationId: 'listTemplates',
+        summary: 'List templates, newest first',
+        querystring: ListTemplatesQuery,
+        response: { 200: Page(TemplateListItem), ...errors(400) },
+      },
+    },
+    async (request) => service.listTemplates(deps, authOf(request).orgId, request.query),
+  );
+
+  app.post(
+    '/api/v1/templates',
+    {
+      config: { scope: 'templates.create' },
+      schema: {
+        tags,
+        operationId: 'createTemplate',
+        summary: 'Create a template (optionally with roles and fields)',
+        description:
+          'Roles are shaped like signers (`name`, `order`, and an optional fixed signer `signerName`/`signerEmail`); fields like a ' +
+          "document's fields, with `assignedTo` naming a role's `order`. Upload the file with `POST /api/v1/templates/{id}/upload`.",
+        body: CreateTemplateBody,
+        response: { 201: Data(TemplateDetail), ...errors(400, 409, 413) },
+      },
+    },
+    async (request, reply) => reply.code(201).send({ data: await service.createTemplate(deps, authOf(request).orgId, request.body) }),
+  );
+
+  app.get(
+    '/api/v1/templates/:id',
+    {
+      config: { scope: 'templates.read' },
+      schema: {
+        tags,
+        operationId: 'getTemplate',
+        summary: 'Get a template with its roles and fields',
+        params: IdParams,
+        response: { 200: Data(TemplateDetail), ...errors(400, 404) },
+      },
+    },
+    async (request) => ({ data: await service.getTemplate(deps, authOf(request).orgId, request.params.id) }),
+  );
+
+  app.patch(
+    '/api/v1/templates/:id',
+    {
+      config: { scope: 'templates.write' },
+      schema: {
+        tags,
+        operationId: 'updateTemplate',
+        summary: 'Edit a template; documents already made from it do not change',
+        params: IdParams,
+        body: UpdateTemplateBody,
+        response: { 200: Data(TemplateDetail), ...errors(400, 404, 413) },
+      },
+    },
+    async (request) => ({ data: await service.updateTemplate(deps, authOf(request).orgId, request.params.id, request.body) }),
+  );
+
+  app.delete(
+    '/api/v1/templates/:id',
+    {
+      config: { scope: 'templates.delete' },
+      schema: {
+        tags,
+        operationId: 'deleteTemplate',
+        summary: 'Delete a template for good',
+        description: 'Documents made from it keep their copies. Refused (409 `invalid_state`) while a campaign uses the template.',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await service.deleteTemplate(deps, authOf(request).orgId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}

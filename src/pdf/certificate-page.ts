@@ -1,0 +1,133 @@
+import { Canvas, type FontKey, type ObjectFactory } from './content.ts';
+import type { FinalizeInput, FinalizeSigner } from './finalize.ts';
+import { wrapText } from './stamp.ts';
+
+/** A4, the certificate's page size whatever the document's. */
+export const CERTIFICATE_PAGE_SIZE = { width: 595.28, height: 841.89 } as const;
+
+const MARGIN = 50;
+const LABEL_WIDTH = 105;
+const FOOTER_SPACE = 40;
+const USER_AGENT_MAX = 160;
+
+interface Row {
+  label: string;
+  font: FontKey;
+  size: number;
+  lines: string[];
+}
+
+export function formatTimestamp(iso: string | null): string {
+  if (!iso) return 'Not signed';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/**
+ * The audit certificate as page contents (one page, more when the signers do not fit).
+ * `signedBy` names the certificate that signs the file, so a reader sees who vouches for it.
+ */
+export function buildCertificatePages(factory: ObjectFactory, input: FinalizeInput, signedBy: string): Canvas[] {
+  const { width, height } = CERTIFICATE_PAGE_SIZE;
+  const valueX = MARGIN + LABEL_WIDTH;
+  const valueWidth = width - MARGIN - valueX;
+  const pages: Canvas[] = [];
+  let canvas!: Canvas;
+  let y = 0;
+
+  const measure = new Canvas(factory);
+  const row = (label: string, value: string, font: FontKey = 'Helvetica', size = 10): Row => ({
+    label,
+    font,
+    size,
+    lines: wrapText(measure, font, value || '-', size, valueWidth),
+  });
+  const rowHeight = (r: Row) => r.lines.length * r.size * 1.3 + 3;
+  const drawRow = (r: Row) => {
+    canvas.text('Helvetica-Bold', 8.5, MARGIN, y - r.size, r.label, 0.35);
+    for (const line of r.lines) {
+      canvas.text(r.font, r.size, valueX, y - r.size, line);
+      y -= r.size * 1.3;
+    }
+    y -= 3;
+  };
+  const newPage = () => {
+    canvas = new Canvas(factory);
+    pages.push(canvas);
+    y = height - MARGIN;
+    const title = pages.length === 1 ? 'Certificate of Completion' : 'Certificate of Completion (continued)';
+    canvas.text('Helvetica-Bold', 20, MARGIN, y - 20, title);
+    y -= 34;
+    canvas.line(MARGIN, y, width - MARGIN, y, 0.75, 0.6);
+    y -= 14;
+  };
+  const ensure = (needed: number) => {
+    if (y - needed < MARGIN + FOOTER_SPACE) newPage();
+  };
+
+  newPage();
+  for (const line of wrapText(
+    measure,
+    'Helvetica',
+    'Signet appended this page when the last signer completed. The whole document, this page included, ' +
+      'carries a digital signature: any later change to the file invalidates it.',
+    9,
+    width - 2 * MARGIN,
+  )) {
+    canvas.text('Helvetica', 9, MARGIN, y - 9, line, 0.25);
+    y -= 12;
+  }
+  y -= 10;
+
+  for (const r of [
+    row('Document', input.document.name, 'Helvetica-Bold', 11),
+    row('Document ID', input.document.id),
+    row('Completed', formatTimestamp(input.document.completedAt)),
+    row('Original SHA-256', input.document.documentHash, 'Courier', 8.5),
+    row('Digitally signed by', signedBy),
+  ]) {
+    drawRow(r);
+  }
+  y -= 12;
+  canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, `Signers (${input.signers.length})`);
+  y -= 24;
+
+  input.signers.forEach((signer, i) => {
+    const rows = signerRows(signer, row);
+    const blockHeight = 22 + rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12;
+    ensure(blockHeight);
+    canvas.text('Helvetica-Bold', 12, MARGIN, y - 12, `${i + 1}. ${signer.name}`);
+    y -= 20;
+    for (const r of rows) drawRow(r);
+    y -= 6;
+    canvas.line(MARGIN, y, width - MARGIN, y, 0.5, 0.85);
+    y -= 12;
+  });
+
+  pages.forEach((page, i) => {
+    page.text(
+      'Helvetica',
+      8,
+      MARGIN,
+      MARGIN - 10,
+      `Signet audit certificate - document ${input.document.id} - page ${i + 1} of ${pages.length}`,
+      0.4,
+    );
+  });
+  return pages;
+}
+
+function signerRows(signer: FinalizeSigner, row: (label: string, value: string, font?: FontKey, size?: number) => Row): Row[] {
+  const location = [signer.geoCity, signer.geoCountry].filter(Boolean).join(', ');
+  const agent =
+    signer.userAgent.length > USER_AGENT_MAX ? `${signer.userAgent.slice(0, USER_AGENT_MAX - 3)}...` : signer.userAgent;
+  return [
+    row('Email', signer.email),
+    row('Role', signer.role),
+    row('Signed at', formatTimestamp(signer.signedAt)),
+    row('IP address', signer.ipAddress || 'Unknown'),
+    row('Location', location || 'Unknown'),
+    row('User agent', agent || 'Unknown', 'Helvetica', 8),
+  ];
+}

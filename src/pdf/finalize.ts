@@ -1,0 +1,294 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { certificateLabel, type SigningCertificate } from './certificate.ts';
+import { CERTIFICATE_PAGE_SIZE, buildCertificatePages } from './certificate-page.ts';
+import { Canvas, ObjectFactory } from './content.ts';
+import { assembleUpdate, type UpdateObject } from './incremental.ts';
+import { pageGeometry, readDocumentTree, type DocumentTree, type PageNode } from './pages.ts';
+import { PdfFile } from './reader.ts';
+import { signatureSlot, writeSigned } from './sign.ts';
+import { stampFields } from './stamp.ts';
+import {
+  PdfRaw,
+  PdfRef,
+  PdfStream,
+  PdfSyntaxError,
+  dict,
+  isDict,
+  name,
+  pdfText,
+  serializeIndirect,
+  type PdfDict,
+  type PdfValue,
+} from './syntax.ts';
+
+export interface FinalizeSigner {
+  name: string;
+  email: string;
+  role: string;
+  signedAt: string | null;
+  ipAddress: string;
+  userAgent: string;
+  geoCity: string;
+  geoCountry: string;
+}
+
+export interface FinalizeField {
+  type: string;
+  /** 1-based. */
+  page: number;
+  /** Percent of the displayed page, from its top-left corner. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /**
+   * Text; for signature/initials either typed text or a drawn signature as a
+   * `data:image/png;base64,…` URL; for checkbox "true"/"false".
+   */
+  value: string | null;
+}
+
+export interface FinalizeInput {
+  /** Path of a local temp file holding the original PDF (the caller copies it out of storage first). */
+  sourcePath: string;
+  document: { id: string; name: string; documentHash: string; completedAt: string };
+  signers: FinalizeSigner[];
+  fields: FinalizeField[];
+}
+
+/**
+ * Files this small that we cannot parse (broken xref offsets and the like) are rewritten
+ * by pdf-lib, which rebuilds them from their objects, and then signed. Larger ones fail:
+ * a full rewrite holds several copies of the file in memory.
+ */
+export const REPAIR_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Produces the signed PDF: field values stamped on their pages, the audit certificate
+ * appended, and a PAdES B-B signature over the whole file, all as one incremental update
+ * after the untouched original bytes. Memory stays flat whatever the file size. The same
+ * input and RSA certificate give the same bytes, so a retried job reproduces its file.
+ * Writes to `outputPath`; returns the output's SHA-256 hex and size.
+ */
+export async function finalizePdf(
+  input: FinalizeInput,
+  cert: SigningCertificate,
+  outputPath: string,
+): Promise<{ sha256: string; size: number }> {
+  // Opening the output truncates it: it must not be the file being read.
+  if (path.resolve(outputPath) === path.resolve(input.sourcePath)) throw new Error('outputPath must differ from sourcePath');
+  try {
+    return await finalizeFrom(input.sourcePath, input, cert, outputPath);
+  } catch (err) {
+    if (!(err instanceof PdfSyntaxError) || (await stat(input.sourcePath)).size > REPAIR_LIMIT_BYTES) throw err;
+    const repaired = `${outputPath}.repaired-${randomBytes(4).toString('hex')}.pdf`;
+    try {
+      const doc = await PDFDocument.load(await readFile(input.sourcePath), { updateMetadata: false });
+      await writeFile(repaired, await doc.save({ useObjectStreams: false, updateFieldAppearances: false }));
+      return await finalizeFrom(repaired, input, cert, outputPath);
+    } finally {
+      await rm(repaired, { force: true });
+    }
+  }
+}
+
+async function finalizeFrom(
+  sourcePath: string,
+  input: FinalizeInput,
+  cert: SigningCertificate,
+  outputPath: string,
+): Promise<{ sha256: string; size: number }> {
+  const file = PdfFile.open(sourcePath);
+  try {
+    const tree = readDocumentTree(file);
+    for (const field of input.fields) {
+      if (!Number.isInteger(field.page) || field.page < 1 || field.page > tree.pages.length) {
+        throw new Error(`a field is on page ${field.page}, but the document has ${tree.pages.length} pages`);
+      }
+    }
+    const factory = new ObjectFactory(file.nextObjectNumber);
+    const objects: UpdateObject[] = [];
+    const put = (ref: PdfRef, value: PdfValue) => objects.push({ ref, bytes: serializeIndirect(ref, value) });
+
+    await stampPages(file, tree, input, factory, put);
+
+    const certPages = buildCertificatePages(factory, input, certificateLabel(cert));
+    const widgetRef = factory.alloc();
+    const sigRef = factory.alloc();
+    const certPageRefs = certPages.map((canvas, i) => {
+      const contentRef = factory.alloc();
+      put(contentRef, canvas.stream());
+      const pageRef = factory.alloc();
+      const box = [0, 0, CERTIFICATE_PAGE_SIZE.width, CERTIFICATE_PAGE_SIZE.height];
+      // Every inheritable attribute is set, so nothing from the document's tree leaks in.
+      put(
+        pageRef,
+        dict({
+          Type: name('Page'),
+          Parent: tree.pagesRef,
+          MediaBox: box,
+          CropBox: box,
+          Rotate: 0,
+          Resources: canvas.resources(),
+          Contents: contentRef,
+          Annots: i === 0 ? [widgetRef] : undefined,
+        }),
+      );
+      return pageRef;
+    });
+
+    const pagesRoot = new Map(tree.pagesRoot);
+    pagesRoot.set('Kids', [...asArray(file.resolve(tree.pagesRoot.get('Kids'))), ...certPageRefs]);
+    pagesRoot.set('Count', tree.pages.length + certPageRefs.length);
+    put(tree.pagesRef, pagesRoot);
+
+    addToAcroForm(file, tree, widgetRef, factory, put);
+    // An invisible signature field on the certificate page; the signature covers the whole file.
+    put(
+      widgetRef,
+      dict({
+        Type: name('Annot'),
+        Subtype: name('Widget'),
+        FT: name('Sig'),
+        T: pdfText(`Signet ${input.document.id}`),
+        V: sigRef,
+        F: 132, // Print + Locked
+        Rect: [0, 0, 0, 0],
+        P: certPageRefs[0],
+      }),
+    );
+
+    objects.push(...factory.libraryObjects());
+    const names = input.signers.map((s) => s.name).join(', ');
+    const slot = signatureSlot(sigRef, cert, {
+      signingTime: input.document.completedAt,
+      name: certificateLabel(cert),
+      reason: `Signed by ${names.length > 400 ? `${names.slice(0, 397)}...` : names} via Signet`,
+    });
+    // Last, so the bytes after /Contents (the second ByteRange) are only a few hundred.
+    objects.push({ ref: sigRef, bytes: slot.bytes });
+
+    const update = assembleUpdate(file, objects, {
+      id: documentId(file, input),
+      allocXrefStream: () => factory.alloc(),
+    });
+    return await writeSigned(file, update, slot, cert, outputPath);
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * For each page with values: a form XObject holding the stamps in display coordinates, and
+ * a new version of the page whose content becomes `q <original> Q <stamp>`, so whatever
+ * graphics state the original leaves cannot shift or recolour the stamp.
+ */
+async function stampPages(
+  file: PdfFile,
+  tree: DocumentTree,
+  input: FinalizeInput,
+  factory: ObjectFactory,
+  put: (ref: PdfRef, value: PdfValue) => void,
+): Promise<void> {
+  const byPage = new Map<number, typeof input.fields>();
+  for (const field of input.fields) byPage.set(field.page, [...(byPage.get(field.page) ?? []), field]);
+
+  let saveRef: PdfRef | undefined;
+  const drawRefs = new Map<string, PdfRef>();
+  for (const pageNumber of [...byPage.keys()].sort((a, b) => a - b)) {
+    const page = tree.pages[pageNumber - 1];
+    const geometry = pageGeometry(file, page);
+    const canvas = new Canvas(factory);
+    await stampFields(canvas, factory, geometry, byPage.get(pageNumber)!);
+    if (canvas.isEmpty) continue;
+
+    const formRef = factory.alloc();
+    put(
+      formRef,
+      canvas.stream(
+        dict({
+          Type: name('XObject'),
+          Subtype: name('Form'),
+          BBox: [0, 0, geometry.width, geometry.height],
+          Matrix: geometry.matrix,
+          Resources: canvas.resources(),
+        }),
+      ),
+    );
+    const { resources, formName } = resourcesWithForm(file, page, formRef);
+    if (!saveRef) {
+      saveRef = factory.alloc();
+      put(saveRef, new PdfStream(new Map(), Buffer.from('q\n')));
+    }
+    let drawRef = drawRefs.get(formName);
+    if (!drawRef) {
+      drawRef = factory.alloc();
+      put(drawRef, new PdfStream(new Map(), Buffer.from(`\nQ\nq /${formName} Do Q\n`)));
+      drawRefs.set(formName, drawRef);
+    }
+    // /Contents: a stream, an array of streams, or a reference to such an array.
+    const contents = page.dict.get('Contents');
+    const target = contents instanceof PdfRef ? file.get(contents.num) : undefined;
+    const original = Array.isArray(target) ? target : asArray(contents);
+    const updated = new Map(page.dict);
+    updated.set('Contents', [saveRef, ...original, drawRef]);
+    updated.set('Resources', resources);
+    put(page.ref, updated);
+  }
+}
+
+/** The page's resources (own or inherited) copied, with the stamp form added under a free name. */
+function resourcesWithForm(file: PdfFile, page: PageNode, formRef: PdfRef): { resources: PdfDict; formName: string } {
+  const original = file.resolve(page.inherited.Resources);
+  const resources: PdfDict = isDict(original) ? new Map(original) : new Map();
+  const xobjects = file.resolve(resources.get('XObject'));
+  const copy: PdfDict = isDict(xobjects) ? new Map(xobjects) : new Map();
+  let formName = 'SgStamp';
+  for (let i = 1; copy.has(formName); i++) formName = `SgStamp${i}`;
+  copy.set(formName, formRef);
+  resources.set('XObject', copy);
+  return { resources, formName };
+}
+
+/** Registers the signature field in the AcroForm (created when the document has none). */
+function addToAcroForm(
+  file: PdfFile,
+  tree: DocumentTree,
+  widgetRef: PdfRef,
+  factory: ObjectFactory,
+  put: (ref: PdfRef, value: PdfValue) => void,
+): void {
+  const current = tree.catalog.get('AcroForm');
+  const resolved = file.resolve(current);
+  const acroForm: PdfDict = isDict(resolved) ? new Map(resolved) : new Map();
+  acroForm.set('Fields', [...asArray(file.resolve(acroForm.get('Fields'))), widgetRef]);
+  const flags = file.resolve(acroForm.get('SigFlags'));
+  acroForm.set('SigFlags', (typeof flags === 'number' ? flags : 0) | 3); // SignaturesExist | AppendOnly
+  if (current instanceof PdfRef) {
+    put(current, acroForm);
+    return;
+  }
+  const ref = factory.alloc();
+  put(ref, acroForm);
+  const catalog = new Map(tree.catalog);
+  catalog.set('AcroForm', ref);
+  put(tree.catalogRef, catalog);
+}
+
+/** Keeps the original's permanent identifier; the changing half is derived from the input, not random. */
+function documentId(file: PdfFile, input: FinalizeInput): PdfValue {
+  const { documentHash, id: documentIdentifier, completedAt } = input.document;
+  const seed = `${documentHash}\n${documentIdentifier}\n${completedAt}`;
+  const changing = new PdfRaw(`<${createHash('sha256').update(seed).digest('hex').slice(0, 32)}>`);
+  const id = file.resolve(file.trailer.get('ID'));
+  const permanent = Array.isArray(id) && id[0] instanceof PdfRaw ? id[0] : changing;
+  return [permanent, changing];
+}
+
+function asArray(v: PdfValue | undefined): PdfValue[] {
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}

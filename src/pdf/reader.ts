@@ -1,0 +1,348 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
+import {
+  Lexer,
+  PdfRef,
+  PdfStream,
+  PdfSyntaxError,
+  PdfUnsupportedError,
+  bufferSource,
+  isDict,
+  isName,
+  type ByteSource,
+  type PdfDict,
+  type PdfValue,
+} from './syntax.ts';
+
+/**
+ * Random access to the objects of a PDF file without loading the file: reads the
+ * cross-reference sections (classic tables and xref streams, following /Prev), then parses
+ * single objects on demand. Reads are synchronous because they are few and small (a page
+ * tree, a catalog) and the finalizer runs in a worker thread, never on the API's event loop.
+ */
+
+type XrefEntry =
+  | { kind: 'free' }
+  | { kind: 'offset'; offset: number; gen: number }
+  | { kind: 'compressed'; stream: number; index: number };
+
+const WINDOW = 64 * 1024;
+
+/** Reads a file through one cached window, so the lexer can ask for any byte. */
+class FileSource implements ByteSource {
+  private winStart = 0;
+  private win: Buffer = Buffer.alloc(0);
+  constructor(
+    private readonly fd: number,
+    readonly length: number,
+  ) {}
+
+  at(pos: number): number {
+    if (pos < 0 || pos >= this.length) return -1;
+    if (pos < this.winStart || pos >= this.winStart + this.win.length) this.load(pos);
+    return this.win[pos - this.winStart];
+  }
+
+  slice(start: number, end: number): Buffer {
+    end = Math.min(end, this.length);
+    if (start >= this.winStart && end <= this.winStart + this.win.length) {
+      return this.win.subarray(start - this.winStart, end - this.winStart);
+    }
+    return this.read(start, end - start);
+  }
+
+  read(start: number, length: number): Buffer {
+    const out = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.length - start)));
+    let done = 0;
+    while (done < out.length) {
+      const n = readSync(this.fd, out, done, out.length - done, start + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return out.subarray(0, done);
+  }
+
+  private load(pos: number): void {
+    // A little behind `pos` too: the lexer sometimes steps back after a peek.
+    this.winStart = Math.max(0, pos - 1024);
+    this.win = this.read(this.winStart, WINDOW);
+  }
+}
+
+export class PdfFile {
+  readonly size: number;
+  /** The newest trailer dictionary (for xref streams: the stream's dictionary). */
+  trailer: PdfDict = new Map();
+  /** Offset of the newest cross-reference section: the /Prev of our update. */
+  startxref = 0;
+  /** Whether the newest section is an xref stream, so our update uses one too. */
+  usesXrefStream = false;
+  private readonly src: FileSource;
+  private readonly xref = new Map<number, XrefEntry>();
+  private readonly cache = new Map<number, PdfValue>();
+  private readonly objectStreams = new Map<number, Map<number, PdfValue>>();
+
+  private constructor(
+    readonly fd: number,
+    readonly path: string,
+  ) {
+    this.size = fstatSync(fd).size;
+    this.src = new FileSource(fd, this.size);
+  }
+
+  static open(path: string): PdfFile {
+    const fd = openSync(path, 'r');
+    const file = new PdfFile(fd, path);
+    try {
+      file.readXref();
+    } catch (err) {
+      file.close();
+      throw err;
+    }
+    return file;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** Fills `buf` from `position` (streams the original into the output); returns the count read. */
+  readInto(buf: Buffer, position: number): number {
+    return readSync(this.fd, buf, 0, Math.min(buf.length, this.size - position), position);
+  }
+
+  /** Highest object number in use plus one: where our new objects start. */
+  get nextObjectNumber(): number {
+    const size = this.trailer.get('Size');
+    let max = typeof size === 'number' ? size : 0;
+    for (const n of this.xref.keys()) max = Math.max(max, n + 1);
+    return max;
+  }
+
+  resolve(v: PdfValue | undefined): PdfValue | undefined {
+    return v instanceof PdfRef ? this.get(v.num) : v;
+  }
+
+  /** The object with this number (a `PdfStream` without data for streams), or undefined when free. */
+  get(num: number): PdfValue | undefined {
+    const cached = this.cache.get(num);
+    if (cached !== undefined) return cached;
+    const entry = this.xref.get(num);
+    if (!entry || entry.kind === 'free') return undefined;
+    let value: PdfValue | undefined;
+    if (entry.kind === 'offset') value = this.readIndirect(entry.offset, num);
+    else value = this.objectStream(entry.stream).get(num);
+    if (value !== undefined) this.cache.set(num, value);
+    return value;
+  }
+
+  /** The decoded data of a stream (Flate, with or without a PNG predictor). */
+  streamData(stream: PdfStream): Buffer {
+    if (stream.data) return decodeStream(stream.dict, stream.data);
+    const length = this.resolve(stream.dict.get('Length'));
+    if (typeof length !== 'number') throw new PdfSyntaxError('stream without a /Length');
+    const raw = this.src.read(stream.fileOffset, length);
+    const after = new Lexer(this.src, stream.fileOffset + length);
+    if (raw.length !== length || after.peekWord() !== 'endstream') {
+      throw new PdfSyntaxError(`stream at byte ${stream.fileOffset} does not match its /Length`);
+    }
+    return decodeStream(stream.dict, raw);
+  }
+
+  private readIndirect(offset: number, expectedNum: number): PdfValue {
+    const lx = new Lexer(this.src, offset);
+    const num = lx.int();
+    lx.int();
+    lx.expectWord('obj');
+    if (num !== expectedNum) throw new PdfSyntaxError(`xref points object ${expectedNum} at object ${num}`);
+    const value = lx.value();
+    if (isDict(value) && lx.streamStart()) return new PdfStream(value, null, lx.pos);
+    return value;
+  }
+
+  private objectStream(streamNum: number): Map<number, PdfValue> {
+    let objects = this.objectStreams.get(streamNum);
+    if (objects) return objects;
+    const stream = this.get(streamNum);
+    if (!(stream instanceof PdfStream)) throw new PdfSyntaxError(`object stream ${streamNum} is missing`);
+    const data = this.streamData(stream);
+    const n = stream.dict.get('N');
+    const first = stream.dict.get('First');
+    if (typeof n !== 'number' || typeof first !== 'number') throw new PdfSyntaxError('object stream without /N or /First');
+    const lx = new Lexer(bufferSource(data));
+    const index: Array<[number, number]> = [];
+    for (let i = 0; i < n; i++) index.push([lx.int(), lx.int()]);
+    objects = new Map();
+    for (const [num, rel] of index) {
+      lx.pos = first + rel;
+      objects.set(num, lx.value());
+    }
+    this.objectStreams.set(streamNum, objects);
+    return objects;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Cross-reference sections
+
+  private readXref(): void {
+    const tailStart = Math.max(0, this.size - 2048);
+    const tail = this.src.read(tailStart, this.size - tailStart).toString('latin1');
+    const at = tail.lastIndexOf('startxref');
+    if (at < 0) throw new PdfSyntaxError('no startxref');
+    const m = /^startxref\s+(\d+)/.exec(tail.slice(at));
+    if (!m) throw new PdfSyntaxError('unreadable startxref');
+    this.startxref = Number(m[1]);
+
+    const seen = new Set<number>();
+    let offset: number | undefined = this.startxref;
+    let newest = true;
+    while (offset !== undefined) {
+      if (seen.has(offset) || offset >= this.size) throw new PdfSyntaxError(`bad xref offset ${offset}`);
+      seen.add(offset);
+      const { entries, trailer, isStream } = this.readSection(offset);
+      // Newer sections win; a section's own free entries do not hide its hybrid XRefStm.
+      for (const [num, e] of entries) if (!this.xref.has(num)) this.xref.set(num, e);
+      if (newest) {
+        this.trailer = trailer;
+        this.usesXrefStream = isStream;
+        newest = false;
+      }
+      const prev = trailer.get('Prev');
+      offset = typeof prev === 'number' ? prev : undefined;
+    }
+    if (this.trailer.has('Encrypt')) throw new PdfUnsupportedError('encrypted PDFs cannot be signed');
+    if (!(this.trailer.get('Root') instanceof PdfRef)) throw new PdfSyntaxError('trailer without /Root');
+  }
+
+  private readSection(offset: number): { entries: Map<number, XrefEntry>; trailer: PdfDict; isStream: boolean } {
+    const lx = new Lexer(this.src, offset);
+    if (lx.peekWord() !== 'xref') {
+      const { entries, dict } = this.readXrefStream(offset);
+      return { entries, trailer: dict, isStream: true };
+    }
+    lx.word();
+    const entries = new Map<number, XrefEntry>();
+    while (lx.atDigit()) {
+      const start = lx.int();
+      const count = lx.int();
+      for (let i = 0; i < count; i++) {
+        const off = lx.int();
+        const gen = lx.int();
+        const type = lx.word();
+        if (type === 'n') entries.set(start + i, { kind: 'offset', offset: off, gen });
+        else if (type === 'f') entries.set(start + i, { kind: 'free' });
+        else lx.fail(`bad xref entry type "${type}"`);
+      }
+    }
+    lx.expectWord('trailer');
+    const trailer = lx.value();
+    if (!isDict(trailer)) throw new PdfSyntaxError(`trailer at byte ${offset} is not a dictionary`);
+    const hybrid = trailer.get('XRefStm');
+    if (typeof hybrid === 'number') {
+      for (const [num, e] of this.readXrefStream(hybrid).entries) {
+        const mine = entries.get(num);
+        if (!mine || mine.kind === 'free') entries.set(num, e);
+      }
+    }
+    return { entries, trailer, isStream: false };
+  }
+
+  private readXrefStream(offset: number): { entries: Map<number, XrefEntry>; dict: PdfDict } {
+    const lx = new Lexer(this.src, offset);
+    lx.int();
+    lx.int();
+    lx.expectWord('obj');
+    const d = lx.value();
+    if (!isDict(d) || !isName(d.get('Type'), 'XRef') || !lx.streamStart()) {
+      throw new PdfSyntaxError(`no xref table or stream at byte ${offset}`);
+    }
+    const data = this.streamData(new PdfStream(d, null, lx.pos));
+    const w = d.get('W');
+    const size = d.get('Size');
+    if (!Array.isArray(w) || w.length < 3 || !w.every((x) => typeof x === 'number') || typeof size !== 'number') {
+      throw new PdfSyntaxError('xref stream without /W or /Size');
+    }
+    const [w0, w1, w2] = w as number[];
+    const index = (d.get('Index') as number[] | undefined) ?? [0, size];
+    const entries = new Map<number, XrefEntry>();
+    const field = (pos: number, width: number) => {
+      let v = 0;
+      for (let i = 0; i < width; i++) v = v * 256 + data[pos + i];
+      return v;
+    };
+    let pos = 0;
+    const rowSize = w0 + w1 + w2;
+    for (let i = 0; i + 1 < index.length; i += 2) {
+      for (let k = 0; k < index[i + 1]; k++) {
+        if (pos + rowSize > data.length) throw new PdfSyntaxError('xref stream shorter than its /Index');
+        const type = w0 === 0 ? 1 : field(pos, w0);
+        const a = field(pos + w0, w1);
+        const b = field(pos + w0 + w1, w2);
+        pos += rowSize;
+        const num = index[i] + k;
+        if (type === 0) entries.set(num, { kind: 'free' });
+        else if (type === 1) entries.set(num, { kind: 'offset', offset: a, gen: b });
+        else if (type === 2) entries.set(num, { kind: 'compressed', stream: a, index: b });
+      }
+    }
+    return { entries, dict: d };
+  }
+}
+
+function decodeStream(d: PdfDict, raw: Buffer): Buffer {
+  const filter = d.get('Filter');
+  const filters = Array.isArray(filter) ? filter : filter === undefined ? [] : [filter];
+  if (filters.length === 0) return raw;
+  if (filters.length > 1 || !isName(filters[0], 'FlateDecode')) {
+    throw new PdfUnsupportedError('only FlateDecode object and xref streams are supported');
+  }
+  let data: Buffer;
+  try {
+    data = inflateSync(raw);
+  } catch {
+    throw new PdfSyntaxError('corrupt Flate stream');
+  }
+  let parms = d.get('DecodeParms');
+  if (Array.isArray(parms)) parms = parms[0];
+  if (!isDict(parms)) return data;
+  const predictor = parms.get('Predictor');
+  if (typeof predictor !== 'number' || predictor < 10) {
+    if (typeof predictor === 'number' && predictor > 1) {
+      throw new PdfUnsupportedError('TIFF predictor in a cross-reference stream');
+    }
+    return data;
+  }
+  const columns = typeof parms.get('Columns') === 'number' ? (parms.get('Columns') as number) : 1;
+  return unpredictPng(data, columns);
+}
+
+/** Undoes the PNG row filters xref streams use (each row: a filter byte, then `columns` bytes). */
+function unpredictPng(data: Buffer, columns: number): Buffer {
+  const rows = Math.floor(data.length / (columns + 1));
+  const out = Buffer.alloc(rows * columns);
+  for (let r = 0; r < rows; r++) {
+    const type = data[r * (columns + 1)];
+    const src = r * (columns + 1) + 1;
+    const dst = r * columns;
+    for (let c = 0; c < columns; c++) {
+      const left = c > 0 ? out[dst + c - 1] : 0;
+      const up = r > 0 ? out[dst - columns + c] : 0;
+      const upLeft = r > 0 && c > 0 ? out[dst - columns + c - 1] : 0;
+      const x = data[src + c];
+      let v: number;
+      if (type === 0) v = x;
+      else if (type === 1) v = x + left;
+      else if (type === 2) v = x + up;
+      else if (type === 3) v = x + ((left + up) >> 1);
+      else if (type === 4) {
+        const p = left + up - upLeft;
+        const pa = Math.abs(p - left);
+        const pb = Math.abs(p - up);
+        const pc = Math.abs(p - upLeft);
+        v = x + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
+      } else throw new PdfSyntaxError(`unknown PNG predictor ${type}`);
+      out[dst + c] = v & 0xff;
+    }
+  }
+  return out;
+}

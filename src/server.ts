@@ -1,0 +1,69 @@
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { createDb, migrate } from './db/create-db.ts';
+import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
+import { startSchedulers } from './jobs/schedulers.ts';
+import { closeFinalizeWorker } from './pdf/finalize-worker.ts';
+
+/** The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise. */
+export function openDatabase(config: Config) {
+  return createDb({ databaseUrl: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'signet.db') });
+}
+
+/** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
+export async function startServer(config: Config): Promise<FastifyInstance> {
+  const database = openDatabase(config);
+  await migrate(database.db);
+  const app = await buildApp({ config, database });
+
+  if (!config.production) {
+    const created = await bootstrapDefaultOrg(database.db);
+    if (created) {
+      // Printed once, to the terminal only (not the structured log).
+      process.stdout.write(
+        `\nCreated organization "Default" (${created.orgId}) and an API key with every scope.\n` +
+          `It is shown only this once; store it now:\n\n    ${created.key}\n\n`,
+      );
+    }
+  }
+
+  let stopSchedulers = async () => {};
+  if (config.workers) {
+    app.deps.jobs.start();
+    app.deps.deliveries.start();
+    stopSchedulers = startSchedulers(app.deps, app.log);
+  }
+  await app.listen({ port: config.port, host: config.host });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: draining requests and jobs');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    // close() ends the keep-alive connections idle at that moment; one whose request is still in
+    // flight (a slow upload) goes idle later and would hold the process open until the client
+    // hangs up or the keep-alive timeout passes, so idle connections are closed as they appear.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+    try {
+      // Stop taking new work everywhere at once: no new connections, no new jobs or webhook
+      // attempts claimed (other instances take them), while requests in flight and the jobs and
+      // attempts in hand finish and are recorded, which releases their leases.
+      await Promise.all([app.close(), app.deps.jobs.stop(), app.deps.deliveries.stop(), stopSchedulers()]);
+      clearInterval(sweep);
+      await closeFinalizeWorker();
+      app.deps.mailer.close();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  return app;
+}

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { StorageNotFound, type Storage, type StoredObject } from './storage.ts';
+
+/** Files under one directory. Writes go to a temporary file renamed into place, so readers never see half a file. */
+export class LocalStorage implements Storage {
+  readonly driver = 'local' as const;
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    const resolved = path.resolve(this.root, key);
+    if (!resolved.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`Storage key escapes the root: ${key}`);
+    return resolved;
+  }
+
+  async put(key: string, body: Readable): Promise<void> {
+    const target = this.pathOf(key);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const temp = `${target}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await pipeline(body, fs.createWriteStream(temp));
+      await fsp.rename(temp, target);
+    } catch (err) {
+      await fsp.rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async get(key: string): Promise<Readable> {
+    const file = this.pathOf(key);
+    try {
+      const handle = await fsp.open(file, 'r');
+      return handle.createReadStream();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new StorageNotFound(key);
+      throw err;
+    }
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    try {
+      const s = await fsp.stat(this.pathOf(key));
+      return { size: s.size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  async ping(): Promise<void> {
+    await fsp.mkdir(this.root, { recursive: true });
+    await fsp.access(this.root, fs.constants.W_OK);
+  }
+}

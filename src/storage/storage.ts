@@ -1,0 +1,30 @@
+import type { Readable } from 'node:stream';
+
+export interface StoredObject {
+  size: number;
+}
+
+/** Where files live: local disk by default, an S3 bucket in production. Keys are `/`-separated paths. */
+export interface Storage {
+  readonly driver: 'local' | 's3';
+  /** Writes a stream to `key`, replacing any earlier object; resolves once it is durable. */
+  put(key: string, body: Readable, contentType: string): Promise<void>;
+  /** Reads `key`; rejects with `StorageNotFound` when it does not exist. */
+  get(key: string): Promise<Readable>;
+  stat(key: string): Promise<StoredObject | null>;
+  delete(key: string): Promise<void>;
+  /** For readiness checks. */
+  ping(): Promise<void>;
+  /**
+   * Only on drivers clients can write to directly (S3): a URL that accepts a PUT of the bytes to
+   * `key`, with exactly `Content-Type: contentType`, for `expiresIn` seconds. Without it, clients
+   * upload through Signet.
+   */
+  presignPut?(key: string, contentType: string, expiresIn: number): Promise<string>;
+}
+
+export class StorageNotFound extends Error {
+  constructor(key: string) {
+    super(`No stored object at ${key}`);
+  }
+}

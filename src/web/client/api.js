@@ -1,0 +1,75 @@
+// The signing API, authenticated by the token of the link. Every error has the API's body
+// {error: {code, message, details}}; it reaches the page as an ApiError.
+
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details ?? [];
+  }
+}
+
+export function signingApi(token) {
+  const base = `/api/v1/signing/${encodeURIComponent(token)}`;
+
+  async function call(method, path, body) {
+    let res;
+    try {
+      res = await fetch(base + path, {
+        method,
+        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError(0, 'network_error', 'We could not reach the server. Check your connection and try again.');
+    }
+    if (res.status === 204) return null;
+    const text = await res.text();
+    let json = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      // A proxy's HTML error page: fall through to a generic message.
+    }
+    if (!res.ok) {
+      const err = json?.error;
+      throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `The server answered ${res.status}.`, err?.details);
+    }
+    return json?.data ?? json;
+  }
+
+  return {
+    get: () => call('GET', ''),
+    async file() {
+      let res;
+      try {
+        res = await fetch(`${base}/file`, { credentials: 'omit', cache: 'no-store' });
+      } catch {
+        throw new ApiError(0, 'network_error', 'We could not download the document. Check your connection and try again.');
+      }
+      if (!res.ok) {
+        const json = await res.json().catch(() => null);
+        throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? 'The document could not be loaded.');
+      }
+      return new Uint8Array(await res.arrayBuffer());
+    },
+    requestOtp: () => call('POST', '/otp', {}),
+    complete: (body) => call('POST', '/complete', body),
+    decline: (reason) => call('POST', '/decline', { reason }),
+    /** Identity evidence (KYC): the image bytes as they are, typed by their own Content-Type. */
+    async identity(file) {
+      let res;
+      try {
+        res = await fetch(`${base}/identity`, { method: 'POST', headers: { 'content-type': file.type, accept: 'application/json' }, body: file, credentials: 'omit', cache: 'no-store' });
+      } catch {
+        throw new ApiError(0, 'network_error', 'The upload did not reach the server. Check your connection and try again.');
+      }
+      const json = await res.json().catch(() => null);
+      if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? `The server answered ${res.status}.`, json?.error?.details);
+      return json?.data ?? json;
+    },
+  };
+}

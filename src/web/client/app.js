@@ -1,0 +1,81 @@
+// The signing page: loads the session of the link's token, then shows either a full-page state
+// (not your turn, already signed, cancelled…) or the document with this signer's fields.
+
+import { signingApi } from './api.js';
+import { h } from './dom.js';
+import { identityStep } from './identity.js';
+import { signingView } from './signing-view.js';
+import { showState, stateOfError, stateOfSession } from './states.js';
+
+/** Mirrors SIGNING_LIMITS of the API (src/modules/signing/signing.schemas.ts). */
+const LIMITS = {
+  valueMaxChars: 10000,
+  declineReasonMaxChars: 1000,
+  typedSignatureMaxChars: 200,
+  otpDigits: 6,
+  identityMaxBytes: 10 * 1024 * 1024,
+};
+
+const token = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop() ?? '');
+const pdfjsBase = document.body.dataset.pdfjs;
+const api = signingApi(token);
+
+async function start() {
+  let session;
+  try {
+    session = await api.get();
+  } catch (err) {
+    const { state, text } = stateOfError(err);
+    return showState(state, { text });
+  }
+  const { document: doc } = session;
+  document.title = `${doc.name} · Signet`;
+  document.getElementById('topbar-doc').textContent = doc.name;
+
+  const state = stateOfSession(session);
+  if (state) return showState(state, { documentName: doc.name, action: state === 'not_your_turn' ? signingOrder(session) : undefined });
+  const { verification } = session;
+  if (verification.required && (verification.status === 'required' || verification.status === 'rejected')) {
+    return identityStep({ api, session, limits: LIMITS, onDone: start });
+  }
+  return signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState });
+}
+
+/** Who signs before and after this signer, so "not your turn" says who is being waited for. */
+function signingOrder(session) {
+  const label = { completed: 'Signed', declined: 'Declined', viewed: 'Signing now', sent: 'Signing now' };
+  const rows = session.recipients
+    .filter((r) => r.role !== 'cc')
+    .sort((a, b) => a.order - b.order)
+    .map((r) =>
+      h(
+        'li',
+        { class: r.order === session.signer.order ? 'is-you' : undefined },
+        h('span', { class: 'order-name' }, r.order === session.signer.order ? `${r.name} (you)` : r.name),
+        h('span', { class: `order-status status-${r.status}` }, r.order === session.signer.order ? 'Waiting' : label[r.status] ?? 'Waiting'),
+      ),
+    );
+  return h('div', { class: 'signing-order' }, h('h2', {}, 'Signing order'), h('ol', {}, rows));
+}
+
+/** Re-reads the session after a refusal that may mean the document moved on (cancelled, signed elsewhere). */
+async function refreshState() {
+  try {
+    const session = await api.get();
+    const state = stateOfSession(session);
+    if (state) {
+      showState(state, { documentName: session.document.name });
+      return true;
+    }
+  } catch (err) {
+    const { state, text } = stateOfError(err);
+    showState(state, { text });
+    return true;
+  }
+  return false;
+}
+
+start().catch((err) => {
+  console.error(err);
+  showState('error');
+});

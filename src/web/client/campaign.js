@@ -1,0 +1,312 @@
+// The public page of a campaign (`/c/{slug}`): anyone with the link fills in their details and the
+// form's fields, signs, and is sent on to the campaign's redirect URL. Built from the signing page's
+// pieces (PDF view, field controls, signature pad, code dialog, full-page states); every rule is the
+// public API's (`/api/v1/public/campaigns/{slug}`), which answers the same errors as the signing API.
+
+import { ApiError } from './api.js';
+import { announce, h, nextId, showMain } from './dom.js';
+import { openOtpDialog } from './dialogs.js';
+import { createFieldControl, sortFields } from './fields.js';
+import { openPdf, renderPages } from './pdf-view.js';
+import { openSignaturePad } from './signature-pad.js';
+import { showState } from './states.js';
+
+/** Mirrors SIGNING_LIMITS of the API (src/modules/signing/signing.schemas.ts). */
+const LIMITS = { valueMaxChars: 10000, typedSignatureMaxChars: 200, otpDigits: 6 };
+
+const slug = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop() ?? '');
+const pdfjsBase = document.body.dataset.pdfjs;
+
+function campaignApi() {
+  const base = `/api/v1/public/campaigns/${encodeURIComponent(slug)}`;
+  async function call(method, path, body) {
+    let res;
+    try {
+      res = await fetch(base + path, {
+        method,
+        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError(0, 'network_error', 'We could not reach the server. Check your connection and try again.');
+    }
+    const json = await res.json().catch(() => null);
+    if (!res.ok) {
+      const err = json?.error;
+      throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `The server answered ${res.status}.`, err?.details);
+    }
+    return json?.data ?? json;
+  }
+  return {
+    get: () => call('GET', ''),
+    async file() {
+      const res = await fetch(`${base}/file`, { credentials: 'omit', cache: 'no-store' }).catch(() => null);
+      if (!res?.ok) throw new ApiError(res?.status ?? 0, 'file_error', 'The document could not be loaded.');
+      return new Uint8Array(await res.arrayBuffer());
+    },
+    requestOtp: (email) => call('POST', '/otp', { email }),
+    submit: (body) => call('POST', '/submissions', body),
+  };
+}
+const api = campaignApi();
+
+/** The campaign's colour for buttons, links and focus; darker and lighter shades derived from it. */
+function applyBrand(hex) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
+  if (!m) return;
+  const [r, g, b] = m.slice(1).map((x) => parseInt(x, 16));
+  const mix = (t, c) => Math.round(c + (t - c) * 0.88);
+  const style = document.documentElement.style;
+  style.setProperty('--brand', hex);
+  style.setProperty('--brand-strong', `rgb(${Math.round(r * 0.8)}, ${Math.round(g * 0.8)}, ${Math.round(b * 0.8)})`);
+  style.setProperty('--brand-soft', `rgb(${mix(255, r)}, ${mix(255, g)}, ${mix(255, b)})`);
+  style.setProperty('--field', `rgba(${r}, ${g}, ${b}, 0.1)`);
+  style.setProperty('--field-border', `rgba(${r}, ${g}, ${b}, 0.7)`);
+}
+
+/** Shows why the form takes nothing (paused, closed, expired, full, unknown link) as a full page. */
+function showUnavailable(err) {
+  if (err.status === 404 || err.status === 400) return showState('invalid', { text: 'This link does not lead to a form. Check that you copied the whole link.' });
+  if (err.status === 429) return showState('rate_limited');
+  if (err.status === 409) return showState('closed', { text: err.message });
+  return showState('error', { text: err.message });
+}
+
+/** A labelled input of the details form. */
+function detailInput({ label, type, autocomplete, required, maxlength, format, hint }) {
+  const id = nextId('detail');
+  const errorId = nextId('detail-err');
+  const input = h('input', { class: 'input', id, type, autocomplete, maxlength, required, 'aria-describedby': errorId, 'aria-required': required ? 'true' : undefined });
+  const error = h('p', { class: 'form-error', id: errorId });
+  const row = h('div', { class: 'form-row' }, h('label', { for: id }, `${label}${required ? '' : ' (optional)'}`), input, hint ? h('span', { class: 'form-hint' }, hint) : null, error);
+  const setError = (message) => {
+    error.textContent = message ?? '';
+    if (message) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  };
+  input.addEventListener('input', () => setError(null));
+  const validate = () => {
+    const value = input.value.trim();
+    if (required && !value) return `Enter your ${label.toLowerCase()}.`;
+    if (value && (!input.checkValidity() || (format && !format.test(value)))) return `Enter a valid ${label.toLowerCase()}.`;
+    return null;
+  };
+  return { row, input, setError, validate, value: () => input.value.trim() };
+}
+
+async function start() {
+  let campaign;
+  try {
+    campaign = await api.get();
+  } catch (err) {
+    return showUnavailable(err);
+  }
+  applyBrand(campaign.brandColor);
+  const title = campaign.welcomeTitle || campaign.name;
+  document.title = `${title} · Signet`;
+  document.getElementById('topbar-doc').textContent = campaign.senderName;
+
+  const intro = h(
+    'section',
+    { class: 'intro', 'aria-labelledby': 'campaign-title' },
+    h('h1', { id: 'campaign-title' }, title),
+    h('p', { class: 'intro-meta' }, `From ${campaign.senderName} · ${campaign.document.name}`),
+    campaign.welcomeMessage ? h('p', { class: 'intro-message' }, campaign.welcomeMessage) : null,
+  );
+
+  const name = detailInput({ label: 'Full name', type: 'text', autocomplete: 'name', required: true, maxlength: '200' });
+  const email = detailInput({ label: 'Email', type: 'email', autocomplete: 'email', required: true, maxlength: '254', hint: 'The signed copy is sent to this address.' });
+  const phone = campaign.collectPhone
+    ? detailInput({ label: 'Phone', type: 'tel', autocomplete: 'tel', required: true, maxlength: '32', format: /^\+?[0-9 ().-]{3,32}$/ })
+    : null;
+  const details = [name, email, phone].filter(Boolean);
+  const detailsSection = h('section', { class: 'intro', 'aria-labelledby': 'details-title' }, h('h2', { id: 'details-title' }, 'Your details'), details.map((d) => d.row));
+
+  const kyc = campaign.requireKyc;
+  const pagesEl = h('div', { class: 'pages', 'aria-label': 'Document' }, h('div', { class: 'loading' }, h('div', { class: 'spinner', 'aria-hidden': 'true' }), h('p', {}, 'Loading the document…')));
+  const status = h('p', { class: 'actionbar-status', id: 'action-status', role: 'status' });
+  const submitButton = h('button', { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' }, kyc ? 'Continue' : 'Sign and submit');
+  const actionbar = h('div', { class: 'actionbar', role: 'region', 'aria-label': 'Form actions' }, h('div', { class: 'actionbar-inner' }, status, submitButton));
+  showMain(intro, detailsSection, pagesEl);
+  document.body.append(actionbar);
+
+  let pages;
+  try {
+    const pdf = await openPdf(await api.file(), pdfjsBase);
+    pagesEl.replaceChildren();
+    pages = await renderPages(pdf, pagesEl);
+  } catch (err) {
+    console.error(err);
+    return err instanceof ApiError && err.status ? showUnavailable(err) : showState('error', { text: 'We could not display this document. Please reload the page.' });
+  }
+
+  // With identity verification the visitor signs later, on their own signing page: no fields here.
+  const fields = kyc ? [] : sortFields(campaign.fields);
+  const adopted = { signature: null, initials: null };
+  const controls = [];
+  const signer = { name: '', email: '' };
+  const ctx = { signer, limits: LIMITS, onChange: () => clearStatus(), onSign: (field) => sign(field) };
+  for (const field of fields) {
+    const page = pages[field.page - 1];
+    if (!page) continue;
+    const control = createFieldControl(field, ctx);
+    page.layer.append(control.element);
+    controls.push(control);
+  }
+  const byId = new Map(controls.map((c) => [c.field.id, c]));
+
+  function clearStatus() {
+    if (!controls.some((c) => c.element.classList.contains('is-invalid'))) {
+      status.classList.remove('is-error');
+      status.textContent = '';
+    }
+  }
+
+  async function sign(field) {
+    const kind = field.type === 'initials' ? 'initials' : 'signature';
+    const control = byId.get(field.id);
+    if (adopted[kind] && !control.filled()) control.setMark(adopted[kind]);
+    else {
+      const mark = await openSignaturePad({ mode: kind, name: name.value() });
+      if (!mark) return;
+      if (mark.kind === 'typed') mark.value = mark.value.slice(0, LIMITS.typedSignatureMaxChars);
+      adopted[kind] = mark;
+      for (const c of controls) if (c.field.type === field.type && (c === control || c.filled())) c.setMark(mark);
+    }
+    control.setError(null);
+    clearStatus();
+    announce(kind === 'initials' ? 'Initials added.' : 'Signature added.');
+  }
+
+  function fail(message, focus) {
+    status.classList.add('is-error');
+    status.textContent = message;
+    announce(message);
+    focus?.scrollIntoView({ block: 'center' });
+    focus?.focus({ preventScroll: true });
+  }
+
+  /** Problems the API names by path go next to their input or field; returns how many it placed. */
+  function placeProblems(err) {
+    let placed = 0;
+    let first = null;
+    const sentence = (d) => (d.message ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.` : 'This value is not valid.');
+    for (const d of err.details ?? []) {
+      const path = d?.path ?? '';
+      const detail = { 'body.name': name, 'body.email': email, 'body.phone': phone }[path];
+      const field = /values\.([^.]+)$/.exec(path);
+      if (detail) {
+        detail.setError(sentence(d));
+        first ??= detail.input;
+      } else if (field && byId.has(field[1])) {
+        byId.get(field[1]).setError(sentence(d));
+        first ??= byId.get(field[1]).focusTarget;
+      } else if (/^body\.signature/.test(path)) {
+        for (const c of controls) if (c.field.type === 'signature') c.setError(sentence(d));
+        first ??= controls.find((c) => c.field.type === 'signature')?.focusTarget ?? null;
+      } else continue;
+      placed++;
+    }
+    if (placed) fail(`${placed} answer${placed === 1 ? ' needs' : 's need'} your attention.`, first);
+    return placed;
+  }
+
+  function body() {
+    const values = {};
+    for (const c of controls) {
+      const { field } = c;
+      if (field.readOnly || field.type === 'signature') continue;
+      if (field.type === 'checkbox') values[field.id] = c.value();
+      else if (field.type === 'initials') {
+        if (c.filled()) values[field.id] = c.value().value;
+      } else if (c.filled()) values[field.id] = c.value();
+    }
+    const payload = { name: name.value(), email: email.value() };
+    if (phone) payload.phone = phone.value();
+    if (!kyc) {
+      payload.values = values;
+      if (adopted.signature) payload.signature = adopted.signature;
+    }
+    return payload;
+  }
+
+  function finished(result) {
+    // With identity verification, the visitor continues on their own signing page.
+    const next = result.signingUrl || result.redirectUrl;
+    if (next) {
+      status.classList.remove('is-error');
+      status.textContent = 'Done. Taking you to the next page…';
+      location.assign(next);
+      return;
+    }
+    showState(result.status === 'completed' ? 'done_all' : 'done', { documentName: campaign.document.name });
+  }
+
+  submitButton.addEventListener('click', async () => {
+    let firstProblem = null;
+    for (const d of details) {
+      const problem = d.validate();
+      d.setError(problem);
+      if (problem) firstProblem ??= d.input;
+    }
+    for (const c of controls) {
+      const problem = c.validate();
+      c.setError(problem);
+      if (problem) firstProblem ??= c.focusTarget;
+    }
+    if (firstProblem) return fail('Some answers need your attention.', firstProblem);
+    signer.name = name.value();
+    signer.email = email.value();
+
+    if (!kyc && controls.length === 0 && !adopted.signature) {
+      const mark = await openSignaturePad({ mode: 'signature', name: name.value() });
+      if (!mark) return;
+      adopted.signature = mark;
+    }
+
+    const onError = (err) => {
+      if (placeProblems(err)) return;
+      if (err.status === 409 || err.status === 404) return showUnavailable(err);
+      fail(err.message);
+    };
+
+    if (campaign.requireOtp) {
+      const result = await openOtpDialog({
+        email: email.value(),
+        digits: LIMITS.otpDigits,
+        requestOtp: () => api.requestOtp(email.value()),
+        confirm: async (otp) => {
+          try {
+            return await api.submit({ ...body(), otp });
+          } catch (err) {
+            // Code problems stay in the dialog; anything else closes it and shows on the page.
+            if (['otp_required', 'invalid_otp', 'rate_limited'].includes(err.code)) throw err;
+            queueMicrotask(() => onError(err));
+            return { failed: true };
+          }
+        },
+      });
+      if (result && !result.failed) finished(result);
+      return;
+    }
+
+    submitButton.disabled = true;
+    submitButton.textContent = 'Submitting…';
+    try {
+      finished(await api.submit(body()));
+    } catch (err) {
+      submitButton.disabled = false;
+      submitButton.textContent = kyc ? 'Continue' : 'Sign and submit';
+      onError(err);
+    }
+  });
+
+  document.body.dataset.view = 'campaign';
+}
+
+start().catch((err) => {
+  console.error(err);
+  showState('error');
+});

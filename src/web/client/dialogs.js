@@ -1,0 +1,170 @@
+// Modal steps: decline with a reason, and the emailed one-time code. Both use <dialog>, which
+// traps focus, closes on Escape and returns focus to the opener.
+
+import { h, nextId } from './dom.js';
+
+function modal(titleText, body, actions, onSubmit) {
+  const titleId = nextId('dlg-title');
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': titleId },
+    h(
+      'form',
+      { method: 'dialog', novalidate: true, onsubmit: (e) => { e.preventDefault(); onSubmit(); } },
+      h('div', { class: 'dialog-body' }, h('h2', { id: titleId }, titleText), ...body),
+      h('div', { class: 'dialog-actions' }, ...actions),
+    ),
+  );
+  document.body.append(dialog);
+  return dialog;
+}
+
+const busy = (button, on, text) => {
+  button.disabled = on;
+  if (text) button.textContent = text;
+};
+
+/**
+ * Asks for a reason and declines through `decline(reason)`. Resolves to the API's result,
+ * or null when the signer changes their mind.
+ */
+export function openDeclineDialog({ maxChars, decline }) {
+  return new Promise((resolve) => {
+    const reasonId = nextId('reason');
+    const errorId = nextId('reason-err');
+    let result = null;
+    const reason = h('textarea', { class: 'input', id: reasonId, maxlength: String(maxChars), required: true, 'aria-describedby': errorId, rows: '4' });
+    const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
+    const submit = h('button', { type: 'submit', class: 'btn btn-danger' }, 'Decline to sign');
+    const dialog = modal(
+      'Decline to sign?',
+      [
+        h('p', {}, 'The sender will be told that you declined, with your reason. Signing ends for everyone and this cannot be undone.'),
+        h('div', { class: 'form-row' }, h('label', { for: reasonId }, 'Reason'), reason, h('span', { class: 'form-hint' }, `Up to ${maxChars} characters.`)),
+        error,
+      ],
+      [h('button', { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() }, 'Keep signing'), submit],
+      async () => {
+        const text = reason.value.trim();
+        if (!text) {
+          error.textContent = 'Tell the sender why you are declining.';
+          reason.setAttribute('aria-invalid', 'true');
+          reason.focus();
+          return;
+        }
+        reason.removeAttribute('aria-invalid');
+        error.textContent = '';
+        busy(submit, true, 'Declining…');
+        try {
+          result = await decline(text);
+          dialog.close();
+        } catch (err) {
+          error.textContent = err.message;
+          busy(submit, false, 'Decline to sign');
+        }
+      },
+    );
+    reason.addEventListener('input', () => {
+      error.textContent = '';
+      reason.removeAttribute('aria-invalid');
+    });
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(result);
+    });
+    dialog.showModal();
+    reason.focus();
+  });
+}
+
+/**
+ * The one-time-code step: sends a code by email on request, then hands the 6 digits to
+ * `confirm(code)` (which completes the signing). Resolves to confirm's result, or null if closed.
+ * `confirm` may throw; an OTP error keeps the dialog open with the message.
+ */
+export function openOtpDialog({ email, digits, requestOtp, confirm }) {
+  return new Promise((resolve) => {
+    const codeId = nextId('otp');
+    const errorId = nextId('otp-err');
+    let result = null;
+    let resendTimer;
+
+    const info = h('p', {}, `To confirm it is you, we will email a ${digits}-digit code to ${email}.`);
+    const sendButton = h('button', { type: 'button', class: 'btn btn-secondary' }, 'Email me a code');
+    const code = h('input', {
+      class: 'input otp-input',
+      id: codeId,
+      inputmode: 'numeric',
+      autocomplete: 'one-time-code',
+      pattern: `[0-9]{${digits}}`,
+      maxlength: String(digits),
+      'aria-describedby': errorId,
+    });
+    const codeRow = h('div', { class: 'form-row', hidden: true }, h('label', { for: codeId }, `${digits}-digit code`), code);
+    const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
+    const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: true }, 'Confirm and sign');
+
+    const dialog = modal(
+      'Confirm your identity',
+      [info, h('div', { class: 'form-row' }, sendButton), codeRow, error],
+      [h('button', { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() }, 'Cancel'), submit],
+      async () => {
+        const value = code.value.trim();
+        if (!new RegExp(`^[0-9]{${digits}}$`).test(value)) {
+          error.textContent = `Enter the ${digits} digits from the email.`;
+          code.setAttribute('aria-invalid', 'true');
+          code.focus();
+          return;
+        }
+        busy(submit, true, 'Signing…');
+        try {
+          result = await confirm(value);
+          dialog.close();
+        } catch (err) {
+          error.textContent = err.message;
+          code.setAttribute('aria-invalid', 'true');
+          busy(submit, false, 'Confirm and sign');
+          code.select();
+          code.focus();
+        }
+      },
+    );
+
+    sendButton.addEventListener('click', async () => {
+      busy(sendButton, true, 'Sending…');
+      error.textContent = '';
+      try {
+        const sent = await requestOtp();
+        info.textContent = `We emailed a ${digits}-digit code to ${sent.sentTo}. It expires at ${new Date(sent.expiresAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}.`;
+        codeRow.hidden = false;
+        submit.disabled = false;
+        code.focus();
+        // Resending is allowed from `resendAfter`; until then the button says how long to wait.
+        const until = new Date(sent.resendAfter).getTime();
+        const tick = () => {
+          const left = Math.ceil((until - Date.now()) / 1000);
+          if (left > 0) {
+            busy(sendButton, true, `Resend in ${left} s`);
+            resendTimer = setTimeout(tick, 1000);
+          } else busy(sendButton, false, 'Resend the code');
+        };
+        tick();
+      } catch (err) {
+        error.textContent = err.message;
+        busy(sendButton, false, 'Email me a code');
+      }
+    });
+    code.addEventListener('input', () => {
+      code.value = code.value.replace(/\D/g, '').slice(0, digits);
+      code.removeAttribute('aria-invalid');
+      error.textContent = '';
+    });
+    dialog.addEventListener('close', () => {
+      clearTimeout(resendTimer);
+      dialog.remove();
+      resolve(result);
+    });
+    dialog.showModal();
+    sendButton.focus();
+  });
+}

@@ -1,0 +1,241 @@
+// The document view: pages rendered by pdf.js with this signer's fields over them, a progress bar,
+// guided navigation to the next field, and the Finish (with the emailed code when required) and
+// Decline actions.
+
+import { ApiError } from './api.js';
+import { announce, h, showMain } from './dom.js';
+import { openDeclineDialog, openOtpDialog } from './dialogs.js';
+import { createFieldControl, sortFields } from './fields.js';
+import { openPdf, renderPages } from './pdf-view.js';
+import { openSignaturePad } from './signature-pad.js';
+import { showState } from './states.js';
+
+/**
+ * The document with this signer's fields, the signature pad, and the Finish / Decline actions.
+ * `refreshState()` re-reads the session after a refusal and shows a full-page state if there is one.
+ */
+export async function signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState }) {
+  const { document: doc, signer } = session;
+  const fields = sortFields(session.fields);
+  const required = fields.filter((f) => f.required && !f.readOnly);
+
+  const progressBar = h('div', { class: 'progress-bar' });
+  const progressText = h('span', {});
+  const intro = h(
+    'section',
+    { class: 'intro', 'aria-labelledby': 'doc-title' },
+    h('h1', { id: 'doc-title' }, doc.name),
+    h(
+      'p',
+      { class: 'intro-meta' },
+      doc.senderName ? `From ${doc.senderName} · ` : '',
+      'Signing as ',
+      h('strong', {}, signer.name),
+      ` (${signer.email})`,
+      doc.expiresAt ? ` · Sign by ${new Date(doc.expiresAt).toLocaleDateString([], { dateStyle: 'medium' })}` : '',
+    ),
+    doc.message ? h('p', { class: 'intro-message' }, doc.message) : null,
+    h(
+      'div',
+      { class: 'progress' },
+      h('div', { class: 'progress-track', role: 'progressbar', 'aria-label': 'Required fields completed', 'aria-valuemin': '0', 'aria-valuemax': String(required.length), 'aria-valuenow': '0' }, progressBar),
+      progressText,
+    ),
+  );
+  const pagesEl = h('div', { class: 'pages', 'aria-label': 'Document' }, h('div', { class: 'loading' }, h('div', { class: 'spinner', 'aria-hidden': 'true' }), h('p', {}, 'Loading the document…')));
+
+  const status = h('p', { class: 'actionbar-status', id: 'action-status' });
+  const declineButton = h('button', { type: 'button', class: 'btn btn-ghost' }, 'Decline');
+  const nextButton = h('button', { type: 'button', class: 'btn btn-secondary' }, 'Start');
+  const finishButton = h('button', { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' }, 'Finish');
+  const actionbar = h('div', { class: 'actionbar', role: 'region', 'aria-label': 'Signing actions' }, h('div', { class: 'actionbar-inner' }, status, declineButton, nextButton, finishButton));
+
+  showMain(intro, pagesEl);
+  document.body.append(actionbar);
+
+  // Load and lay out the document.
+  let pages;
+  try {
+    const bytes = await api.file();
+    const pdf = await openPdf(bytes, pdfjsBase);
+    pagesEl.replaceChildren();
+    pages = await renderPages(pdf, pagesEl);
+  } catch (err) {
+    console.error(err);
+    if (err instanceof ApiError && (await refreshState())) return;
+    showState('error', { text: 'We could not display this document. Please reload the page; if it keeps happening, contact the sender.' });
+    return;
+  }
+
+  const adopted = { signature: null, initials: null };
+  const controls = [];
+  const ctx = {
+    signer,
+    limits: LIMITS,
+    onChange: () => updateProgress(),
+    onSign: (field) => sign(field),
+  };
+  for (const field of fields) {
+    const page = pages[field.page - 1];
+    if (!page) continue;
+    const control = createFieldControl(field, ctx);
+    page.layer.append(control.element);
+    controls.push(control);
+  }
+  const byId = new Map(controls.map((c) => [c.field.id, c]));
+
+  function updateProgress() {
+    const done = required.filter((f) => byId.get(f.id)?.filled()).length;
+    const pct = required.length ? Math.round((done / required.length) * 100) : 100;
+    progressBar.style.width = `${pct}%`;
+    progressBar.parentElement.setAttribute('aria-valuenow', String(done));
+    progressText.textContent = required.length ? `${done} of ${required.length} required` : 'Nothing required';
+    if (status.classList.contains('is-error') && !controls.some((c) => c.element.classList.contains('is-invalid'))) status.classList.remove('is-error');
+    if (!status.classList.contains('is-error')) {
+      status.textContent = done === required.length ? 'All set. Select Finish to sign.' : `${required.length - done} required field${required.length - done === 1 ? '' : 's'} left`;
+    }
+    // Guidance ends when nothing required is left; Finish is then the only next step.
+    nextButton.hidden = done === required.length;
+  }
+
+  /** Signature and initials fields: one adopted mark per kind, applied to every field of that kind. */
+  async function sign(field) {
+    const kind = field.type === 'initials' ? 'initials' : 'signature';
+    const control = byId.get(field.id);
+    if (adopted[kind] && !control.filled()) {
+      control.setMark(adopted[kind]);
+    } else {
+      const mark = await openSignaturePad({ mode: kind, name: signer.name, maxChars: LIMITS.typedSignatureMaxChars });
+      if (!mark) return;
+      adopted[kind] = mark;
+      // One signature per signer: changing it changes it everywhere it was already placed.
+      for (const c of controls) if (c.field.type === field.type && (c === control || c.filled())) c.setMark(mark);
+    }
+    control.setError(null);
+    updateProgress();
+    announce(kind === 'initials' ? 'Initials added.' : 'Signature added.');
+  }
+
+  function goTo(control) {
+    for (const c of controls) c.element.classList.toggle('is-current', c === control);
+    control.element.scrollIntoView({ behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth', block: 'center' });
+    control.focusTarget?.focus({ preventScroll: true });
+  }
+
+  nextButton.addEventListener('click', () => {
+    nextButton.textContent = 'Next field';
+    const active = controls.findIndex((c) => c.element.contains(document.activeElement) || c.element.classList.contains('is-current'));
+    const order = [...controls.slice(active + 1), ...controls.slice(0, active + 1)];
+    const target = order.find((c) => !c.field.readOnly && c.field.required && !c.filled()) ?? order.find((c) => !c.field.readOnly && !c.filled());
+    if (target) goTo(target);
+    updateProgress();
+  });
+
+  declineButton.addEventListener('click', async () => {
+    const result = await openDeclineDialog({ maxChars: LIMITS.declineReasonMaxChars, decline: (reason) => api.decline(reason) });
+    if (result) showState('you_declined', { documentName: doc.name });
+  });
+
+  function showProblems(problems) {
+    for (const c of controls) c.setError(problems.get(c) ?? null);
+    const first = controls.find((c) => problems.has(c));
+    const count = problems.size;
+    status.classList.add('is-error');
+    status.textContent = `${count} field${count === 1 ? ' needs' : 's need'} your attention.`;
+    announce(`${status.textContent} ${first ? `${first.name}: ${problems.get(first)}` : ''}`);
+    if (first) goTo(first);
+  }
+
+  function body() {
+    const values = {};
+    for (const c of controls) {
+      const { field } = c;
+      if (field.readOnly || field.type === 'signature') continue;
+      if (field.type === 'checkbox') values[field.id] = c.value();
+      else if (field.type === 'initials') {
+        if (c.filled()) values[field.id] = c.value().value;
+      } else if (c.filled()) values[field.id] = c.value();
+    }
+    const payload = { values };
+    if (adopted.signature) payload.signature = adopted.signature;
+    return payload;
+  }
+
+  /** Errors of the API about particular values (`details[].path` = `body.values.<fieldId>`) go next to their field. */
+  function fieldProblemsOf(err) {
+    const problems = new Map();
+    const sentence = (d) => (d.message ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.` : 'This value is not valid.');
+    for (const d of err.details ?? []) {
+      const path = d?.path ?? '';
+      const m = /values\.([^.]+)$/.exec(path);
+      if (m && byId.has(m[1])) problems.set(byId.get(m[1]), sentence(d));
+      // A missing or refused signature belongs to every signature field.
+      else if (/^body\.signature/.test(path)) for (const c of controls) if (c.field.type === 'signature') problems.set(c, sentence(d));
+    }
+    return problems;
+  }
+
+  async function handleCompleteError(err) {
+    const problems = fieldProblemsOf(err);
+    if (problems.size) return showProblems(problems);
+    if (err.status === 409 && (await refreshState())) return;
+    status.classList.add('is-error');
+    status.textContent = err.message;
+    announce(err.message);
+  }
+
+  const finished = (result) => showState(result.allSigned ? 'done_all' : 'done', { documentName: doc.name });
+
+  finishButton.addEventListener('click', async () => {
+    status.classList.remove('is-error');
+    const problems = new Map();
+    for (const c of controls) {
+      const problem = c.validate();
+      if (problem) problems.set(c, problem);
+    }
+    if (problems.size) return showProblems(problems);
+    for (const c of controls) c.setError(null);
+
+    // A signer without any field still signs the document as a whole.
+    if (controls.length === 0 && !adopted.signature) {
+      const mark = await openSignaturePad({ mode: 'signature', name: signer.name, maxChars: LIMITS.typedSignatureMaxChars });
+      if (!mark) return;
+      adopted.signature = mark;
+    }
+
+    if (session.otpRequired) {
+      const result = await openOtpDialog({
+        email: signer.email,
+        digits: LIMITS.otpDigits,
+        requestOtp: () => api.requestOtp(),
+        confirm: async (otp) => {
+          try {
+            return await api.complete({ ...body(), otp });
+          } catch (err) {
+            // Field problems are shown on the page; the dialog only keeps code errors.
+            if (fieldProblemsOf(err).size) {
+              queueMicrotask(() => handleCompleteError(err));
+              return { fieldError: true };
+            }
+            throw err;
+          }
+        },
+      });
+      if (result && !result.fieldError) finished(result);
+      return;
+    }
+
+    finishButton.disabled = true;
+    finishButton.textContent = 'Signing…';
+    try {
+      finished(await api.complete(body()));
+    } catch (err) {
+      finishButton.disabled = false;
+      finishButton.textContent = 'Finish';
+      await handleCompleteError(err);
+    }
+  });
+
+  updateProgress();
+  document.body.dataset.view = 'document';
+}

@@ -1,0 +1,93 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * The Content-Security-Policy of every page and client file. Everything comes from Signet itself;
+ * no inline script or style is allowed. `wasm-unsafe-eval` lets pdf.js compile its WebAssembly
+ * decoders (JBIG2 and JPEG 2000 scans, ICC colours): it permits WebAssembly only, not `eval`.
+ * `data:` images are the drawn-signature previews. Any site may frame the page: embedded signing
+ * (API.md §4) puts it in an iframe, and framing grants nothing the secret link does not already grant.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  'frame-ancestors *',
+].join('; ');
+
+/** Headers of a page that carries a secret in its URL: never cached, never indexed, never sent on as a Referer. */
+export function setPageHeaders(reply: FastifyReply): void {
+  reply.headers({
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'x-robots-tag': 'noindex, nofollow',
+    'permissions-policy': 'camera=(self), microphone=(), geolocation=(), payment=()',
+    'cross-origin-opener-policy': 'same-origin',
+  });
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+export interface ShellOptions {
+  title: string;
+  assetBase: string;
+  /** Attributes for `<body>` the client reads (never secrets). */
+  data?: Record<string, string>;
+  /** Loads the client module; a page without it is static HTML. */
+  script?: string;
+  /** Server-rendered content of `<main>`, already escaped. */
+  main?: string;
+}
+
+/** The HTML shell shared by the signing page and its error pages. */
+export function renderShell(options: ShellOptions): string {
+  const data = Object.entries(options.data ?? {})
+    .map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`)
+    .join('');
+  const script = options.script ? `\n  <script type="module" src="${escapeHtml(options.assetBase + options.script)}"></script>` : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="robots" content="noindex, nofollow">
+  <meta name="referrer" content="no-referrer">
+  <meta name="color-scheme" content="light">
+  <title>${escapeHtml(options.title)}</title>
+  <link rel="icon" href="${escapeHtml(options.assetBase)}favicon.svg" type="image/svg+xml">
+  <link rel="stylesheet" href="${escapeHtml(options.assetBase)}signing.css">${script}
+</head>
+<body${data}>
+  <a class="skip-link" href="#main">Skip to content</a>
+  <header class="topbar">
+    <div class="topbar-inner">
+      <span class="brand" aria-label="Signet"><span class="brand-mark" aria-hidden="true"></span>Signet</span>
+      <span class="topbar-doc" id="topbar-doc"></span>
+    </div>
+  </header>
+  <main id="main" tabindex="-1">${options.main ?? ''}</main>
+  <div id="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
+</body>
+</html>
+`;
+}
+
+/** A full-page message (invalid link and the like), readable with or without JavaScript. */
+export function renderMessage(title: string, message: string): string {
+  return `
+    <section class="state-card state-error" aria-labelledby="state-title">
+      <div class="state-icon" aria-hidden="true"></div>
+      <h1 id="state-title">${escapeHtml(title)}</h1>
+      <p>${escapeHtml(message)}</p>
+    </section>`;
+}

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { CONTENT_SECURITY_POLICY, renderMessage, renderShell, setPageHeaders } from './page.ts';
+import { loadStaticAssets } from './static-assets.ts';
+
+/**
+ * Browser pages: the signing page at `/sign/{token}` and the files it loads under `/assets/`.
+ * The page is a static shell; its client module talks to the token-authenticated signing API
+ * (`/api/v1/signing/{token}`), so every rule stays in one place, the API. None of these routes is
+ * part of the API reference (`hide: true`).
+ */
+
+/**
+ * What a signing token can look like. Anything else is answered at once with the "invalid link"
+ * page, without running the client; well-formed but unknown tokens are recognised by the API.
+ */
+const TOKEN = /^[A-Za-z0-9._~-]{8,100}$/;
+
+const YEAR = 365 * 24 * 3600;
+
+export async function webRoutes(app: FastifyInstance): Promise<void> {
+  const assets = loadStaticAssets();
+  const assetBase = `/assets/app/${assets.version}/`;
+  const pdfjsBase = `/assets/pdfjs/${assets.pdfjsVersion}/`;
+
+  // File URLs carry a version, so a matching one never changes and may be cached for good. A request
+  // for another version (a page from an instance running other code during a rolling deploy) still
+  // gets the current file, but uncached.
+  const setAssetHeaders = (reply: FastifyReply, type: string, current: boolean) =>
+    reply.headers({
+      'content-type': type,
+      'cache-control': current ? `public, max-age=${YEAR}, immutable` : 'no-cache',
+      'x-content-type-options': 'nosniff',
+      // Workers take their policy from their own script's response.
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'cross-origin-resource-policy': 'same-origin',
+    });
+
+  // A wildcard rather than `:token`, so that even an absurdly long pasted link gets the readable
+  // page instead of the router's JSON error for over-long parameters.
+  app.get<{ Params: { '*': string } }>(
+    '/sign/*',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      setPageHeaders(reply);
+      if (!TOKEN.test(request.params['*'])) {
+        return reply.code(404).send(
+          renderShell({
+            title: 'Link not valid · Signet',
+            assetBase,
+            main: renderMessage(
+              'This signing link is not valid',
+              'Check that you opened the whole link from your email, or ask the sender for a new one.',
+            ),
+          }),
+        );
+      }
+      return reply.send(
+        renderShell({
+          title: 'Review and sign · Signet',
+          assetBase,
+          script: 'app.js',
+          data: { pdfjs: pdfjsBase },
+          main: `
+    <div class="loading" aria-busy="true">
+      <div class="spinner" aria-hidden="true"></div>
+      <p>Loading your document…</p>
+    </div>
+    <noscript><p class="noscript">Signing needs JavaScript. Please enable it and reload this page.</p></noscript>`,
+        }),
+      );
+    },
+  );
+
+  app.get<{ Params: { version: string; '*': string } }>(
+    '/assets/app/:version/*',
+    { schema: { hide: true }, config: { rateLimit: false } },
+    async (request, reply) => {
+      const file = assets.files.get(request.params['*']);
+      if (!file) return reply.callNotFound();
+      setAssetHeaders(reply, file.type, request.params.version === assets.version);
+      return reply.send(file.body);
+    },
+  );
+
+  app.get<{ Params: { version: string; '*': string } }>(
+    '/assets/pdfjs/:version/*',
+    { schema: { hide: true }, config: { rateLimit: false } },
+    async (request, reply) => {
+      const file = assets.pdfjsFiles.get(request.params['*']);
+      if (!file) return reply.callNotFound();
+      setAssetHeaders(reply, file.type, request.params.version === assets.pdfjsVersion);
+      return reply.send(fs.createReadStream(file.file));
+    },
+  );
+}

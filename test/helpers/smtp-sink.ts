@@ -1,0 +1,132 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser } from 'mailparser';
+import type { FastifyBaseLogger } from 'fastify';
+import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
+
+const noop = () => undefined;
+// The SMTP mailer never logs; the spool branch it does not take is the only user of `log`.
+const silentLog = { info: noop, warn: noop, error: noop, debug: noop, trace: noop, fatal: noop, child: () => silentLog, level: 'silent' } as unknown as FastifyBaseLogger;
+
+/** A message as the SMTP peer received it, parsed. */
+export interface SinkMessage {
+  /** Envelope recipients (RCPT TO), lower-cased. */
+  to: string[];
+  from: string;
+  subject: string;
+  text: string;
+  attachments: { filename: string; contentType: string; content: Buffer }[];
+}
+
+/**
+ * A real SMTP server on 127.0.0.1 (random port) that keeps every message it accepts, parsed.
+ * No TLS and no AUTH are offered, so a plain `smtp://` client talks to it as to any relay.
+ * Recipients for which `reject` returns true are refused at RCPT TO with a permanent 550, the way
+ * a mail server answers an address that does not exist.
+ */
+export class SmtpSink {
+  readonly messages: SinkMessage[] = [];
+  readonly rejected: string[] = [];
+  /** When set, each message is accepted only this long after its data arrived, as a slow relay would (the sender waits for the reply). */
+  holdMs = 0;
+  /** Messages whose data arrived and whose acceptance is still held back. */
+  holding = 0;
+  private waiters: { predicate: (m: SinkMessage) => boolean; resolve: (m: SinkMessage) => void }[] = [];
+
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly port: number,
+  ) {}
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  static async start(options: { reject?: (address: string) => boolean } = {}): Promise<SmtpSink> {
+    let sink: SmtpSink | undefined;
+    const server = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: true,
+      logger: false,
+      size: 60 * 1024 * 1024,
+      onRcptTo(address, _session, callback) {
+        if (options.reject?.(address.address.toLowerCase())) {
+          sink!.rejected.push(address.address.toLowerCase());
+          const err = new Error('5.1.1 Mailbox does not exist') as Error & { responseCode: number };
+          err.responseCode = 550;
+          return callback(err);
+        }
+        callback();
+      },
+      onData(stream, session, callback) {
+        simpleParser(stream)
+          .then((parsed) => {
+            const message: SinkMessage = {
+              to: (session.envelope.rcptTo || []).map((r) => r.address.toLowerCase()),
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              subject: parsed.subject ?? '',
+              text: parsed.text ?? '',
+              attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? '', contentType: a.contentType, content: a.content })),
+            };
+            if (!sink!.holdMs) {
+              sink!.accept(message);
+              return callback();
+            }
+            sink!.holding++;
+            setTimeout(() => {
+              sink!.holding--;
+              sink!.accept(message);
+              callback();
+            }, sink!.holdMs);
+          })
+          .catch((err: Error) => callback(err));
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const port = (server.server.address() as AddressInfo).port;
+    sink = new SmtpSink(server, port);
+    return sink;
+  }
+
+  private accept(message: SinkMessage): void {
+    this.messages.push(message);
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.predicate(message)) return true;
+      w.resolve(message);
+      return false;
+    });
+  }
+
+  /** Messages delivered to `address` so far, oldest first. */
+  to(address: string): SinkMessage[] {
+    return this.messages.filter((m) => m.to.includes(address.toLowerCase()));
+  }
+
+  /** The first message (already received or still to come) matching `predicate`. */
+  waitFor(predicate: (m: SinkMessage) => boolean, timeoutMs = 5000): Promise<SinkMessage> {
+    const found = this.messages.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('No matching mail arrived at the SMTP sink')), timeoutMs);
+      this.waiters.push({
+        predicate,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      });
+    });
+  }
+
+  /** The production mailer (nodemailer over SMTP) pointed at this sink. */
+  mailer(dataDir: string): Mailer {
+    return createMailer({ smtpUrl: this.url, from: 'Signet <no-reply@signet.test>', spoolDir: dataDir, log: silentLog });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,60 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
+import { closeFinalizeWorker, finalizeInWorker } from '../../src/pdf/finalize-worker.ts';
+import { checkSignature, hasPoppler, makePdf, poppler, sampleInput, sha256 } from './pdf-helpers.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'signet-worker-'));
+});
+afterAll(async () => {
+  await closeFinalizeWorker();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const certConfig = () => ({ dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined });
+
+describe('finalizeInWorker', () => {
+  it('signs on the worker thread with the certificate from the config, calls queued one after another', async () => {
+    const original = await makePdf({ pages: 20, useObjectStreams: true });
+    const source = path.join(dir, 'in.pdf');
+    await writeFile(source, original);
+    const input = sampleInput(source, sha256(original), [
+      { type: 'signature', page: 20, x: 10, y: 80, width: 30, height: 6, value: 'Bob Stone' },
+    ]);
+
+    const outputs = [path.join(dir, 'a.pdf'), path.join(dir, 'b.pdf')];
+    const results = await Promise.all(outputs.map((out) => finalizeInWorker(input, certConfig(), out)));
+
+    // The worker created the default certificate where the config says; it is the one used.
+    const cert = await loadSigningCertificate(certConfig());
+    for (const [i, out] of outputs.entries()) {
+      const signed = await readFile(out);
+      expect(results[i]).toEqual({ sha256: sha256(signed), size: signed.length });
+      const check = checkSignature(signed);
+      expect(check).toMatchObject({ digestMatches: true, signatureValid: true });
+      expect(check.certificateDer.equals(cert.chain[0])).toBe(true);
+      if (hasPoppler) expect(poppler('pdfsig', [out]).output).toContain('Signature is Valid');
+    }
+    // Same input, same certificate: the same file.
+    expect(results[0].sha256).toBe(results[1].sha256);
+  });
+
+  it('rejects with the error raised in the worker, and keeps serving afterwards', async () => {
+    const input = sampleInput(path.join(dir, 'missing.pdf'), '0'.repeat(64), []);
+    await expect(finalizeInWorker(input, certConfig(), path.join(dir, 'never.pdf'))).rejects.toThrow(/ENOENT/);
+
+    const badCert = { ...certConfig(), signingCertP12: path.join(dir, 'absent.p12') };
+    const original = await makePdf({ pages: 1, useObjectStreams: false });
+    await writeFile(path.join(dir, 'ok.pdf'), original);
+    const okInput = sampleInput(path.join(dir, 'ok.pdf'), sha256(original), []);
+    await expect(finalizeInWorker(okInput, badCert, path.join(dir, 'never.pdf'))).rejects.toMatchObject({
+      name: 'SigningCertificateError',
+    });
+    const result = await finalizeInWorker(okInput, certConfig(), path.join(dir, 'ok-out.pdf'));
+    expect(result.size).toBeGreaterThan(original.length);
+  });
+});
