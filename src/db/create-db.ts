@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db } from './database.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
@@ -79,8 +79,35 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
   };
 }
 
-/** Applies every pending migration; safe to call from several processes (the migrator locks). */
+/**
+ * Applies every pending migration; safe to call from several processes at once. On PostgreSQL
+ * the migrator takes an advisory lock and runs in a transaction. Its SQLite adapter takes no
+ * lock and runs without a transaction, so two processes starting on a fresh file could both
+ * see a migration as pending; there the whole run holds SQLite's write lock (`BEGIN IMMEDIATE`,
+ * waiting up to a minute for another process's run) and is applied all or nothing.
+ */
 export async function migrate(db: Db): Promise<string[]> {
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return runMigrator(db);
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
+    await sql`pragma busy_timeout = 60000`.execute(conn);
+    try {
+      await sql`begin immediate`.execute(conn);
+    } finally {
+      await sql.raw(`pragma busy_timeout = ${Number(rows[0]?.timeout ?? 5000)}`).execute(conn);
+    }
+    try {
+      const applied = await runMigrator(conn);
+      await sql`commit`.execute(conn);
+      return applied;
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+  });
+}
+
+async function runMigrator(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;

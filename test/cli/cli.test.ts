@@ -114,6 +114,24 @@ describe('signet org / key / migrate', () => {
     }
   }, 90_000);
 
+  it('migrates once when several processes start on the same empty database at the same time', async () => {
+    const inst = await install();
+    const runs = await Promise.all(Array.from({ length: 8 }, () => runCli(inst, ['migrate', '--json'])));
+    for (const r of runs) {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+    const handle = inst.open();
+    try {
+      const applied = await handle.db.selectFrom('kysely_migration' as never).select('name' as never).execute();
+      const names = (applied as { name: string }[]).map((r) => r.name);
+      expect(names).toContain('0001-initial');
+      expect(new Set(names).size).toBe(names.length);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+
   it('answers mistakes with exit code 2 and a message', async () => {
     const inst = await install();
     const results = await Promise.all([
