@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { createDocument, field, signer } from '../helpers/factories.ts';
-// The upload endpoint is built in parallel; these helpers set the file columns directly instead.
+// These tests are about the lifecycle, not the upload: the helpers set the file columns directly.
 import { giveFileDirectly, mailTo, readyDocument } from '../signers/setup.ts';
 
 let t: TestApp;

@@ -318,3 +318,30 @@ describe('signing a file that came straight to the bucket', () => {
     expect(sha256(mail.attachments[0].content)).toBe(doc.signedFileHash);
   });
 });
+
+describe('POST /api/v1/templates/{id}/upload with STORAGE=s3', () => {
+  it("is received by Signet's own URL, checked, and stored in the bucket; documents made from the template copy it there", async () => {
+    const templateId = (await t.request('POST', '/api/v1/templates', { body: { name: 'Bucket lease' } })).body.data.id as string;
+    const ticket = (await t.request('POST', `/api/v1/templates/${templateId}/upload`, { body: { filename: 'lease.pdf' } })).body.data as Ticket;
+    expect(ticket.uploadUrl).toMatch(/^http:\/\/localhost:3000\/uploads\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    const pdf = await samplePdf(2);
+    const put = (bytes: Uint8Array) =>
+      t.app.inject({ method: 'PUT', url: new URL(ticket.uploadUrl).pathname, headers: { 'content-type': 'application/pdf' }, payload: Buffer.from(bytes) });
+    const refused = await put(await sampleImage('png'));
+    expect(refused.statusCode).toBe(415);
+    expect(await objectsOf(templateId)).toEqual([]);
+
+    const res = await put(pdf);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({ id: templateId, fileSize: pdf.length, pageCount: 2, documentHash: sha256(pdf) });
+    const stored = await objectsOf(templateId);
+    expect(stored).toEqual([ticket.fileKey]);
+    expect(sha256(await objectBytes(ticket.fileKey))).toBe(sha256(pdf));
+
+    const docId = (await t.request('POST', '/api/v1/documents', { body: { name: 'From the bucket', templateId } })).body.data.id as string;
+    expect(await objectsOf(docId)).toHaveLength(1);
+    const file = await download(docId);
+    expect(file.status).toBe(200);
+    expect(sha256(file.bytes)).toBe(sha256(pdf));
+  });
+});

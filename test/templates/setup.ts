@@ -16,8 +16,9 @@ export async function createTemplate(t: TestApp, body: Record<string, unknown> =
 type FileTarget = { app: { deps: Pick<AppDeps, 'storage'> }; database: Pick<TestDatabase, 'handle'> };
 
 /**
- * Stores a real PDF for the template and sets the columns an upload sets, without the upload
- * endpoint: for tests about what happens once a template has its file.
+ * Stores a real PDF for the template and sets the columns an upload sets, without going through
+ * the upload endpoint (tested in test/files/template-upload.test.ts): for tests about what happens
+ * once a template has its file, also on servers in other processes.
  */
 export async function giveTemplateFile(t: FileTarget, templateId: string, pages = 1): Promise<Buffer> {
   const pdf = await samplePdf(pages, `Template ${templateId}`);

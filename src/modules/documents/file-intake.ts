@@ -42,10 +42,28 @@ export function safeFilename(name: string): string {
   return cleaned === '' ? 'document' : cleaned;
 }
 
-/** A new storage key for a document's file: a random folder per call, so no two writers share an object. */
-export function newUploadKey(orgId: string, documentId: string, filename: string): string {
-  return `${documentPrefix(orgId, documentId)}${randomBytes(12).toString('base64url')}/${safeFilename(filename)}`;
-}
+/** A new storage key under `prefix`: a random folder per call, so no two writers share an object. */
+export const newKeyUnder = (prefix: string, filename: string) => `${prefix}${randomBytes(12).toString('base64url')}/${safeFilename(filename)}`;
+
+/** A new storage key for a document's file. */
+export const newUploadKey = (orgId: string, documentId: string, filename: string) => newKeyUnder(documentPrefix(orgId, documentId), filename);
+
+/** The columns a document or template records its file in. */
+export const fileColumns = (file: IngestedFile) => ({
+  file_key: file.pdfKey,
+  original_file_key: file.key,
+  original_content_type: file.contentType,
+  file_size: file.size,
+  document_hash: file.sha256,
+  page_count: file.pageCount,
+});
+
+/** The objects a file occupies in storage. */
+export const writtenKeys = (file: IngestedFile) => (file.pdfKey === file.key ? [file.key] : [file.key, file.pdfKey]);
+
+/** The objects of a replaced file that may go: those under the owner's own prefix that the new file does not use. */
+export const staleKeys = (replaced: { file_key: string | null; original_file_key: string | null }, prefix: string, written: string[]) =>
+  new Set([replaced.file_key, replaced.original_file_key].filter((k): k is string => !!k && k.startsWith(prefix) && !written.includes(k)));
 
 /** What the bytes must be: the type declared when the upload was requested, and at most `maxBytes`. */
 export interface FileLimits {
@@ -86,7 +104,6 @@ async function pdfOf(storage: Storage, key: string, type: UploadContentType, siz
   return { pdfKey, pageCount: 1 };
 }
 
-const writtenKeys = (file: IngestedFile) => (file.pdfKey === file.key ? [file.key] : [file.key, file.pdfKey]);
 
 /** Deletes objects that ended up unused; a failure only leaves an unreferenced object behind. */
 export async function discardObjects(storage: Storage, keys: Iterable<string>): Promise<void> {
@@ -162,12 +179,7 @@ export async function recordFile(deps: AppDeps, ref: { orgId: string; documentId
       if (!options.admit(current)) return undefined;
       await repo.updateDocument(trx, ref.documentId, {
         ...options.changes,
-        file_key: file.pdfKey,
-        original_file_key: file.key,
-        original_content_type: file.contentType,
-        file_size: file.size,
-        document_hash: file.sha256,
-        page_count: file.pageCount,
+        ...fileColumns(file),
         updated_at: deps.clock.now().toISOString(),
       });
       await writeAudit(trx, deps.clock, { orgId: ref.orgId, documentId: ref.documentId, action: 'document.uploaded', details, meta: options.meta });
@@ -182,8 +194,6 @@ export async function recordFile(deps: AppDeps, ref: { orgId: string; documentId
     return false;
   }
   // Only this document's own files: a file shared with a template is never deleted from here.
-  const own = documentPrefix(ref.orgId, ref.documentId);
-  const stale = [replaced.file_key, replaced.original_file_key].filter((k): k is string => !!k && k.startsWith(own) && !written.includes(k));
-  await discardObjects(deps.storage, new Set(stale));
+  await discardObjects(deps.storage, staleKeys(replaced, documentPrefix(ref.orgId, ref.documentId), written));
   return true;
 }

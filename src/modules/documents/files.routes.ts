@@ -7,7 +7,9 @@ import { Data, errors, IdParams } from '../../http/schemas.ts';
 import { actorOf } from './documents.routes.ts';
 import { DocumentDetail, MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES, UploadBody, UploadTicket } from './documents.schemas.ts';
 import { findDownload, openDownload } from './download.service.ts';
-import { createUploadTicket, receiveUpload, UPLOAD_URL_TTL_SECONDS } from './upload.service.ts';
+import { TemplateDetail } from '../templates/templates.schemas.ts';
+import { receiveTemplateUpload } from '../templates/template-upload.ts';
+import { createUploadTicket, receiveDocumentUpload, receiveUpload, UPLOAD_URL_TTL_SECONDS } from './upload.service.ts';
 
 const tags = ['Documents'];
 
@@ -144,13 +146,17 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
           'both with 413 and the connection closed. The first bytes must match the type (`%PDF-`, PNG, JPEG or WEBP signature; 415). PDFs up to ' +
           '10 MB are parsed for their page count (unreadable or encrypted: 415); images become a one-page PDF (at most 50 megapixels). ' +
           'Sets `fileSize`, `documentHash` (SHA-256 hex of the bytes as uploaded) and the page count, writes the audit entry ' +
-          '`document.uploaded`, and answers with the document. The URL may be used again until it expires; each upload replaces the previous file.',
+          '`document.uploaded`, and answers with the document. The URL may be used again until it expires; each upload replaces the previous file. ' +
+          "A template's upload URL (`requestTemplateUpload`, with either driver) is received here the same way and answers with the template.",
         response: {
-          200: { ...Data(DocumentDetail), description: 'The document, with its new `fileSize` and `documentHash`' },
+          200: {
+            ...Data(Type.Union([DocumentDetail, TemplateDetail])),
+            description: 'The document (or, for a template\'s upload URL, the template), with its new `fileSize` and `documentHash`',
+          },
           400: ref('The upload was interrupted before every byte arrived (`validation_error`)'),
           401: ref('The upload URL has expired (`unauthorized`); request a new one'),
           403: ref('The upload URL is forged or garbled (`forbidden`)'),
-          409: ref('The document was deleted or is no longer a draft (`invalid_state`)'),
+          409: ref('The document was deleted or is no longer a draft, or the template was deleted (`invalid_state`)'),
           413: ref('The file is larger than the URL allows, or the image has too many pixels (`payload_too_large`)'),
           415: ref('Wrong `Content-Type`, bytes that are not the declared type, or a PDF that cannot be read (`unsupported_media_type`)'),
           429: ref('Rate limited (`rate_limited`); see `Retry-After`'),
@@ -160,13 +166,20 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const length = request.headers['content-length'];
-      const data = await receiveUpload(deps, {
-        token: request.params['*'],
-        contentType: request.headers['content-type'],
-        contentLength: length === undefined ? undefined : Number(length),
-        body: request.body as Readable | undefined,
-        meta: requestMeta(request),
-      });
+      const data = await receiveUpload(
+        deps,
+        {
+          token: request.params['*'],
+          contentType: request.headers['content-type'],
+          contentLength: length === undefined ? undefined : Number(length),
+          body: request.body as Readable | undefined,
+          meta: requestMeta(request),
+        },
+        {
+          document: (grant, body, meta) => receiveDocumentUpload(deps, grant, body, meta),
+          template: (grant, body) => receiveTemplateUpload(deps, grant, body),
+        },
+      );
       return { data };
     },
   );

@@ -2,9 +2,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../http/errors.ts';
 import { UPLOAD_CONTENT_TYPES, type UploadContentType } from './documents.schemas.ts';
 
-/** What an upload URL allows: one document's file, of one type, up to a size, until a time. */
+/** What receives the file: a document, or a template (whose file documents are made from). */
+export type UploadTarget = 'document' | 'template';
+
+/** What an upload URL allows: one document's or template's file, of one type, up to a size, until a time. */
 export interface UploadGrant {
-  documentId: string;
+  target: UploadTarget;
+  /** The document's or template's id. */
+  targetId: string;
   orgId: string;
   /** Storage key the bytes are written to. */
   fileKey: string;
@@ -29,13 +34,13 @@ function mac(secret: Buffer, payload: string): Buffer {
  * instance sharing the server secret can check it, and changing any bound value breaks the MAC.
  */
 export function signUploadToken(secret: Buffer, grant: UploadGrant): string {
-  const payload = Buffer.from(
-    JSON.stringify({ d: grant.documentId, o: grant.orgId, k: grant.fileKey, t: grant.contentType, m: grant.maxBytes, e: grant.expiresAt }),
-  ).toString('base64url');
+  const claims = { d: grant.targetId, o: grant.orgId, k: grant.fileKey, t: grant.contentType, m: grant.maxBytes, e: grant.expiresAt };
+  // `s` is only present for templates, so document tokens keep their shape.
+  const payload = Buffer.from(JSON.stringify(grant.target === 'template' ? { ...claims, s: 't' } : claims)).toString('base64url');
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
 }
 
-const forged = () => new AppError('forbidden', 'This upload URL is not valid; request a new one with POST /api/v1/documents/{id}/upload');
+const forged = () => new AppError('forbidden', 'This upload URL is not valid; request a new one with POST /api/v1/documents/{id}/upload (or /api/v1/templates/{id}/upload)');
 
 /**
  * The grant of a genuine, unexpired token. Forged or garbled: 403 `forbidden`; genuine but
@@ -56,19 +61,20 @@ export function verifyUploadToken(secret: Buffer, token: string, now: Date): Upl
   } catch {
     throw forged();
   }
-  const { d, o, k, t, m, e } = claims;
+  const { d, o, k, t, m, e, s } = claims;
   if (
+    (s !== undefined && s !== 't') ||
     typeof d !== 'string' || typeof o !== 'string' || typeof k !== 'string' ||
     !UPLOAD_CONTENT_TYPES.includes(t as UploadContentType) ||
     !Number.isSafeInteger(m) || !Number.isSafeInteger(e)
   ) {
     throw forged();
   }
-  const grant: UploadGrant = { documentId: d, orgId: o, fileKey: k, contentType: t as UploadContentType, maxBytes: m as number, expiresAt: e as number };
+  const grant: UploadGrant = { target: s === 't' ? 'template' : 'document', targetId: d, orgId: o, fileKey: k, contentType: t as UploadContentType, maxBytes: m as number, expiresAt: e as number };
   if (now.getTime() >= grant.expiresAt) {
     throw new AppError(
       'unauthorized',
-      `This upload URL expired at ${new Date(grant.expiresAt).toISOString()}; request a new one with POST /api/v1/documents/${grant.documentId}/upload`,
+      `This upload URL expired at ${new Date(grant.expiresAt).toISOString()}; request a new one with POST /api/v1/${grant.target}s/${grant.targetId}/upload`,
     );
   }
   return grant;

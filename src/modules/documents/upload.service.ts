@@ -8,7 +8,7 @@ import { MAX_UPLOAD_BYTES, type UploadContentType, type UploadInput } from './do
 import { getDocument, requireDocument, requireDraft, type Actor } from './documents.service.ts';
 import { discardObjects, ingestFile, newUploadKey, recordFile, refusalOf, tooLarge, type FileLimits } from './file-intake.ts';
 import { isRefusal, newIncomingKey, settlePendingUpload } from './pending-upload.ts';
-import { signUploadToken, verifyUploadToken } from './upload-token.ts';
+import { signUploadToken, verifyUploadToken, type UploadGrant } from './upload-token.ts';
 import { UploadAborted } from './stream-to-storage.ts';
 
 /** Lifetime of an upload URL, in seconds. */
@@ -41,6 +41,25 @@ async function presignedUpload(deps: AppDeps, doc: DocumentRow, presign: NonNull
   return { uploadUrl, fileKey };
 }
 
+/** What a step-1 request asks for: the type and size limit bound to the URL, and the file's name. */
+export function uploadRequest(input: UploadInput): { limits: FileLimits; filename: string } {
+  if (input.fileSize !== undefined && input.fileSize > MAX_UPLOAD_BYTES) {
+    throw new AppError('payload_too_large', `fileSize ${input.fileSize} is over the limit of ${MAX_UPLOAD_BYTES} bytes (50 MB)`);
+  }
+  return {
+    limits: { contentType: (input.contentType as UploadContentType | undefined) ?? 'application/pdf', maxBytes: input.fileSize ?? MAX_UPLOAD_BYTES },
+    filename: input.filename ?? 'document.pdf',
+  };
+}
+
+const ticketOf = (limits: FileLimits) => ({ expiresIn: UPLOAD_URL_TTL_SECONDS, method: 'PUT' as const, headers: { 'Content-Type': limits.contentType } });
+
+/** Step 1 answered with Signet's own upload URL, `PUBLIC_URL/uploads/{token}`, the token carrying the grant. */
+export function signetUploadTicket(deps: AppDeps, grant: Omit<UploadGrant, 'expiresAt'>) {
+  const token = signUploadToken(deps.secret, { ...grant, expiresAt: deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000 });
+  return { uploadUrl: `${deps.config.publicUrl}/uploads/${token}`, fileKey: grant.fileKey, ...ticketOf(grant) };
+}
+
 /**
  * Step 1 of the upload: a URL the client PUTs the bytes to. Draft documents only. A declared
  * `fileSize` over 50 MB is refused now rather than after the client sent the bytes. With the local
@@ -49,27 +68,11 @@ async function presignedUpload(deps: AppDeps, doc: DocumentRow, presign: NonNull
 export async function createUploadTicket(deps: AppDeps, actor: Actor, id: string, input: UploadInput) {
   const doc = await requireDocument(deps.db, actor.orgId, id);
   requireDraft(doc, 'upload a file');
-  if (input.fileSize !== undefined && input.fileSize > MAX_UPLOAD_BYTES) {
-    throw new AppError('payload_too_large', `fileSize ${input.fileSize} is over the limit of ${MAX_UPLOAD_BYTES} bytes (50 MB)`);
-  }
-  const limits: FileLimits = {
-    contentType: (input.contentType as UploadContentType | undefined) ?? 'application/pdf',
-    maxBytes: input.fileSize ?? MAX_UPLOAD_BYTES,
-  };
-  const filename = input.filename ?? 'document.pdf';
-  const ticket = { expiresIn: UPLOAD_URL_TTL_SECONDS, method: 'PUT' as const, headers: { 'Content-Type': limits.contentType } };
+  const { limits, filename } = uploadRequest(input);
   if (deps.storage.presignPut) {
-    return { ...(await presignedUpload(deps, doc, deps.storage.presignPut.bind(deps.storage), limits, filename)), ...ticket };
+    return { ...(await presignedUpload(deps, doc, deps.storage.presignPut.bind(deps.storage), limits, filename)), ...ticketOf(limits) };
   }
-  const fileKey = newUploadKey(actor.orgId, id, filename);
-  const token = signUploadToken(deps.secret, {
-    documentId: id,
-    orgId: actor.orgId,
-    fileKey,
-    ...limits,
-    expiresAt: deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000,
-  });
-  return { uploadUrl: `${deps.config.publicUrl}/uploads/${token}`, fileKey, ...ticket };
+  return signetUploadTicket(deps, { target: 'document', targetId: id, orgId: actor.orgId, fileKey: newUploadKey(actor.orgId, id, filename), ...limits });
 }
 
 export interface IncomingUpload {
@@ -84,17 +87,15 @@ export interface IncomingUpload {
 
 const mediaType = (header: string | undefined) => (header ?? '').split(';')[0].trim().toLowerCase();
 
+/** Takes the body of an upload whose token and headers were checked, for one kind of target; answers the target's detail. */
+export type GrantedUpload = (grant: UploadGrant, body: Readable, meta: RequestMeta) => Promise<unknown>;
+
 /**
- * Step 2 of the upload, the PUT to the signed URL: streams the bytes to storage (hashing and
- * counting, never buffering them whole), checks them against the declared type, converts images
- * to a one-page PDF, then records the file on the document. A later upload in draft replaces the
- * file; the replaced objects are deleted.
+ * Step 2 of the upload, the PUT to the signed URL: checks the token and the request's headers,
+ * then hands the body to the receiver of the token's target (a document here, or a template).
  */
-export async function receiveUpload(deps: AppDeps, upload: IncomingUpload) {
+export async function receiveUpload(deps: AppDeps, upload: IncomingUpload, receivers: Record<UploadGrant['target'], GrantedUpload>) {
   const grant = verifyUploadToken(deps.secret, upload.token, deps.clock.now());
-  const doc = await repo.findDocument(deps.db, grant.orgId, grant.documentId);
-  if (!doc) throw invalidState('The document was deleted; it no longer accepts uploads');
-  requireDraft(doc, 'upload a file');
   if (mediaType(upload.contentType) !== grant.contentType) {
     throw new AppError(
       'unsupported_media_type',
@@ -102,25 +103,42 @@ export async function receiveUpload(deps: AppDeps, upload: IncomingUpload) {
     );
   }
   if (upload.contentLength !== undefined && upload.contentLength > grant.maxBytes) throw tooLarge(grant.maxBytes);
+  return receivers[grant.target](grant, upload.body ?? Readable.from([]), upload.meta);
+}
 
-  // A URL used a second time must not overwrite the file its first use gave the document: that
-  // file stays intact until this upload has fully succeeded.
-  const inUse = grant.fileKey === doc.original_file_key || grant.fileKey === doc.file_key;
-  const key = inUse ? newUploadKey(grant.orgId, grant.documentId, grant.fileKey.split('/').at(-1)!) : grant.fileKey;
-  let file;
+/**
+ * Ingests the bytes of a granted upload (streamed to storage while hashing and counting, never
+ * buffered whole; checked against the declared type; images converted to a one-page PDF). A URL
+ * used a second time must not overwrite the file its first use gave the target: that file stays
+ * intact until this upload has fully succeeded, so the bytes then go to a fresh key beside it.
+ */
+export async function ingestGranted(deps: AppDeps, grant: UploadGrant, body: Readable, fresh: () => string, current: { file_key: string | null; original_file_key: string | null }) {
+  const inUse = grant.fileKey === current.original_file_key || grant.fileKey === current.file_key;
   try {
-    file = await ingestFile(deps.storage, key, upload.body ?? Readable.from([]), grant);
+    return await ingestFile(deps.storage, inUse ? fresh() : grant.fileKey, body, grant);
   } catch (err) {
     if (err instanceof UploadAborted) throw new AppError('validation_error', 'The upload was interrupted before every byte arrived');
     throw refusalOf(err, grant) ?? err;
   }
-  await recordFile(deps, grant, file, {
-    meta: upload.meta,
+}
+
+/**
+ * Step 2 for a document: checks it is still a draft, ingests the bytes, then records the file on
+ * the document. A later upload in draft replaces the file; the replaced objects are deleted.
+ */
+export async function receiveDocumentUpload(deps: AppDeps, grant: UploadGrant, body: Readable, meta: RequestMeta) {
+  const doc = await repo.findDocument(deps.db, grant.orgId, grant.targetId);
+  if (!doc) throw invalidState('The document was deleted; it no longer accepts uploads');
+  requireDraft(doc, 'upload a file');
+  const file = await ingestGranted(deps, grant, body, () => newUploadKey(grant.orgId, grant.targetId, grant.fileKey.split('/').at(-1)!), doc);
+  const ref = { orgId: grant.orgId, documentId: grant.targetId };
+  await recordFile(deps, ref, file, {
+    meta,
     admit: (current) => {
       if (!current) throw invalidState('The document was deleted while the file was uploading');
       requireDraft(current, 'upload a file');
       return true;
     },
   });
-  return getDocument(deps, grant.orgId, grant.documentId);
+  return getDocument(deps, grant.orgId, grant.targetId);
 }

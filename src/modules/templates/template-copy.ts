@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app.ts';
 import type { DocumentsTable, Executor, FieldsTable, SignersTable, TemplateFieldRow, TemplateRoleRow, TemplateRow } from '../../db/database.ts';
 import { validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
+import { StorageNotFound } from '../../storage/storage.ts';
 import { discardObjects, newUploadKey } from '../documents/file-intake.ts';
 import type { SignerInputT } from '../signers/signers.schemas.ts';
 import * as repo from './templates.repository.ts';
@@ -40,9 +41,24 @@ async function copyObject(deps: AppDeps, from: string, to: string, contentType: 
 /**
  * Copies the template's file (and its original upload, when that was an image converted to PDF)
  * into keys owned by the document. Returns the document's file columns and the keys written, for
- * the caller to delete should its transaction fail. A template without a file gives none.
+ * the caller to delete should its transaction fail. A template without a file gives none. When a
+ * new upload replaced the template's file (and deleted the old one) during the copy, the copy is
+ * made again from the template as it is now.
  */
 export async function copyTemplateFile(deps: AppDeps, template: TemplateRow, documentId: string): Promise<{ columns: FileColumns; written: string[] }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await copyFileOnce(deps, template, documentId);
+    } catch (err) {
+      if (!(err instanceof StorageNotFound) || attempt === 3) throw err;
+      const now = await repo.findTemplate(deps.db, template.org_id, template.id);
+      if (!now || now.file_key === template.file_key) throw err;
+      template = now;
+    }
+  }
+}
+
+async function copyFileOnce(deps: AppDeps, template: TemplateRow, documentId: string): Promise<{ columns: FileColumns; written: string[] }> {
   if (!template.file_key) return { columns: {}, written: [] };
   const written: string[] = [];
   try {

@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { MAX_UPLOAD_BYTES, UploadBody, UploadTicket } from '../documents/documents.schemas.ts';
+import { UPLOAD_URL_TTL_SECONDS } from '../documents/upload.service.ts';
+import { createTemplateUploadTicket } from './template-upload.ts';
 import * as service from './templates.service.ts';
 import { CreateTemplateBody, ListTemplatesQuery, TemplateDetail, TemplateListItem, UpdateTemplateBody } from './templates.schemas.ts';
 
@@ -74,6 +77,32 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => ({ data: await service.updateTemplate(deps, authOf(request).orgId, request.params.id, request.body) }),
+  );
+
+  app.post(
+    '/api/v1/templates/:id/upload',
+    {
+      config: { scope: 'templates.write' },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        operationId: 'requestTemplateUpload',
+        summary: "Step 1 of the template's upload: get a signed URL to PUT the file to",
+        description:
+          `The same two steps, body, limits and answers as a document's upload (\`requestDocumentUpload\`): \`uploadUrl\` is valid ${UPLOAD_URL_TTL_SECONDS} seconds, ` +
+          `bound to this template, \`contentType\` and the size limit (the declared \`fileSize\`, else ${MAX_UPLOAD_BYTES} bytes); a declared \`fileSize\` over the ` +
+          'limit is 413. Step 2: PUT the bytes to `uploadUrl` with the returned `headers` (`uploadDocumentFile`); it answers with the template, its ' +
+          '`fileSize`, `pageCount` and `documentHash` set. The URL is always `PUBLIC_URL/uploads/{token}`, Signet\'s own, also with `STORAGE=s3`: ' +
+          "a template's file is checked before it becomes the file every campaign submission and every document made from the template gets. " +
+          'Each upload replaces the file; documents made earlier keep their own copy. Allowed while campaigns use the template: their next submissions get the new file.',
+        params: IdParams,
+        body: UploadBody,
+        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' }, ...errors(400, 404, 413) },
+      },
+    },
+    async (request) => ({ data: await createTemplateUploadTicket(deps, authOf(request).orgId, request.params.id, request.body) }),
   );
 
   app.delete(
