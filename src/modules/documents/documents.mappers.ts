@@ -1,5 +1,6 @@
-import type { AuditLogRow, DocumentRow, FieldRow, SignerRow } from '../../db/database.ts';
-import type { DocumentWithCounts } from './documents.repository.ts';
+import type { AuditLogRow, DocumentRow } from '../../db/database.ts';
+import type { DocumentCounts, DocumentListRow, DocumentWithCounts } from './documents.repository.ts';
+import type { DetailAttachment, DetailField, DetailSigner } from './document-detail.query.ts';
 import type { DocumentDetailT, DocumentListItemT } from './documents.schemas.ts';
 import type { SignerT } from '../signers/signers.schemas.ts';
 import type { FieldT } from '../fields/fields.schemas.ts';
@@ -7,6 +8,10 @@ import type { FieldT } from '../fields/fields.schemas.ts';
 type Status = DocumentListItemT['status'];
 
 export function toDocumentListItem(row: DocumentWithCounts): DocumentListItemT {
+  return listItem(row, row);
+}
+
+function listItem(row: DocumentListRow, counts: DocumentCounts): DocumentListItemT {
   return {
     id: row.id,
     name: row.name,
@@ -21,11 +26,11 @@ export function toDocumentListItem(row: DocumentWithCounts): DocumentListItemT {
     campaignId: row.campaign_id,
     bulkSendId: row.bulk_send_id,
     folderId: row.folder_id,
-    _count: { signers: Number(row.signer_count), fields: Number(row.field_count), attachments: Number(row.attachment_count) },
+    _count: { signers: Number(counts.signer_count), fields: Number(counts.field_count), attachments: Number(counts.attachment_count) },
   };
 }
 
-export function toSigner(row: SignerRow): SignerT {
+export function toSigner(row: DetailSigner): SignerT {
   return {
     id: row.id,
     name: row.name,
@@ -39,7 +44,7 @@ export function toSigner(row: SignerRow): SignerT {
   };
 }
 
-export function toField(row: FieldRow): FieldT {
+export function toField(row: DetailField): FieldT {
   return {
     id: row.id,
     type: row.type as FieldT['type'],
@@ -59,14 +64,15 @@ export function toField(row: FieldRow): FieldT {
   };
 }
 
+/** The detail; its counts are those of the children it carries. */
 export function toDocumentDetail(
-  row: DocumentWithCounts,
-  signers: SignerRow[],
-  fields: FieldRow[],
-  attachments: { id: string; name: string; content_type: string; file_size: number; created_at: string }[],
+  row: DocumentRow,
+  signers: DetailSigner[],
+  fields: DetailField[],
+  attachments: DetailAttachment[],
 ): DocumentDetailT {
   return {
-    ...toDocumentListItem(row),
+    ...listItem(row, { signer_count: signers.length, field_count: fields.length, attachment_count: attachments.length }),
     documentHash: row.document_hash,
     signedFileHash: row.signed_file_hash,
     message: row.message,

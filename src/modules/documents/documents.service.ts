@@ -14,6 +14,7 @@ import { invitationMail, cancellationMail } from '../../mail/templates.ts';
 import { issueLink } from '../signing/signing-links.ts';
 import { seedFromTemplate } from '../templates/template-copy.ts';
 import * as repo from './documents.repository.ts';
+import { findDocumentDetail } from './document-detail.query.ts';
 import { toCreatedDocument, toDocumentDetail, toDocumentListItem, toAuditEntry } from './documents.mappers.ts';
 import { settlePendingUpload } from './pending-upload.ts';
 import type { CreateDocumentInput, ListDocumentsQueryT, UpdateDocumentInput } from './documents.schemas.ts';
@@ -153,15 +154,15 @@ export async function updateDocument(deps: AppDeps, actor: Actor, id: string, in
 
 /** The document's detail; a pending direct upload is settled first (pending-upload.ts). */
 export async function getDocument(deps: AppDeps, orgId: string, id: string) {
-  const row = await settlePendingUpload(deps, await requireDocument(deps.db, orgId, id));
-  const [signers, fields, attachments] = await Promise.all([
-    listSigners(deps.db, id),
-    listFields(deps.db, id),
-    repo.listAttachments(deps.db, id),
-  ]);
-  // The detail carries the children themselves, so their counts need no extra query.
-  const counted = { ...row, signer_count: signers.length, field_count: fields.length, attachment_count: attachments.length };
-  return toDocumentDetail(counted, signers, fields, attachments);
+  let detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
+  if (!detail) throw notFound('Document');
+  if (detail.row.pending_upload_key) {
+    // Settling a direct upload changes the file columns: read the detail again once it is done.
+    await settlePendingUpload(deps, detail.row);
+    detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
+    if (!detail) throw notFound('Document');
+  }
+  return toDocumentDetail(detail.row, detail.signers, detail.fields, detail.attachments);
 }
 
 export async function listDocuments(deps: AppDeps, orgId: string, query: ListDocumentsQueryT) {
