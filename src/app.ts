@@ -109,7 +109,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerValidation(app);
   registerMetrics(app, deps.metrics);
   registerErrorHandler(app);
-  registerAuth(app, deps.db);
+  registerAuth(app, deps.db, deps.dialect);
   registerIdempotency(app, deps.db, clock);
   await registerRateLimit(app, config);
   app.addSchema(ErrorBody);

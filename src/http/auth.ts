@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CompiledQuery } from 'kysely';
+import type { Dialect } from '../db/create-db.ts';
 import type { Db } from '../db/database.ts';
 import { AppError } from './errors.ts';
 
@@ -59,10 +61,20 @@ const unauthorized = (message: string) =>
   new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="signet"' });
 
 /**
+ * The key lookup runs on every authenticated request, so its SQL is written once per dialect
+ * rather than built and compiled by the query builder each time.
+ */
+const KEY_LOOKUP: Record<Dialect, string> = {
+  sqlite: 'select id, org_id, scopes from api_keys where key_hash = ? and revoked_at is null',
+  postgres: 'select id, org_id, scopes from api_keys where key_hash = $1 and revoked_at is null',
+};
+
+/**
  * Authenticates every route that declares `config.scope`: the bearer key is hashed, looked up
  * (unrevoked), and must carry the scope. Sets `request.auth`.
  */
-export function registerAuth(app: FastifyInstance, db: Db): void {
+export function registerAuth(app: FastifyInstance, db: Db, dialect: Dialect): void {
+  const lookup = KEY_LOOKUP[dialect];
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const scope = request.routeOptions.config.scope;
@@ -73,12 +85,8 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
     if (!match || !match[1].startsWith(KEY_PREFIX) || match[1].length > 200) {
       throw unauthorized('The Authorization header must be `Bearer sk_…`');
     }
-    const row = await db
-      .selectFrom('api_keys')
-      .select(['id', 'org_id', 'scopes'])
-      .where('key_hash', '=', hashKey(match[1]))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const { rows } = await db.executeQuery<{ id: string; org_id: string; scopes: string }>(CompiledQuery.raw(lookup, [hashKey(match[1])]));
+    const row = rows[0];
     if (!row) throw unauthorized('The API key is unknown or revoked');
     const scopes = new Set<string>(JSON.parse(row.scopes) as string[]);
     request.auth = { orgId: row.org_id, keyId: row.id, scopes };
