@@ -8,6 +8,7 @@ import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
 import * as m0004 from './migrations/0004-templates-campaigns.ts';
 import * as m0005 from './migrations/0005-pending-uploads.ts';
+import * as m0006 from './migrations/0006-search-index.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0003-signing': m0003,
   '0004-templates-campaigns': m0004,
   '0005-pending-uploads': m0005,
+  '0006-search-index': m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

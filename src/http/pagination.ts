@@ -66,12 +66,11 @@ export async function paginate<DB, TB extends keyof DB, R extends { id: string }
   if (page.cursor) {
     const c = decodeCursor(page.list, page.cursor);
     const op = direction === 'desc' ? '<' : '>';
-    q = q.where((eb) =>
-      eb.or([
-        eb(sql.ref(sortColumn), op, c.k),
-        eb.and([eb(sql.ref(sortColumn), '=', c.k), eb(sql.ref(idColumn), op, c.i)]),
-      ]),
-    );
+    // A row-value comparison, not `k < ? or (k = ? and id < ?)`: both databases turn it into a
+    // range on the (…, sort column, id) index and start reading at the cursor, so the last page of
+    // a million documents costs what the first does; the `or` form made SQLite walk the index from
+    // its start (last page 45× the first, measured with `npm run bench -- deep-pagination`).
+    q = q.where(sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(op)} (${c.k}, ${c.i})`);
   }
   q = q.orderBy(sql.ref(sortColumn), direction).orderBy(sql.ref(idColumn), direction).limit(limit + 1);
   const rows = (await q.execute()) as (R & Record<string, unknown>)[];
