@@ -104,7 +104,6 @@ async function pdfOf(storage: Storage, key: string, type: UploadContentType, siz
   return { pdfKey, pageCount: 1 };
 }
 
-
 /** Deletes objects that ended up unused; a failure only leaves an unreferenced object behind. */
 export async function discardObjects(storage: Storage, keys: Iterable<string>): Promise<void> {
   await Promise.all([...keys].map((key) => storage.delete(key).catch(() => undefined)));

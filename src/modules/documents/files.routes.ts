@@ -9,7 +9,8 @@ import { DocumentDetail, MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES, UploadBody, Upl
 import { findDownload, openDownload } from './download.service.ts';
 import { TemplateDetail } from '../templates/templates.schemas.ts';
 import { receiveTemplateUpload } from '../templates/template-upload.ts';
-import { createUploadTicket, receiveDocumentUpload, receiveUpload, UPLOAD_URL_TTL_SECONDS } from './upload.service.ts';
+import { createUploadTicket, receiveDocumentUpload, receiveUpload, UPLOAD_URL_TTL_SECONDS, type GrantedUpload } from './upload.service.ts';
+import type { UploadGrant } from './upload-token.ts';
 
 const tags = ['Documents'];
 
@@ -115,6 +116,12 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
     if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
   });
 
+  // Who takes the bytes of a checked upload, by the token's target.
+  const receivers: Record<UploadGrant['target'], GrantedUpload> = {
+    document: (grant, body, meta) => receiveDocumentUpload(deps, grant, body, meta),
+    template: (grant, body) => receiveTemplateUpload(deps, grant, body),
+  };
+
   fastify.put<{ Params: { '*': string } }>(
     // A wildcard, not `:token`: the router caps named parameters at 100 characters.
     '/uploads/*',
@@ -175,10 +182,7 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
           body: request.body as Readable | undefined,
           meta: requestMeta(request),
         },
-        {
-          document: (grant, body, meta) => receiveDocumentUpload(deps, grant, body, meta),
-          template: (grant, body) => receiveTemplateUpload(deps, grant, body),
-        },
+        receivers,
       );
       return { data };
     },
