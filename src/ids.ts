@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 
@@ -7,7 +7,34 @@ export type IdPrefix =
   | 'att' | 'job' | 'wat' | 'rol';
 
 let lastTime = 0;
-let lastRandom = new Uint8Array(10);
+const lastRandom = new Uint8Array(10);
+
+/*
+ * Random bytes are drawn from the system's generator 4 KiB at a time: every request gets an id,
+ * and one call per id cost more than the rest of the id.
+ */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+function fillRandom(target: Uint8Array): void {
+  if (poolAt + target.length > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  target.set(pool.subarray(poolAt, poolAt + target.length));
+  poolAt += target.length;
+}
+
+/** Eight base32 characters of a 40-bit number (exact in a double). */
+function base32x8(value: number): string {
+  let out = '';
+  for (let i = 0; i < 8; i++) {
+    out = ALPHABET[value % 32] + out;
+    value = Math.floor(value / 32);
+  }
+  return out;
+}
+
+const forty = (b: Uint8Array, at: number) => b[at] * 2 ** 32 + ((b[at + 1] << 24) >>> 0) + (b[at + 2] << 16) + (b[at + 3] << 8) + b[at + 4];
 
 /**
  * A prefixed, time-ordered identifier: 10 characters of milliseconds then 16 of randomness
@@ -23,7 +50,7 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
     }
   } else {
     lastTime = now;
-    lastRandom = new Uint8Array(randomBytes(10));
+    fillRandom(lastRandom);
   }
   let time = '';
   let t = now;
@@ -31,12 +58,6 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  let bits = 0n;
-  for (const byte of lastRandom) bits = (bits << 8n) | BigInt(byte);
-  let rand = '';
-  for (let i = 0; i < 16; i++) {
-    rand = ALPHABET[Number(bits & 31n)] + rand;
-    bits >>= 5n;
-  }
-  return `${prefix}_${time}${rand}`;
+  // 80 random bits as 16 characters: two 40-bit halves of 8 characters each.
+  return `${prefix}_${time}${base32x8(forty(lastRandom, 0))}${base32x8(forty(lastRandom, 5))}`;
 }
