@@ -1,6 +1,8 @@
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
+import { allColumns, preparedInsert } from '../../db/prepared.ts';
+import type { AuditLogRow } from '../../db/database.ts';
 
 /** Who did something, as far as the request tells: written on every audit entry. */
 export interface RequestMeta {
@@ -45,25 +47,27 @@ export type AuditAction =
   | 'field.updated'
   | 'field.removed';
 
+const insertAudit = preparedInsert(
+  'audit_logs',
+  allColumns<AuditLogRow>()(['id', 'org_id', 'document_id', 'action', 'details', 'ip_address', 'user_agent', 'geo_city', 'geo_country', 'created_at']),
+);
+
 /** Appends one audit entry; call it inside the transaction that makes the change. */
 export async function writeAudit(
   trx: Executor,
   clock: Clock,
   entry: { orgId: string; documentId: string; action: AuditAction; details: string; meta: RequestMeta },
 ): Promise<void> {
-  await trx
-    .insertInto('audit_logs')
-    .values({
-      id: newId('aud'),
-      org_id: entry.orgId,
-      document_id: entry.documentId,
-      action: entry.action,
-      details: entry.details,
-      ip_address: entry.meta.ipAddress,
-      user_agent: entry.meta.userAgent,
-      geo_city: entry.meta.geoCity,
-      geo_country: entry.meta.geoCountry,
-      created_at: clock.now().toISOString(),
-    })
-    .execute();
+  await insertAudit(trx, {
+    id: newId('aud'),
+    org_id: entry.orgId,
+    document_id: entry.documentId,
+    action: entry.action,
+    details: entry.details,
+    ip_address: entry.meta.ipAddress,
+    user_agent: entry.meta.userAgent,
+    geo_city: entry.meta.geoCity,
+    geo_country: entry.meta.geoCountry,
+    created_at: clock.now().toISOString(),
+  });
 }

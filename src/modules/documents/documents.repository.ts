@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DocumentRow, DocumentUpdate, Executor, NewDocumentRow } from '../../db/database.ts';
 import { likePattern, paginate, type PageRequest } from '../../http/pagination.ts';
 import { notFound } from '../../http/errors.ts';
+import { allColumns, prepared, preparedInsert } from '../../db/prepared.ts';
 
 /** The columns a list item shows. */
 const LIST_COLUMNS = [
@@ -62,9 +63,15 @@ export async function listDocuments(
   return paginate(q, { ...page, table: 'documents' }) as Promise<{ rows: DocumentWithCounts[]; meta: Awaited<ReturnType<typeof paginate>>['meta'] }>;
 }
 
-export async function insertDocument(db: Executor, row: NewDocumentRow): Promise<void> {
-  await db.insertInto('documents').values(row).execute();
-}
+const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
+  'id', 'org_id', 'name', 'search_name', 'status', 'signing_type', 'message', 'email_subject', 'email_message',
+  'reminder_frequency', 'otp_method', 'require_kyc', 'expires_at', 'completed_at', 'sent_at', 'template_id', 'campaign_id',
+  'bulk_send_id', 'folder_id', 'file_key', 'original_file_key', 'original_content_type', 'file_size', 'page_count',
+  'document_hash', 'signed_file_key', 'signed_file_hash', 'created_at', 'updated_at', 'deleted_at', 'pending_upload_key',
+  'pending_upload_content_type', 'pending_upload_max_bytes', 'pending_upload_expires_at',
+]);
+
+export const insertDocument: (db: Executor, row: NewDocumentRow) => Promise<void> = preparedInsert('documents', DOCUMENT_COLUMNS);
 
 export async function updateDocument(db: Executor, id: string, changes: DocumentUpdate): Promise<void> {
   await db.updateTable('documents').set(changes).where('id', '=', id).execute();
@@ -120,9 +127,13 @@ export async function listAudit(db: Executor, documentId: string, page: PageRequ
   return paginate(db.selectFrom('audit_logs').selectAll().where('document_id', '=', documentId), { ...page, direction: 'asc' });
 }
 
+const folderOfOrg = prepared<{ orgId: string; folderId: string }>((db, p) =>
+  db.selectFrom('folders').select('id').where('id', '=', p.folderId).where('org_id', '=', p.orgId),
+);
+
 export async function folderExists(db: Executor, orgId: string, folderId: string): Promise<boolean> {
-  const row = await db.selectFrom('folders').select('id').where('id', '=', folderId).where('org_id', '=', orgId).executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await folderOfOrg.execute(db, { orgId, folderId });
+  return rows.length > 0;
 }
 
 /**

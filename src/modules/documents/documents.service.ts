@@ -111,7 +111,9 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
       await insertSigners(trx, signerRows);
       await insertFields(trx, fieldRows);
       await writeAudit(trx, deps.clock, { orgId: actor.orgId, documentId: id, action: 'document.created', details: `Document "${input.name}" created`, meta: actor.meta });
-      await emitEvent(trx, deps.clock, actor.orgId, 'document.created', await documentEventData(trx, actor.orgId, id));
+      // The list item of what was just inserted (no read back: nothing else can have changed it yet).
+      const data = toDocumentListItem({ ...row, signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
+      await emitEvent(trx, deps.clock, actor.orgId, 'document.created', data);
     });
   } catch (err) {
     await seed?.discard();

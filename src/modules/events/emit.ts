@@ -2,6 +2,12 @@ import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import type { EventType } from './event-types.ts';
+import { prepared, preparedInsert } from '../../db/prepared.ts';
+
+const insertEvent = preparedInsert('events', ['id', 'org_id', 'type', 'data', 'created_at']);
+const activeWebhooks = prepared<{ orgId: string }, { id: string; events: string }>((db, p) =>
+  db.selectFrom('webhooks').select(['id', 'events']).where('org_id', '=', p.orgId).where('status', '=', 'active'),
+);
 
 /**
  * Records an event and one pending delivery per active webhook of the organization subscribed
@@ -19,11 +25,11 @@ export async function emitEvent(
 ): Promise<string> {
   const now = clock.now().toISOString();
   const eventId = newId('evt');
-  await trx.insertInto('events').values({ id: eventId, org_id: orgId, type, data: JSON.stringify(data), created_at: now }).execute();
-  let query = trx.selectFrom('webhooks').select(['id', 'events']).where('org_id', '=', orgId).where('status', '=', 'active');
-  if (options.onlyWebhookId) query = query.where('id', '=', options.onlyWebhookId);
-  const hooks = await query.execute();
-  const subscribed = options.onlyWebhookId ? hooks : hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(type));
+  await insertEvent(trx, { id: eventId, org_id: orgId, type, data: JSON.stringify(data), created_at: now });
+  const { rows: hooks } = await activeWebhooks.execute(trx, { orgId });
+  const subscribed = options.onlyWebhookId
+    ? hooks.filter((h) => h.id === options.onlyWebhookId)
+    : hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(type));
   if (subscribed.length > 0) {
     await trx
       .insertInto('webhook_deliveries')
