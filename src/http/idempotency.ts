@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { hookRoutes } from './route-hooks.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { AppError } from './errors.ts';
@@ -43,7 +44,9 @@ function requestHash(request: FastifyRequest): string {
 export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Only authenticated POST routes take the header; other routes do not pay for the hooks.
+  const applies = (route: RouteOptions) => route.config?.scope !== undefined && [route.method].flat().includes('POST');
+  hookRoutes(app, 'preHandler', applies, async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST' || !request.auth) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
@@ -91,7 +94,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     request.idempotency = { orgId, key };
   });
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  hookRoutes(app, 'onSend', applies, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = request.idempotency;
     if (!claim) return payload;
     request.idempotency = null;

@@ -19,6 +19,12 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly readCache = new Counter({
+    name: 'signet_read_cache_total',
+    help: 'Read routes answered from memory (hit) or computed (miss); SQLite only',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly finalizeDuration = new Histogram({
     name: 'signet_pdf_finalize_duration_seconds',
     help: 'Time to produce a signed PDF',
@@ -72,12 +78,13 @@ export class Metrics {
 
 /** Times every request by its route pattern (never the raw URL: ids would explode the label set). */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe(
       { method: request.method, route, status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);

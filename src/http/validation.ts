@@ -44,11 +44,15 @@ export function registerValidation(app: FastifyInstance): void {
 function nulPath(value: unknown, path: string): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? path : null;
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const here = `${path}/${key}`;
-    if (key.includes('\u0000')) return here;
-    const found = nulPath(item, here);
-    if (found !== null) return found;
+  // The path is spelled out only on the way back from a find: most inputs have none.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes('\u0000')) return `${path}/${key}`;
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== null && (typeof item === 'object' || typeof item === 'string')) {
+      const found = nulPath(item, '');
+      if (found !== null) return `${path}/${key}${found}`;
+    }
   }
   return null;
 }
