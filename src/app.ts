@@ -10,6 +10,7 @@ import { frameworkErrors, registerErrorHandler } from './http/error-handler.ts';
 import { registerGeo } from './http/geo.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
+import { registerReadCache } from './http/read-cache.ts';
 import { registerValidation } from './http/validation.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
 import { ErrorBody } from './http/schemas.ts';
@@ -102,14 +103,16 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await registerGeo(app, config);
   registerJobHandlers(deps);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
 
   registerValidation(app);
   registerMetrics(app, deps.metrics);
   registerErrorHandler(app);
-  registerAuth(app, deps.db, deps.dialect);
+  registerAuth(app, deps.db, options.database.changeMark);
+  registerReadCache(app, options.database.changeMark, deps.metrics);
   registerIdempotency(app, deps.db, clock);
   await registerRateLimit(app, config);
   app.addSchema(ErrorBody);

@@ -15,6 +15,12 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DbHandle {
   db: Db;
   dialect: Dialect;
+  /**
+   * SQLite only: a value that changes whenever the database may have changed, by this process
+   * (rows inserted, updated or deleted on its connection, committed or not) or by any other
+   * connection (a commit). Equal marks mean the database is as it was. Read synchronously.
+   */
+  changeMark?: () => string;
   close(): Promise<void>;
 }
 
@@ -54,18 +60,22 @@ export function createDb(options: DbOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  return { db, dialect: 'sqlite', changeMark: changeMarkOf(sqlite, statements), close: () => db.destroy() };
 }
 
 /**
  * Kysely prepares every query anew; preparing costs more than running a point lookup. Queries
  * are built from a fixed set of shapes, so prepared statements are kept by their SQL text
  * (bounded, least recently used dropped first). Reuse is safe: statements run synchronously.
+ * Every statement passes through here right before it runs, so the wrapper also counts the
+ * ones that may write (`writes`), for the change mark.
  */
 function withStatementCache(sqlite: SQLite.Database, max = 1000) {
   const cache = new Map<string, SQLite.Statement>();
-  return {
+  const wrapper = {
+    writes: 0,
     close: () => sqlite.close(),
     prepare(sqlText: string): SQLite.Statement {
       let stmt = cache.get(sqlText);
@@ -76,8 +86,31 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sqlText, stmt);
+      if (!stmt.readonly) wrapper.writes++;
       return stmt;
     },
+  };
+  return wrapper;
+}
+
+/**
+ * The change mark of a SQLite database (DbHandle.changeMark): statements of this process that may
+ * write, counted as they run, and SQLite's `data_version`, which moves when another connection
+ * commits. Reading `data_version` takes a shared-memory lock (two system calls), so it is read
+ * once per turn of the event loop: the requests of one turn were all received before it began.
+ */
+function changeMarkOf(sqlite: SQLite.Database, statements: { writes: number }): () => string {
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  let version: unknown;
+  const forget = () => {
+    version = undefined;
+  };
+  return () => {
+    if (version === undefined) {
+      version = dataVersion.get();
+      setImmediate(forget);
+    }
+    return `${statements.writes}:${version}`;
   };
 }
 

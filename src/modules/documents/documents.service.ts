@@ -154,11 +154,16 @@ export async function updateDocument(deps: AppDeps, actor: Actor, id: string, in
   return getDocument(deps, actor.orgId, id);
 }
 
-/** The document's detail; a pending direct upload is settled first (pending-upload.ts). */
-export async function getDocument(deps: AppDeps, orgId: string, id: string) {
+/**
+ * The document's detail; a pending direct upload is settled first (pending-upload.ts). Settling
+ * asks the storage, not only the database, so `onStorageChecked` is told: that answer may not be
+ * kept in the read cache.
+ */
+export async function getDocument(deps: AppDeps, orgId: string, id: string, onStorageChecked?: () => void) {
   let detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
   if (!detail) throw notFound('Document');
   if (detail.row.pending_upload_key) {
+    onStorageChecked?.();
     // Settling a direct upload changes the file columns: read the detail again once it is done.
     await settlePendingUpload(deps, detail.row);
     detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
