@@ -161,6 +161,15 @@ export async function load(options: {
   connections?: number;
   durationSec?: number;
 }): Promise<LoadResult> {
+  const common = {
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 50,
+  };
+  // Unmeasured first: both servers get their code optimized by the JIT before the figures count.
+  await autocannon({ ...common, duration: Number(process.env.BENCH_WARMUP ?? 2) });
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
