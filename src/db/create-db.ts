@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db } from './database.ts';
+import { withNamedStatements } from './named-statements.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
 import * as m0004 from './migrations/0004-templates-campaigns.ts';
@@ -51,7 +52,7 @@ export function createDb(options: DbOptions): DbHandle {
     // An idle connection closed by the server (restart, failover, admin) must not crash the
     // process: the pool drops it and opens a fresh one for the next query.
     pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   if (options.sqliteFile !== ':memory:') fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
 import type { Database, Executor } from './database.ts';
 import type { Insertable } from 'kysely';
+import { nameStatement } from './named-statements.ts';
 
 /*
  * Queries on the hottest paths, built with the query builder once per dialect instead of per call.
@@ -46,7 +47,7 @@ export function prepared<A extends Record<string, unknown>, R = unknown>(
     if (!compiled) {
       const query = build(db, slotProxy as Slots<A>).compile();
       compiled = {
-        sql: query.sql,
+        sql: nameStatement(query.sql),
         parts: query.parameters.map((p) => (p instanceof Slot ? { slot: p.name } : { value: p })),
       };
       byAdapter.set(adapter, compiled);

@@ -57,6 +57,15 @@ export async function paginate<DB, TB extends keyof DB, R extends { id: string }
   query: SelectQueryBuilder<DB, TB, R>,
   page: PageRequest,
 ): Promise<{ rows: R[]; meta: PageMeta }> {
+  const paged = pageQuery(query, page);
+  return paged.toPage((await paged.query.execute()) as R[]);
+}
+
+/**
+ * `paginate` in two steps, for a caller that runs the query itself: the query with the cursor,
+ * order and limit applied, and what turns its rows into the page.
+ */
+export function pageQuery<DB, TB extends keyof DB, R extends { id: string }>(query: SelectQueryBuilder<DB, TB, R>, page: PageRequest) {
   const limit = page.limit ?? 25;
   const direction = page.direction ?? 'desc';
   const prefix = page.table ? `${page.table}.` : '';
@@ -73,17 +82,22 @@ export async function paginate<DB, TB extends keyof DB, R extends { id: string }
     q = q.where(sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(op)} (${c.k}, ${c.i})`);
   }
   q = q.orderBy(sql.ref(sortColumn), direction).orderBy(sql.ref(idColumn), direction).limit(limit + 1);
-  const rows = (await q.execute()) as (R & Record<string, unknown>)[];
-  const hasMore = rows.length > limit;
-  if (hasMore) rows.length = limit;
-  const last = rows[rows.length - 1];
   const sortKey = page.sortColumn ?? 'created_at';
   return {
-    rows,
-    meta: {
-      count: rows.length,
-      hasMore,
-      nextCursor: hasMore && last ? encodeCursor(page.list, String(last[sortKey]), last.id) : null,
+    query: q as SelectQueryBuilder<DB, TB, R>,
+    toPage(fetched: R[]): { rows: R[]; meta: PageMeta } {
+      const rows = fetched as (R & Record<string, unknown>)[];
+      const hasMore = rows.length > limit;
+      if (hasMore) rows.length = limit;
+      const last = rows[rows.length - 1];
+      return {
+        rows,
+        meta: {
+          count: rows.length,
+          hasMore,
+          nextCursor: hasMore && last ? encodeCursor(page.list, String(last[sortKey]), last.id) : null,
+        },
+      };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Dialect } from '../../db/create-db.ts';
 import type { DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
+import { nameStatement } from '../../db/named-statements.ts';
 
 /*
  * The document detail in one statement: the document row with its signers, fields and attachments
@@ -55,7 +56,7 @@ function detailSql(dialect: Dialect): string {
   );
 }
 
-const SQL: Record<Dialect, string> = { sqlite: detailSql('sqlite'), postgres: detailSql('postgres') };
+const SQL: Record<Dialect, string> = { sqlite: detailSql('sqlite'), postgres: nameStatement(detailSql('postgres')) };
 
 /** SQLite hands JSON back as text; the PostgreSQL driver has already parsed it. */
 const parsed = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
