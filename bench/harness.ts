@@ -123,7 +123,7 @@ export async function startSignet(env: Record<string, string>, nodeArgs: string[
       RATE_LIMIT_PER_MINUTE: '1000000000',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', process.env.BENCH_STDOUT ? 'inherit' : 'ignore', 'pipe'],
   });
   const proc = track(child, port);
   await waitForPort(port, child);

@@ -161,7 +161,7 @@ async function main() {
       console.log(`\n${kind}: seeding ${needed.toLocaleString('en')} documents…`);
       const seeded = await seedDocuments(db.handle.db, needed, console.log);
       await db.handle.close();
-      const server = await startSignet(db.env);
+      const server = await startSignet(db.env, process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []);
       try {
         const ctx: Context = { db, seeded, server, auth: { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' } };
         for (const name of names) {
