@@ -31,7 +31,8 @@ declare module 'fastify' {
 
 interface Entry {
   mark: string;
-  body: string;
+  /** The answer's bytes, encoded once (a string would be encoded again on every send). */
+  body: Buffer;
 }
 
 /**
@@ -48,7 +49,7 @@ export class ReadCache {
     private readonly maxBytes = 32 * 2 ** 20,
   ) {}
 
-  get(key: string, mark: string): string | undefined {
+  get(key: string, mark: string): Buffer | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.mark !== mark) {
@@ -58,12 +59,13 @@ export class ReadCache {
     return entry.body;
   }
 
-  set(key: string, mark: string, body: string): void {
-    if (body.length * 2 > this.maxBytes / 16) return; // one answer never takes over the cache
+  set(key: string, mark: string, text: string): void {
+    const body = Buffer.from(text);
+    if (body.length > this.maxBytes / 16) return; // one answer never takes over the cache
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
     this.entries.set(key, { mark, body });
-    this.bytes += body.length * 2;
+    this.bytes += body.length;
     for (const [k, e] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.remove(k, e);
@@ -76,7 +78,7 @@ export class ReadCache {
 
   private remove(key: string, entry: Entry): void {
     this.entries.delete(key);
-    this.bytes -= entry.body.length * 2;
+    this.bytes -= entry.body.length;
   }
 }
 
@@ -104,7 +106,7 @@ export function registerReadCache(app: FastifyInstance, changeMark: (() => strin
       return done();
     }
     metrics.readCache.inc({ outcome: 'hit' });
-    reply.type('application/json; charset=utf-8').send(body);
+    reply.header('content-type', 'application/json; charset=utf-8').send(body);
   });
 
   hookRoutes(app, 'onSend', cached, (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
