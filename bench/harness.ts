@@ -170,14 +170,7 @@ export async function load(options: {
   };
   // Unmeasured first: both servers get their code optimized by the JIT before the figures count.
   await autocannon({ ...common, duration: Number(process.env.BENCH_WARMUP ?? 2) });
-  const result = await autocannon({
-    url: options.url,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    body: options.body,
-    connections: options.connections ?? 50,
-    duration: options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10),
-  });
+  const result = await autocannon({ ...common, duration: options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10) });
   return {
     reqPerSec: result.requests.average,
     p50Ms: result.latency.p50,

@@ -26,7 +26,7 @@ export function registerValidation(app: FastifyInstance): void {
           checked.errors = validate.errors;
           return false;
         }
-        const at = nulPath(data, '');
+        const at = nulPath(data);
         checked.errors = at === null ? null : [{ instancePath: at, keyword: 'nul', params: {}, message: 'must not contain the character U+0000' }];
         return at === null;
       },
@@ -38,20 +38,21 @@ export function registerValidation(app: FastifyInstance): void {
 }
 
 /**
- * Where the first U+0000 is in a request part, as a JSON pointer, or null. PostgreSQL text cannot
- * store it (the query fails), so it is refused up front for every input, on both databases alike.
+ * Where the first U+0000 is in a request part, as a JSON pointer ('' for the part itself), or
+ * null. PostgreSQL text cannot store it (the query fails), so it is refused up front for every
+ * input, on both databases alike. The pointer is spelled out only on the way back from a find:
+ * most inputs have none.
  */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+function nulPath(value: unknown): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? '' : null;
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return null;
-  // The path is spelled out only on the way back from a find: most inputs have none.
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    if (key.includes('\u0000')) return `${path}/${key}`;
+    if (key.includes('\u0000')) return `/${key}`;
     const item = (value as Record<string, unknown>)[key];
     if (item !== null && (typeof item === 'object' || typeof item === 'string')) {
-      const found = nulPath(item, '');
-      if (found !== null) return `${path}/${key}${found}`;
+      const found = nulPath(item);
+      if (found !== null) return `/${key}${found}`;
     }
   }
   return null;
