@@ -86,7 +86,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   });
 
   const clock = options.clock ?? systemClock;
-  const metrics = new Metrics(options.database.db);
+  const metrics = new Metrics(options.database.db, options.database.commitStats);
   const deps: AppDeps = {
     config,
     db: options.database.db,

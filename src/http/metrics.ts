@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { GroupCommitStats } from '../db/sqlite-group-commit.ts';
 
 /** The Prometheus metrics of one app instance (a registry of its own, so tests can build many apps). */
 export class Metrics {
@@ -32,8 +33,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(db: Db) {
+  constructor(db: Db, commitStats?: () => GroupCommitStats) {
     collectDefaultMetrics({ register: this.registry, prefix: 'signet_' });
+    if (commitStats) {
+      // SQLite group commit: transactions per COMMIT is what the batching saves.
+      const registry = this.registry;
+      const total = (name: string, help: string, read: (stats: GroupCommitStats) => number) =>
+        new Counter({
+          name,
+          help,
+          registers: [registry],
+          collect() {
+            this.reset();
+            this.inc(read(commitStats()));
+          },
+        });
+      total('signet_sqlite_commits_total', 'COMMITs of SQLite group commit batches (SQLite only)', (s) => s.commits);
+      total('signet_sqlite_transactions_total', 'Transactions made durable by those COMMITs (SQLite only)', (s) => s.transactions);
+    }
     const now = () => new Date().toISOString();
     // Queue gauges are read from the database at scrape time: every instance reports the shared queue.
     new Gauge({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
+import { dialectName } from '../helpers/database.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,5 +22,12 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/signet_job_queue_depth\{queue="jobs"\} \d+/);
     expect(text).toMatch(/signet_job_oldest_due_age_seconds\{queue="webhook_deliveries"\} 0/);
     expect(text).toContain('signet_process_resident_memory_bytes');
+    if (dialectName === 'sqlite') {
+      // The create above committed through the group commit.
+      expect(Number(/signet_sqlite_transactions_total (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(1);
+      expect(Number(/signet_sqlite_commits_total (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(1);
+    } else {
+      expect(text).not.toContain('signet_sqlite_commits_total');
+    }
   });
 });
