@@ -111,7 +111,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerValidation(app);
   registerMetrics(app, deps.metrics);
   registerErrorHandler(app);
-  registerAuth(app, deps.db, options.database.changeMark);
+  registerAuth(app, deps.db, options.database.changeMark, options.database.keysMark);
   registerReadCache(app, options.database.changeMark, deps.metrics);
   registerIdempotency(app, deps.db, clock);
   await registerRateLimit(app, config);

@@ -23,6 +23,12 @@ export interface DbHandle {
    * connection (a commit). Equal marks mean the database is as it was. Read synchronously.
    */
   changeMark?: () => string;
+  /**
+   * SQLite only: like changeMark, but moved by this process only through writes to the tables
+   * that decide what an API key may do (keys, organizations); any other connection's commit
+   * still moves it. Equal marks mean a key looked up before is as it was.
+   */
+  keysMark?: () => string;
   /** SQLite only: how many transactions its group commits made durable, in how many COMMITs. */
   commitStats?: () => GroupCommitStats;
   close(): Promise<void>;
@@ -71,7 +77,7 @@ export function createDb(options: DbOptions): DbHandle {
   const statements = withStatementCache(sqlite);
   const dialect = new GroupCommitSqliteDialect(statements as unknown as SqliteStatements);
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: 'sqlite', changeMark: changeMarkOf(sqlite, statements), commitStats: () => dialect.stats(), close: () => db.destroy() };
+  return { db, dialect: 'sqlite', ...changeMarksOf(sqlite, statements), commitStats: () => dialect.stats(), close: () => db.destroy() };
 }
 
 /**
@@ -79,47 +85,61 @@ export function createDb(options: DbOptions): DbHandle {
  * are built from a fixed set of shapes, so prepared statements are kept by their SQL text
  * (bounded, least recently used dropped first). Reuse is safe: statements run synchronously.
  * Every statement passes through here right before it runs, so the wrapper also counts the
- * ones that may write (`writes`), for the change mark.
+ * ones that may write (`writes`), and among them those that name a table API keys depend on
+ * (`keyWrites`), for the change marks.
  */
 function withStatementCache(sqlite: SQLite.Database, max = 1000) {
-  const cache = new Map<string, SQLite.Statement>();
+  const cache = new Map<string, { stmt: SQLite.Statement; keys: boolean }>();
   const wrapper = {
     writes: 0,
+    keyWrites: 0,
     close: () => sqlite.close(),
     prepare(sqlText: string): SQLite.Statement {
-      let stmt = cache.get(sqlText);
-      if (stmt) {
+      let entry = cache.get(sqlText);
+      if (entry) {
         cache.delete(sqlText);
       } else {
-        stmt = sqlite.prepare(sqlText);
+        const stmt = sqlite.prepare(sqlText);
+        entry = { stmt, keys: !stmt.readonly && KEY_TABLES.test(sqlText) };
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
       }
-      cache.set(sqlText, stmt);
-      if (!stmt.readonly) wrapper.writes++;
-      return stmt;
+      cache.set(sqlText, entry);
+      if (!entry.stmt.readonly) {
+        wrapper.writes++;
+        if (entry.keys) wrapper.keyWrites++;
+      }
+      return entry.stmt;
     },
   };
   return wrapper;
 }
 
+/** Tables whose rows decide what an API key may do: a write naming one moves the keys mark. */
+const KEY_TABLES = /\b(api_keys|organizations)\b/i;
+
 /**
- * The change mark of a SQLite database (DbHandle.changeMark): statements of this process that may
- * write, counted as they run, and SQLite's `data_version`, which moves when another connection
- * commits. Reading `data_version` takes a shared-memory lock (two system calls), so it is read
- * once per turn of the event loop: the requests of one turn were all received before it began.
+ * The change marks of a SQLite database (DbHandle.changeMark, keysMark): statements of this
+ * process that may write (all of them, or those naming a key table), counted as they run, and
+ * SQLite's `data_version`, which moves when another connection commits. Reading `data_version`
+ * takes a shared-memory lock (two system calls), so it is read once per turn of the event loop:
+ * the requests of one turn were all received before it began.
  */
-function changeMarkOf(sqlite: SQLite.Database, statements: { writes: number }): () => string {
+function changeMarksOf(sqlite: SQLite.Database, statements: { writes: number; keyWrites: number }) {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   let version: unknown;
   const forget = () => {
     version = undefined;
   };
-  return () => {
+  const current = () => {
     if (version === undefined) {
       version = dataVersion.get();
       setImmediate(forget);
     }
-    return `${statements.writes}:${version}`;
+    return version;
+  };
+  return {
+    changeMark: () => `${statements.writes}:${current()}`,
+    keysMark: () => `${statements.keyWrites}:${current()}`,
   };
 }
 

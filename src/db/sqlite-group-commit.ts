@@ -32,16 +32,17 @@ const MAX_BATCH = 64;
 const nextTurn = globalThis.setImmediate;
 
 /**
- * Group commit for SQLite. Each Kysely transaction runs inside a savepoint of a shared outer
- * transaction (the batch); the batch commits once per turn of the event loop, after every
- * transaction that was ready to run in that turn has run. A commit writes each changed page to
- * the WAL once, and the pages a create touches (the right-most leaves of its tables and indexes)
- * are the same for every create of the batch, so ten creates cost about one commit's writes.
+ * Group commit for SQLite. A transaction that begins waits for the end of the current turn of
+ * the event loop; there the transactions of the turn run one after another, each inside a
+ * savepoint of one shared outer transaction (the batch), and the batch commits once. A commit
+ * writes each changed page to the WAL once, and the pages a create touches (the right-most
+ * leaves of its tables and indexes) are the same for every create of a batch, so thirty creates
+ * cost little more than one commit's writes.
  *
  * What callers observe is unchanged: `transaction().execute()` resolves only after the COMMIT
  * that made its changes durable (so an answer is never sent for data that could still be lost);
  * a transaction that throws is rolled back to its savepoint, alone; a query outside a
- * transaction first commits the open batch, so nothing reads data that is not committed yet.
+ * transaction runs before the round or after its COMMIT, so it never reads uncommitted data.
  * A COMMIT that fails (disk full, I/O error) fails every transaction of its batch and rolls all
  * of them back; none of them had been answered. (A deferred constraint would fail the same way;
  * Signet's schema has none.)
@@ -63,9 +64,13 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
   }
 }
 
-/** One hold of the single connection; Kysely hands it back through releaseConnection. */
+/**
+ * What Kysely holds between acquireConnection and releaseConnection. It does not always hold the
+ * connection itself: a transaction hands it on while it waits for its round and for its COMMIT,
+ * and a later query through the same lease (`db.connection()`) queues for it again.
+ */
 class Lease implements DatabaseConnection {
-  released = false;
+  holding = true;
   /** Inside a transaction's savepoint (from begin until release or rollback). */
   inTransaction = false;
 
@@ -76,7 +81,7 @@ class Lease implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    await this.driver.committed(this);
+    await this.driver.ready(this);
     for (const row of this.driver.statements.prepare(query.sql).iterate(query.parameters)) yield { rows: [row as R] };
   }
 }
@@ -88,6 +93,9 @@ class GroupCommitDriver implements Driver {
   #held = false;
   readonly #waiting: Array<() => void> = [];
   #batch: Batch | undefined;
+  /** Transactions waiting for the next round, in the order they asked. */
+  readonly #round: Array<() => void> = [];
+  #roundScheduled = false;
 
   constructor(readonly statements: SqliteStatements) {}
 
@@ -114,33 +122,30 @@ class GroupCommitDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    this.#release(connection as Lease);
+    this.#handOverFrom(connection as Lease);
   }
 
-  #release(lease: Lease): void {
-    if (lease.released) return;
-    lease.released = true;
+  #handOverFrom(lease: Lease): void {
+    if (!lease.holding) return;
+    lease.holding = false;
     this.#handOver();
   }
 
+  /**
+   * A query outside a transaction never meets an open batch, so it reads (and writes) committed
+   * data only: a batch is open only while its round's transactions run, and the round queues
+   * its COMMIT right behind them, ahead of anything that queues for the connection later.
+   */
   run<R>(lease: Lease, query: CompiledQuery): Promise<QueryResult<R>> {
-    if (lease.inTransaction || !this.#batch) return Promise.resolve(this.#execute<R>(query));
-    return this.committed(lease).then(() => this.#execute<R>(query));
+    if (lease.holding) return Promise.resolve(this.#execute<R>(query));
+    return this.ready(lease).then(() => this.#execute<R>(query));
   }
 
-  /**
-   * Outside a transaction, a query reads (and writes) committed data only: while a batch is
-   * open, the lease steps aside until the batch's COMMIT at the end of this turn, then queues
-   * for the connection again. (Committing at once instead would end every batch at the next
-   * request's API key lookup.)
-   */
-  async committed(lease: Lease): Promise<void> {
-    while (this.#batch && !lease.inTransaction) {
-      const { done } = this.#batch;
-      this.#handOver();
-      await done.catch(() => undefined);
-      await this.#take();
-    }
+  /** Through a lease that handed the connection on (`db.connection()` after a transaction), queue for it again. */
+  async ready(lease: Lease): Promise<void> {
+    if (lease.holding) return;
+    await this.#take();
+    lease.holding = true;
   }
 
   #execute<R>(query: CompiledQuery): QueryResult<R> {
@@ -156,6 +161,13 @@ class GroupCommitDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
+    // Step aside until this turn's round; resumed holding the connection again.
+    this.#handOverFrom(lease);
+    await new Promise<void>((resume) => {
+      this.#round.push(resume);
+      this.#scheduleRound();
+    });
+    lease.holding = true;
     if (!this.#batch) this.#openBatch();
     this.#exec(`savepoint ${SAVEPOINT}`);
     lease.inTransaction = true;
@@ -174,7 +186,7 @@ class GroupCommitDriver implements Driver {
     batch.members++;
     if (batch.members >= MAX_BATCH) this.commitBatch();
     // Others join the batch while this transaction waits for its COMMIT.
-    this.#release(lease);
+    this.#handOverFrom(lease);
     return batch.done;
   }
 
@@ -232,20 +244,32 @@ class GroupCommitDriver implements Driver {
     });
     // A batch whose transactions all rolled back has nobody waiting on it.
     done.catch(() => undefined);
-    const batch: Batch = { members: 0, done, settle };
-    this.#batch = batch;
-    // At the end of this turn, behind whoever holds the connection then: transactions that
-    // queued for it before that join the batch.
+    this.#batch = { members: 0, done, settle };
+  }
+
+  /**
+   * At the end of this turn (once every request that arrived in it has been read), the
+   * transactions that asked to begin run one after another, then their batch commits: the
+   * round's queue entries go behind whoever waits for the connection already, and the COMMIT
+   * behind them. Running the transactions back to back, not each amid its request's HTTP
+   * work, also keeps SQLite's pages and code warm in the CPU caches.
+   */
+  #scheduleRound(): void {
+    if (this.#roundScheduled) return;
+    this.#roundScheduled = true;
     nextTurn(() => {
-      const turn = this.#take();
-      if (turn) void turn.then(() => this.#flush(batch));
-      else this.#flush(batch);
+      this.#roundScheduled = false;
+      this.#waiting.push(...this.#round.splice(0), () => this.#flush());
+      if (!this.#held) {
+        this.#held = true;
+        this.#waiting.shift()!();
+      }
     });
   }
 
-  #flush(batch: Batch): void {
+  #flush(): void {
     try {
-      if (this.#batch === batch) this.commitBatch();
+      this.commitBatch();
     } finally {
       this.#handOver();
     }
@@ -271,6 +295,9 @@ class GroupCommitDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    // Transactions asked for before this reach their round, and the round queues its COMMIT, first.
+    do await new Promise((resolve) => nextTurn(resolve));
+    while (this.#roundScheduled);
     await this.#take();
     try {
       this.commitBatch();

@@ -71,10 +71,11 @@ const keyByHash = prepared<{ hash: string }, KeyRow>((db, p) =>
 /**
  * Authenticates every route that declares `config.scope`: the bearer key is hashed, looked up
  * (unrevoked), and must carry the scope. Sets `request.auth`, and `request.changeMark` first
- * when the database has one (read-cache.ts): then a key found earlier is taken from memory while
- * the database is unchanged since (a revocation is a change, so it takes effect at once).
+ * when the database has one (read-cache.ts). A key found earlier is taken from memory while no
+ * write has touched the key tables since, here or through another connection (`keysMark`): a
+ * revocation is such a write, so it takes effect at once.
  */
-export function registerAuth(app: FastifyInstance, db: Db, changeMark?: () => string): void {
+export function registerAuth(app: FastifyInstance, db: Db, changeMark?: () => string, keysMark?: () => string): void {
   const known = new Map<string, { mark: string; auth: AuthContext }>();
   const lookup = async (keyHash: string, mark: string | null): Promise<AuthContext | undefined> => {
     const { rows } = await keyByHash.execute(db, { hash: keyHash });
@@ -98,8 +99,8 @@ export function registerAuth(app: FastifyInstance, db: Db, changeMark?: () => st
       return done(unauthorized('The Authorization header must be `Bearer sk_…`'));
     }
     const keyHash = hashKey(match[1]);
-    const mark = changeMark ? changeMark() : null;
-    request.changeMark = mark;
+    request.changeMark = changeMark ? changeMark() : null;
+    const mark = keysMark ? keysMark() : null;
     const accept = (auth: AuthContext | undefined) => {
       if (!auth) return done(unauthorized('The API key is unknown or revoked'));
       request.auth = auth;

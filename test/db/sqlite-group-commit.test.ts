@@ -106,25 +106,25 @@ describe('SQLite group commit', () => {
     expect(seenByOther('children')).toBe(1);
   });
 
-  it('has a query outside a transaction wait for the open batch, so it reads committed data only', async () => {
-    const written = insert('x');
-    const read = db
-      .selectFrom('items')
-      .select('label')
-      .execute()
-      .then((rows) => ({ rows, committed: seenByOther() }));
-    const { rows, committed } = await read;
-    expect(rows).toEqual([{ label: 'x' }]);
-    expect(committed).toBe(1);
-    await written;
-  });
-
-  it('a write outside a transaction commits on its own, after the open batch', async () => {
-    const batched = insert('in a batch');
-    const alone = db.insertInto('items').values({ label: 'alone' }).execute();
-    await alone;
-    expect(other.prepare('select label from items order by id').pluck().all()).toEqual(['in a batch', 'alone']);
-    await batched;
+  it('has a query outside a transaction read committed data only, even one asked for while a batch is built', async () => {
+    let read: Promise<unknown[]> | undefined;
+    let write: Promise<number> | undefined;
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('items').values({ label: `batched ${i}` }).execute();
+          if (i === 2) {
+            // Not through trx: these wait for the connection like any other request's queries.
+            read = db.selectFrom('items').select('label').execute();
+            write = db.insertInto('items').values({ label: 'alone' }).execute().then(() => seenByOther());
+          }
+        }),
+      ),
+    );
+    // Inside the open batch it would have seen three rows, none of them committed yet.
+    expect((await read!).length).toBe(5);
+    // The write outside a transaction commits on its own, after the batch.
+    expect(await write!).toBe(6);
   });
 
   it('bounds a batch: many transactions at once still commit, in several COMMITs', async () => {
@@ -152,5 +152,21 @@ describe('SQLite group commit', () => {
     await back.releaseSavepoint('before_second').execute();
     await trx.commit().execute();
     expect(other.prepare('select label from items').pluck().all()).toEqual(['kept']);
+  });
+
+  it('keeps a connection held with db.connection() usable after a transaction on it, among others', async () => {
+    const others = Array.from({ length: 3 }, (_, i) => insert(`other ${i}`));
+    const more: Promise<unknown>[] = [];
+    const seen = await db.connection().execute(async (conn) => {
+      await conn.transaction().execute((trx) => trx.insertInto('items').values({ label: 'on the connection' }).execute());
+      more.push(...Array.from({ length: 3 }, (_, i) => insert(`more ${i}`)));
+      const rows = await conn.selectFrom('items').select('label').execute();
+      return rows.map((r) => r.label);
+    });
+    await Promise.all([...others, ...more]);
+    expect(seen).toContain('on the connection');
+    // Whatever it read was committed: nothing of a batch still open.
+    expect(seen.length).toBeLessThanOrEqual(seenByOther());
+    expect(seenByOther()).toBe(7);
   });
 });
