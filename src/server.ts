@@ -7,14 +7,17 @@ import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
 import { closeFinalizeWorker } from './pdf/finalize-worker.ts';
 
-/** The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise. */
-export function openDatabase(config: Config) {
-  return createDb({ databaseUrl: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'signet.db') });
+/**
+ * The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise.
+ * The server checkpoints SQLite's WAL on a worker thread; the CLI's short runs do not start one.
+ */
+export function openDatabase(config: Config, options: { server?: boolean } = {}) {
+  return createDb({ databaseUrl: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'signet.db'), checkpointInBackground: options.server });
 }
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
-  const database = openDatabase(config);
+  const database = openDatabase(config, { server: true });
   await migrate(database.db);
   const app = await buildApp({ config, database });
 

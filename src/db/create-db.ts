@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteAdapter, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
+import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { GroupCommitSqliteDialect, type GroupCommitStats, type SqliteStatements } from './sqlite-group-commit.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
@@ -51,6 +52,12 @@ export interface DbOptions {
   /** SQLite file; `:memory:` is allowed for throwaway databases. */
   sqliteFile: string;
   poolSize?: number;
+  /**
+   * SQLite file only: checkpoint the WAL on a worker thread instead of inside commits
+   * (sqlite-checkpointer.ts). For the long-running server; short-lived processes (the CLI) and
+   * tests leave it off.
+   */
+  checkpointInBackground?: boolean;
 }
 
 export function createDb(options: DbOptions): DbHandle {
@@ -77,7 +84,16 @@ export function createDb(options: DbOptions): DbHandle {
   const statements = withStatementCache(sqlite);
   const dialect = new GroupCommitSqliteDialect(statements as unknown as SqliteStatements);
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: 'sqlite', ...changeMarksOf(sqlite, statements), commitStats: () => dialect.stats(), close: () => db.destroy() };
+  const checkpointer =
+    options.checkpointInBackground && options.sqliteFile !== ':memory:'
+      ? startCheckpointer(options.sqliteFile, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`))
+      : undefined;
+  const close = async () => {
+    await db.destroy();
+    // Last to close, the worker's connection checkpoints what is left and removes the WAL.
+    await checkpointer?.stop();
+  };
+  return { db, dialect: 'sqlite', ...changeMarksOf(sqlite, statements), commitStats: () => dialect.stats(), close };
 }
 
 /**
