@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { RawNode, createQueryId, type Compilable, type QueryResult } from 'kysely';
 import type { Database, Executor } from './database.ts';
 import type { Insertable } from 'kysely';
 import { nameStatement } from './named-statements.ts';
@@ -23,6 +23,8 @@ type Part = { slot: string } | { value: unknown };
 
 interface Compiled {
   sql: string;
+  /** The operation node of the SQL text, made once (CompiledQuery.raw makes and freezes one per call). */
+  node: RawNode;
   parts: Part[];
 }
 
@@ -46,8 +48,10 @@ export function prepared<A extends Record<string, unknown>, R = unknown>(
     let compiled = byAdapter.get(adapter);
     if (!compiled) {
       const query = build(db, slotProxy as Slots<A>).compile();
+      const sql = nameStatement(query.sql);
       compiled = {
-        sql: nameStatement(query.sql),
+        sql,
+        node: RawNode.createWithSql(sql),
         parts: query.parameters.map((p) => (p instanceof Slot ? { slot: p.name } : { value: p })),
       };
       byAdapter.set(adapter, compiled);
@@ -56,7 +60,7 @@ export function prepared<A extends Record<string, unknown>, R = unknown>(
   };
   return {
     execute(db, args) {
-      const { sql, parts } = compile(db);
+      const { sql, node, parts } = compile(db);
       const parameters = new Array<unknown>(parts.length);
       for (let i = 0; i < parts.length; i++) {
         const part = parts[i];
@@ -68,7 +72,7 @@ export function prepared<A extends Record<string, unknown>, R = unknown>(
           parameters[i] = part.value;
         }
       }
-      return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
+      return db.executeQuery<R>({ sql, parameters, query: node, queryId: createQueryId() });
     },
   };
 }
