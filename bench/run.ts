@@ -4,6 +4,7 @@
  * the same size, same connections and duration). Writes bench/results/latest.json and an SVG chart.
  * PostgreSQL runs too when BENCH_DATABASE_URL is set.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -161,6 +162,9 @@ async function main() {
       console.log(`\n${kind}: seeding ${needed.toLocaleString('en')} documents…`);
       const seeded = await seedDocuments(db.handle.db, needed, console.log);
       await db.handle.close();
+      // Closing SQLite checkpoints the load into the database file: a gigabyte of dirty pages the
+      // kernel would write back during the first scenarios (and not during their baselines).
+      execFileSync('sync');
       const server = await startSignet(db.env, process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []);
       try {
         const ctx: Context = { db, seeded, server, auth: { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' } };
