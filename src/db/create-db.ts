@@ -6,7 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteAdapter, sql, type Migration, 
 import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
-import { GroupCommitSqliteDialect, type GroupCommitStats, type SqliteStatements } from './sqlite-group-commit.ts';
+import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
 import * as m0004 from './migrations/0004-templates-campaigns.ts';
@@ -82,7 +82,7 @@ export function createDb(options: DbOptions): DbHandle {
   // indexes) are then also done in memory.
   sqlite.pragma('temp_store = MEMORY');
   const statements = withStatementCache(sqlite);
-  const dialect = new GroupCommitSqliteDialect(statements as unknown as SqliteStatements);
+  const dialect = new GroupCommitSqliteDialect(statements);
   const db = new Kysely<Database>({ dialect });
   const checkpointer =
     options.checkpointInBackground && options.sqliteFile !== ':memory:'

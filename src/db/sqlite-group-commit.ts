@@ -1,15 +1,4 @@
-import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
-
-/** What the driver needs of a better-sqlite3 database (the statement cache of create-db.ts). */
-export interface SqliteStatements {
-  prepare(sql: string): {
-    reader: boolean;
-    all(parameters: readonly unknown[]): unknown[];
-    run(parameters: readonly unknown[]): { changes: number; lastInsertRowid: number | bigint };
-    iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
-  };
-  close(): void;
-}
+import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
 
 export interface GroupCommitStats {
   /** COMMITs that ended a batch (each made one or more transactions durable). */
@@ -50,8 +39,8 @@ const nextTurn = globalThis.setImmediate;
 export class GroupCommitSqliteDialect extends SqliteDialect {
   readonly #driver: GroupCommitDriver;
 
-  constructor(statements: SqliteStatements) {
-    super({ database: statements as never });
+  constructor(statements: SqliteDatabase) {
+    super({ database: statements });
     this.#driver = new GroupCommitDriver(statements);
   }
 
@@ -97,7 +86,7 @@ class GroupCommitDriver implements Driver {
   readonly #round: Array<() => void> = [];
   #roundScheduled = false;
 
-  constructor(readonly statements: SqliteStatements) {}
+  constructor(readonly statements: SqliteDatabase) {}
 
   async init(): Promise<void> {}
 
@@ -184,7 +173,7 @@ class GroupCommitDriver implements Driver {
     }
     lease.inTransaction = false;
     batch.members++;
-    if (batch.members >= MAX_BATCH) this.commitBatch();
+    if (batch.members >= MAX_BATCH) this.#commitBatch();
     // Others join the batch while this transaction waits for its COMMIT.
     this.#handOverFrom(lease);
     return batch.done;
@@ -269,14 +258,14 @@ class GroupCommitDriver implements Driver {
 
   #flush(): void {
     try {
-      this.commitBatch();
+      this.#commitBatch();
     } finally {
       this.#handOver();
     }
   }
 
   /** Commits the open batch; called only by whoever holds the connection. */
-  commitBatch(): void {
+  #commitBatch(): void {
     const batch = this.#batch;
     if (!batch) return;
     this.#batch = undefined;
@@ -300,7 +289,7 @@ class GroupCommitDriver implements Driver {
     while (this.#roundScheduled);
     await this.#take();
     try {
-      this.commitBatch();
+      this.#commitBatch();
     } finally {
       this.statements.close();
       this.#handOver();
