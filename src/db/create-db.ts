@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteAdapter, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
+import { PgChangeFeed } from './pg-change-feed.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.ts';
 import * as m0001 from './migrations/0001-initial.ts';
@@ -12,6 +13,7 @@ import * as m0003 from './migrations/0003-signing.ts';
 import * as m0004 from './migrations/0004-templates-campaigns.ts';
 import * as m0005 from './migrations/0005-pending-uploads.ts';
 import * as m0006 from './migrations/0006-search-index.ts';
+import * as m0007 from './migrations/0007-change-notifications.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -19,17 +21,19 @@ export interface DbHandle {
   db: Db;
   dialect: Dialect;
   /**
-   * SQLite only: a value that changes whenever the database may have changed, by this process
-   * (rows inserted, updated or deleted on its connection, committed or not) or by any other
-   * connection (a commit). Equal marks mean the database is as it was. Read synchronously.
+   * A value that changes whenever the database may have changed, by this process (rows inserted,
+   * updated or deleted on its connections, committed or not) or by any other connection (a commit:
+   * at once on SQLite, as soon as its notification arrives on PostgreSQL, pg-change-feed.ts).
+   * Equal marks mean the database is as it was. Read synchronously; null while unknown (nothing
+   * may then be cached). Absent when the handle was opened without `watchChanges`.
    */
-  changeMark?: () => string;
+  changeMark?: () => string | null;
   /**
-   * SQLite only: like changeMark, but moved by this process only through writes to the tables
-   * that decide what an API key may do (keys, organizations); any other connection's commit
-   * still moves it. Equal marks mean a key looked up before is as it was.
+   * Like changeMark, but moved by this process only through writes to the tables that decide what
+   * an API key may do (keys, organizations); any other connection's commit to them still moves
+   * it. Equal marks mean a key looked up before is as it was.
    */
-  keysMark?: () => string;
+  keysMark?: () => string | null;
   /** SQLite only: how many transactions its group commits made durable, in how many COMMITs. */
   commitStats?: () => GroupCommitStats;
   close(): Promise<void>;
@@ -42,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0004-templates-campaigns': m0004,
   '0005-pending-uploads': m0005,
   '0006-search-index': m0006,
+  '0007-change-notifications': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -58,6 +63,12 @@ export interface DbOptions {
    * tests leave it off.
    */
   checkpointInBackground?: boolean;
+  /**
+   * Keep the change marks (DbHandle.changeMark, keysMark) that let the server cache reads. On
+   * PostgreSQL this listens for the database's change notifications on a connection of its own;
+   * SQLite's marks cost nothing until read. Default: on for SQLite, off for PostgreSQL.
+   */
+  watchChanges?: boolean;
 }
 
 export function createDb(options: DbOptions): DbHandle {
@@ -68,8 +79,19 @@ export function createDb(options: DbOptions): DbHandle {
     // An idle connection closed by the server (restart, failover, admin) must not crash the
     // process: the pool drops it and opens a fresh one for the next query.
     pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const feed = options.watchChanges
+      ? new PgChangeFeed({ connectionString: options.databaseUrl, ping: (channel, payload) => pool.query('select pg_notify($1, $2)', [channel, payload]) })
+      : undefined;
+    if (feed) {
+      pool.on('connect', (client) => feed.sessionOpened((client as pg.Client & { processID?: number }).processID));
+      pool.on('remove', (client) => feed.sessionClosed((client as pg.Client & { processID?: number }).processID));
+    }
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool, feed) }) });
+    const close = async () => {
+      await feed?.stop();
+      await db.destroy();
+    };
+    return { db, dialect: 'postgres', changeMark: feed?.changeMark, keysMark: feed?.keysMark, close };
   }
   if (options.sqliteFile !== ':memory:') fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
   const sqlite = new SQLite(options.sqliteFile);
@@ -93,7 +115,8 @@ export function createDb(options: DbOptions): DbHandle {
     // Last to close, the worker's connection checkpoints what is left and removes the WAL.
     await checkpointer?.stop();
   };
-  return { db, dialect: 'sqlite', ...changeMarksOf(sqlite, statements), commitStats: () => dialect.stats(), close };
+  const marks = options.watchChanges === false ? {} : changeMarksOf(sqlite, statements);
+  return { db, dialect: 'sqlite', ...marks, commitStats: () => dialect.stats(), close };
 }
 
 /**

@@ -25,21 +25,42 @@ export function nameStatement(sqlText: string): string {
   return sqlText;
 }
 
+/** Told of every query a client has finished, before its caller goes on (pg-change-feed.ts). */
+export interface QueryObserver {
+  queryDone(text: string, state: { keys: boolean }): void;
+  released(state: { keys: boolean }): void;
+}
+
 /** The pool as Kysely sees it: clients whose registered statements go out by name. */
-export function withNamedStatements(pool: pg.Pool): PostgresPool {
+export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      const state = { keys: false };
+      const run = (textOrCursor: unknown, values?: ReadonlyArray<unknown>) => {
+        if (typeof textOrCursor === 'string') {
+          const name = names.get(textOrCursor);
+          if (name) return client.query({ name, text: textOrCursor, values: values as unknown[] });
+          return client.query(textOrCursor, values as unknown[]);
+        }
+        return client.query(textOrCursor as never);
+      };
       return {
         query(textOrCursor: unknown, values?: ReadonlyArray<unknown>) {
-          if (typeof textOrCursor === 'string') {
-            const name = names.get(textOrCursor);
-            if (name) return client.query({ name, text: textOrCursor, values: values as unknown[] });
-            return client.query(textOrCursor, values as unknown[]);
+          const result = run(textOrCursor, values);
+          if (!observer) return result;
+          // A cursor (streamed rows) carries its text; Kysely streams only selects.
+          const text = typeof textOrCursor === 'string' ? textOrCursor : String((textOrCursor as { text?: unknown }).text ?? '');
+          if (typeof (result as Promise<unknown>)?.then !== 'function') {
+            observer.queryDone(text, state);
+            return result;
           }
-          return client.query(textOrCursor as never);
+          return (result as Promise<unknown>).finally(() => observer.queryDone(text, state));
         },
-        release: () => client.release(),
+        release: () => {
+          observer?.released(state);
+          client.release();
+        },
       } as unknown as PostgresPoolClient;
     },
     end: () => pool.end(),

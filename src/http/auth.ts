@@ -73,9 +73,11 @@ const keyByHash = prepared<{ hash: string }, KeyRow>((db, p) =>
  * (unrevoked), and must carry the scope. Sets `request.auth`, and `request.changeMark` first
  * when the database has one (read-cache.ts). A key found earlier is taken from memory while no
  * write has touched the key tables since, here or through another connection (`keysMark`): a
- * revocation is such a write, so it takes effect at once.
+ * revocation is such a write, so it takes effect at once here, and on PostgreSQL as soon as its
+ * notification reaches another instance (db/pg-change-feed.ts). Without a mark (null), every
+ * request looks its key up.
  */
-export function registerAuth(app: FastifyInstance, db: Db, changeMark?: () => string, keysMark?: () => string): void {
+export function registerAuth(app: FastifyInstance, db: Db, changeMark?: () => string | null, keysMark?: () => string | null): void {
   const known = new Map<string, { mark: string; auth: AuthContext }>();
   const lookup = async (keyHash: string, mark: string | null): Promise<AuthContext | undefined> => {
     const { rows } = await keyByHash.execute(db, { hash: keyHash });

@@ -3,7 +3,7 @@ import { hookRoutes } from './route-hooks.ts';
 import type { Metrics } from './metrics.ts';
 
 /*
- * Answers of read routes, kept in memory for as long as the database is unchanged (SQLite only).
+ * Answers of read routes, kept in memory for as long as the database is unchanged.
  *
  * Every entry carries the database's change mark (create-db.ts) read before the answer was
  * computed, and is served only while the mark is still the same: any row inserted, updated or
@@ -13,7 +13,10 @@ import type { Metrics } from './metrics.ts';
  * nothing. A client polling a document, a dashboard paging the list between changes, and the
  * benchmark (`npm run bench -- get-by-id list`) do.
  *
- * PostgreSQL has no such mark (its writers are other servers); there nothing is cached.
+ * On PostgreSQL another instance's commit retires them when its notification arrives
+ * (db/pg-change-feed.ts), typically within a millisecond; while that feed is not known to work
+ * the mark is null and nothing is cached or served from memory. READ_CACHE=off turns both
+ * caches off.
  */
 
 declare module 'fastify' {
@@ -87,7 +90,7 @@ export function noReadCache(request: FastifyRequest): void {
   request.readCacheKey = null;
 }
 
-export function registerReadCache(app: FastifyInstance, changeMark: (() => string) | undefined, metrics: Metrics): void {
+export function registerReadCache(app: FastifyInstance, changeMark: (() => string | null) | undefined, metrics: Metrics): void {
   app.decorateRequest('changeMark', null);
   app.decorateRequest('readCacheKey', null);
   if (!changeMark) return;

@@ -40,7 +40,8 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   await admin.end();
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
-  const handle = createDb({ databaseUrl: url.toString(), sqliteFile: '', poolSize: 5 });
+  // With the change feed, as the server runs: the read and key caches are on for PostgreSQL too.
+  const handle = createDb({ databaseUrl: url.toString(), sqliteFile: '', poolSize: 5, watchChanges: true });
   if (migrated) await migrate(handle.db);
   return {
     handle,

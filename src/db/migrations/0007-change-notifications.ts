@@ -1,0 +1,50 @@
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+
+/*
+ * PostgreSQL: every statement that writes to one of Signet's tables sends a notification on the
+ * channel `signet_changes` when its transaction commits, whoever runs it (another Signet instance,
+ * the CLI, an operator in psql). Each server listens (db/pg-change-feed.ts) and retires what it
+ * keeps in memory (read-cache.ts, the API key cache) when one arrives. The payload says whether
+ * the write could change what an API key may do (`k`: keys, organizations) or not (`d`); within a
+ * transaction PostgreSQL sends identical notifications once, so a transaction costs one or two.
+ *
+ * A table added by a later migration must get the trigger too (`notifyChangesOn`); a test fails
+ * when one of the schema's tables lacks it. SQLite needs none of this: its `data_version` tells a
+ * connection that another one committed.
+ */
+
+export const CHANGES_CHANNEL = 'signet_changes';
+const KEY_TABLES = new Set(['api_keys', 'organizations']);
+
+/** Adds the statement-level trigger that announces writes to `table` (PostgreSQL only). */
+export async function notifyChangesOn(db: Kysely<any>, table: string): Promise<void> {
+  const kind = KEY_TABLES.has(table) ? 'k' : 'd';
+  await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
+  await sql`create trigger signet_changes after insert or update or delete or truncate on ${sql.table(table)}
+    for each statement execute function signet_notify_change(${sql.lit(kind)})`.execute(db);
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`create or replace function signet_notify_change() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, tg_argv[0]);
+      return null;
+    end
+  $$`.execute(db);
+  for (const table of await signetTables(db)) await notifyChangesOn(db, table);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  for (const table of await signetTables(db)) await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
+  await sql`drop function if exists signet_notify_change()`.execute(db);
+}
+
+/** The schema's tables, except the migrator's own. */
+export async function signetTables(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select table_name as name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name not like 'kysely\\_%'
+    order by table_name`.execute(db);
+  return rows.map((r) => r.name);
+}
