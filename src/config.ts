@@ -34,6 +34,7 @@ const EnvSchema = Type.Object({
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),
   WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  READ_CACHE: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   GEOIP_DB: Type.Optional(Type.String()),
   TRUST_PROXY: Type.Optional(Type.String()),
   MAIL_ATTACHMENT_MAX_BYTES: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
@@ -74,6 +75,11 @@ export interface Config {
   readonly logLevel: string;
   /** Background workers (mail, webhook delivery, schedulers) run in this process. */
   readonly workers: boolean;
+  /**
+   * Answers of read routes and API keys kept in memory while the database is unchanged
+   * (http/read-cache.ts); on PostgreSQL through its change notifications (db/pg-change-feed.ts).
+   */
+  readonly readCache: boolean;
   /** A MaxMind-format (.mmdb) city or country database for audit GeoIP; undefined: none. */
   readonly geoipDb: string | undefined;
   /**
@@ -161,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: Number(e.RATE_LIMIT_PER_MINUTE ?? 600),
     logLevel: e.LOG_LEVEL ?? 'info',
     workers: (e.WORKERS ?? 'on') === 'on',
+    readCache: (e.READ_CACHE ?? 'on') === 'on',
     geoipDb: e.GEOIP_DB,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     mailAttachmentMaxBytes: Number(e.MAIL_ATTACHMENT_MAX_BYTES ?? 10 * 1024 * 1024),

@@ -9,10 +9,17 @@ import { closeFinalizeWorker } from './pdf/finalize-worker.ts';
 
 /**
  * The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise.
- * The server checkpoints SQLite's WAL on a worker thread; the CLI's short runs do not start one.
+ * The server checkpoints SQLite's WAL on a worker thread and, unless READ_CACHE=off, keeps the
+ * change marks its caches need (on PostgreSQL a listening connection, which the CLI's short runs
+ * do not open, nor a checkpointer).
  */
 export function openDatabase(config: Config, options: { server?: boolean } = {}) {
-  return createDb({ databaseUrl: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'signet.db'), checkpointInBackground: options.server });
+  return createDb({
+    databaseUrl: config.databaseUrl,
+    sqliteFile: path.join(config.dataDir, 'signet.db'),
+    checkpointInBackground: options.server,
+    watchChanges: config.readCache && (options.server === true || config.databaseUrl === undefined),
+  });
 }
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
