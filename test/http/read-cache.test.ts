@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { SCOPES } from '../../src/http/auth.ts';
 import { ReadCache } from '../../src/http/read-cache.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/server.ts';
 import { createApiKey, revokeApiKey } from '../../src/modules/orgs/orgs.service.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { dialectName } from '../helpers/database.ts';
@@ -116,6 +118,25 @@ describe('read cache', () => {
     expect((await t.request('GET', `/api/v1/documents/${mine.id}`, { key: otherOrg.key })).status).toBe(404);
     const writeOnly = await t.keyWith(['documents.create']);
     expect((await t.request('GET', url, { key: writeOnly })).status).toBe(403);
+  });
+});
+
+describe('READ_CACHE', () => {
+  it('keeps change marks for the server unless off, and opens no change feed for the CLI', async () => {
+    const env = { DATA_DIR: t.database.dataDir, ...(t.database.url ? { DATABASE_URL: t.database.url } : {}) };
+    const server = openDatabase(loadConfig(env), { server: true });
+    const off = openDatabase(loadConfig({ ...env, READ_CACHE: 'off' }), { server: true });
+    const cli = openDatabase(loadConfig(env));
+    try {
+      expect(server.changeMark).toBeTypeOf('function');
+      expect(server.keysMark).toBeTypeOf('function');
+      expect(off.changeMark).toBeUndefined();
+      expect(off.keysMark).toBeUndefined();
+      // SQLite's marks cost nothing; a PostgreSQL feed would hold a connection for a short run.
+      expect(cli.changeMark === undefined).toBe(!sqlite);
+    } finally {
+      await Promise.all([server.close(), off.close(), cli.close()]);
+    }
   });
 });
 
