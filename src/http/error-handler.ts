@@ -94,7 +94,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (fe.statusCode === 429) {
       return send(reply, 429, 'rate_limited', fe.message || 'Too many requests');
     }
-    if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
+    // A SyntaxError is the body's only when the body parser marked it 400: one thrown by Signet's own code
+    // (a corrupt stored JSON value) is a server error, not the client's.
+    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe.statusCode === 400 && (err instanceof SyntaxError || /JSON/i.test(fe.message)))) {
       return send(reply, 400, 'validation_error', 'Request body is not valid JSON', [{ path: 'body', message: 'is not valid JSON' }]);
     }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
