@@ -25,6 +25,10 @@ export function nameStatement(sqlText: string): string {
   return sqlText;
 }
 
+export function isNamed(sqlText: string): boolean {
+  return names.has(sqlText);
+}
+
 /** Told of every query a client has finished, before its caller goes on (pg-change-feed.ts). */
 export interface QueryObserver {
   queryDone(text: string, state: { keys: boolean }): void;

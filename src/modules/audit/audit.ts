@@ -52,13 +52,11 @@ const insertAudit = preparedInsert(
   allColumns<AuditLogRow>()(['id', 'org_id', 'document_id', 'action', 'details', 'ip_address', 'user_agent', 'geo_city', 'geo_country', 'created_at']),
 );
 
-/** Appends one audit entry; call it inside the transaction that makes the change. */
-export async function writeAudit(
-  trx: Executor,
-  clock: Clock,
-  entry: { orgId: string; documentId: string; action: AuditAction; details: string; meta: RequestMeta },
-): Promise<void> {
-  await insertAudit(trx, {
+type AuditEntry = { orgId: string; documentId: string; action: AuditAction; details: string; meta: RequestMeta };
+
+/** The row of one audit entry, stamped now. */
+export function auditRow(clock: Clock, entry: AuditEntry): AuditLogRow {
+  return {
     id: newId('aud'),
     org_id: entry.orgId,
     document_id: entry.documentId,
@@ -69,5 +67,10 @@ export async function writeAudit(
     geo_city: entry.meta.geoCity,
     geo_country: entry.meta.geoCountry,
     created_at: clock.now().toISOString(),
-  });
+  };
+}
+
+/** Appends one audit entry; call it inside the transaction that makes the change. */
+export async function writeAudit(trx: Executor, clock: Clock, entry: AuditEntry): Promise<void> {
+  await insertAudit(trx, auditRow(clock, entry));
 }
