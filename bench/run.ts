@@ -131,7 +131,9 @@ const scenarios: Record<string, Scenario> = {
       const times: number[] = [];
       for (let round = 0; round < 5; round++) {
         for (const term of terms) {
-          const { ms } = await timed(`${ctx.server.url}/api/v1/documents?limit=25&search=${encodeURIComponent(term)}`, ctx.auth);
+          // A limit of its own per round: each query is answered by the database, not from the
+          // read cache (which would answer a repeated URL from memory).
+          const { ms } = await timed(`${ctx.server.url}/api/v1/documents?limit=${25 - round}&search=${encodeURIComponent(term)}`, ctx.auth);
           times.push(ms);
         }
       }
