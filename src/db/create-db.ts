@@ -123,15 +123,18 @@ export function createDb(options: DbOptions): DbHandle {
  * Kysely prepares every query anew; preparing costs more than running a point lookup. Queries
  * are built from a fixed set of shapes, so prepared statements are kept by their SQL text
  * (bounded, least recently used dropped first). Reuse is safe: statements run synchronously.
- * Every statement passes through here right before it runs, so the wrapper also counts the
- * ones that may write (`writes`), and among them those that name a table API keys depend on
- * (`keyWrites`), for the change marks.
+ * Every statement passes through here right before it runs, which the change marks use: a row
+ * change (INSERT, UPDATE, DELETE) is seen by SQLite's `total_changes()` once it has run, so the
+ * marks' reading is dropped (`onChange`) to be taken afresh after it; any other statement that
+ * may write (DDL) is counted (`writes`); and statements that may write naming a table API keys
+ * depend on are counted apart (`keyWrites`).
  */
 function withStatementCache(sqlite: SQLite.Database, max = 1000) {
-  const cache = new Map<string, { stmt: SQLite.Statement; keys: boolean }>();
+  const cache = new Map<string, { stmt: SQLite.Statement; rows: boolean; keys: boolean }>();
   const wrapper = {
     writes: 0,
     keyWrites: 0,
+    onChange: () => {},
     close: () => sqlite.close(),
     prepare(sqlText: string): SQLite.Statement {
       let entry = cache.get(sqlText);
@@ -139,12 +142,13 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
         cache.delete(sqlText);
       } else {
         const stmt = sqlite.prepare(sqlText);
-        entry = { stmt, keys: !stmt.readonly && KEY_TABLES.test(sqlText) };
+        entry = { stmt, rows: ROW_CHANGE.test(sqlText), keys: !stmt.readonly && KEY_TABLES.test(sqlText) };
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sqlText, entry);
       if (!entry.stmt.readonly) {
-        wrapper.writes++;
+        if (entry.rows) wrapper.onChange();
+        else wrapper.writes++;
         if (entry.keys) wrapper.keyWrites++;
       }
       return entry.stmt;
@@ -155,30 +159,46 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
 
 /** Tables whose rows decide what an API key may do: a write naming one moves the keys mark. */
 const KEY_TABLES = /\b(api_keys|organizations)\b/i;
+/** Statements whose changes `total_changes()` counts. */
+const ROW_CHANGE = /^\s*(insert|update|delete|replace|with)\b/i;
 
 /**
- * The change marks of a SQLite database (DbHandle.changeMark, keysMark): statements of this
- * process that may write (all of them, or those naming a key table), counted as they run, and
- * SQLite's `data_version`, which moves when another connection commits. Reading `data_version`
- * takes a shared-memory lock (two system calls), so it is read once per turn of the event loop:
- * the requests of one turn were all received before it began.
+ * The change marks of a SQLite database (DbHandle.changeMark, keysMark): the rows this
+ * connection has changed (`total_changes()`, which a statement that matches no row leaves as it
+ * was, so the background workers' polls do not retire the caches), the other statements of this
+ * process that may write, and SQLite's `data_version`, which moves when another connection
+ * commits. The keys mark counts instead every statement that may write naming a key table.
+ * Reading both values takes a statement and a shared-memory lock, so the reading is kept for the
+ * rest of the event loop's turn (the requests of one turn were all received before it began),
+ * and dropped before any statement that may change rows runs.
  */
-function changeMarksOf(sqlite: SQLite.Database, statements: { writes: number; keyWrites: number }) {
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  let version: unknown;
+function changeMarksOf(sqlite: SQLite.Database, statements: ReturnType<typeof withStatementCache>) {
+  const read = sqlite.prepare('select total_changes(), data_version from pragma_data_version').raw();
+  let reading: unknown[] | undefined;
+  let scheduled = false;
   const forget = () => {
-    version = undefined;
+    reading = undefined;
+    scheduled = false;
+  };
+  statements.onChange = () => {
+    reading = undefined;
   };
   const current = () => {
-    if (version === undefined) {
-      version = dataVersion.get();
-      setImmediate(forget);
+    if (reading === undefined) {
+      reading = read.get() as unknown[];
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(forget);
+      }
     }
-    return version;
+    return reading;
   };
   return {
-    changeMark: () => `${statements.writes}:${current()}`,
-    keysMark: () => `${statements.keyWrites}:${current()}`,
+    changeMark: () => {
+      const [changes, version] = current();
+      return `${statements.writes}:${changes}:${version}`;
+    },
+    keysMark: () => `${statements.keyWrites}:${current()[1]}`,
   };
 }
 

@@ -54,6 +54,17 @@ describe('SQLite change marks', () => {
     expect(await marksAfter(() => sql`select count(*) from api_keys`.execute(handle.db))).toEqual({ change: false, keys: false });
   });
 
+  it('leaves the change mark where a write changes no row (a background worker finding nothing to do)', async () => {
+    expect(await marksAfter(() => handle.db.updateTable('jobs').set({ attempts: 1 }).where('id', '=', 'no_such_job').execute())).toEqual({ change: false, keys: false });
+    expect(await marksAfter(() => handle.db.deleteFrom('folders').where('id', '=', 'no_such_folder').execute())).toEqual({ change: false, keys: false });
+    // Within one turn: a change after the mark was read still moves it.
+    const before = handle.changeMark!();
+    await handle.db.updateTable('folders').set({ name: 'G' }).where('id', '=', 'fld_1').execute();
+    expect(handle.changeMark!()).not.toBe(before);
+    // A schema change is not a row change, but may change what a query returns.
+    expect((await marksAfter(() => sql`create index folders_name_test on folders (name)`.execute(handle.db))).change).toBe(true);
+  });
+
   it('moves both marks on any commit of another connection', async () => {
     expect(await marksAfter(() => sql`delete from folders`.execute(other.db))).toEqual({ change: true, keys: true });
   });
