@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type { QueryState } from './pg-change-feed.ts';
 
 /*
  * PostgreSQL: the hottest statements run as named (server-side prepared) statements.
@@ -31,8 +32,8 @@ export function isNamed(sqlText: string): boolean {
 
 /** Told of every query a client has finished, before its caller goes on (pg-change-feed.ts). */
 export interface QueryObserver {
-  queryDone(text: string, state: { keys: boolean }): void;
-  released(state: { keys: boolean }): void;
+  queryDone(text: string, state: QueryState, rowCount?: number | null): void;
+  released(state: QueryState): void;
 }
 
 /** The pool as Kysely sees it: clients whose registered statements go out by name. */
@@ -40,7 +41,7 @@ export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver): Po
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      const state = { keys: false };
+      const state: QueryState = { changed: false, keys: false };
       const run = (textOrCursor: unknown, values?: ReadonlyArray<unknown>) => {
         if (typeof textOrCursor === 'string') {
           const name = names.get(textOrCursor);
@@ -59,7 +60,16 @@ export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver): Po
             observer.queryDone(text, state);
             return result;
           }
-          return (result as Promise<unknown>).finally(() => observer.queryDone(text, state));
+          return (result as Promise<{ rowCount?: number | null }>).then(
+            (res) => {
+              observer.queryDone(text, state, res?.rowCount ?? null);
+              return res;
+            },
+            (err: unknown) => {
+              observer.queryDone(text, state);
+              throw err;
+            },
+          );
         },
         release: () => {
           observer?.released(state);

@@ -33,9 +33,19 @@ export interface ChangeFeedOptions {
   pingIntervalMs?: number;
 }
 
+/** Per pool client: what the transaction in progress has changed. */
+export interface QueryState {
+  changed: boolean;
+  keys: boolean;
+}
+
 /** The statements whose execution cannot change a row. */
 const READ = /^\s*(select|show|explain)\b/i;
-const ENDS_TRANSACTION = /^\s*(commit|rollback|end)\b/i;
+const CONTROL = /^\s*(begin|start\s+transaction|savepoint|release|set|listen|unlisten)\b/i;
+const ENDS_TRANSACTION = /^\s*(commit|rollback|end|abort)\b/i;
+const ROLLBACK_TO = /^\s*rollback\s+(transaction\s+|work\s+)?to\b/i;
+/** A statement whose row count covers everything it changed (not so a WITH's sub-statements). */
+const PLAIN_DML = /^\s*(insert|update|delete)\b/i;
 const KEY_TABLES = /\b(api_keys|organizations)\b/i;
 
 export class PgChangeFeed {
@@ -67,16 +77,37 @@ export class PgChangeFeed {
   }
 
   /**
-   * Called by a pool client when one of its queries has finished (or failed), before its caller
-   * continues. `state.keys` remembers, per client, that the transaction in progress wrote to a key
-   * table, so that its end moves the keys mark again.
+   * Called by a pool client when one of its queries has finished (or failed: `rowCount`
+   * undefined), before its caller continues. An INSERT, UPDATE or DELETE that changed no row
+   * changed nothing (a worker polling for work); any other statement that may write counts, as
+   * does one whose outcome is unknown. `state` remembers, per client, that the transaction in
+   * progress changed something (and whether a key table), so that its end (COMMIT, or ROLLBACK
+   * undoing it) moves the marks again.
    */
-  queryDone(text: string, state: { keys: boolean }): void {
-    if (READ.test(text)) return;
+  queryDone(text: string, state: QueryState, rowCount?: number | null): void {
+    if (READ.test(text) || CONTROL.test(text)) return;
+    if (ENDS_TRANSACTION.test(text)) {
+      if (state.changed) this.local++;
+      if (state.keys) this.localKeys++;
+      if (!ROLLBACK_TO.test(text)) {
+        state.changed = false;
+        state.keys = false;
+      }
+      return;
+    }
+    if (rowCount === 0 && PLAIN_DML.test(text)) return;
     this.local++;
+    state.changed = true;
     if (KEY_TABLES.test(text)) state.keys = true;
     if (state.keys) this.localKeys++;
-    if (ENDS_TRANSACTION.test(text)) state.keys = false;
+  }
+
+  /** Called when a pool client is given back: a transaction left open there has ended. */
+  released(state: QueryState): void {
+    if (state.changed) this.local++;
+    if (state.keys) this.localKeys++;
+    state.changed = false;
+    state.keys = false;
   }
 
   /**
@@ -91,12 +122,6 @@ export class PgChangeFeed {
 
   sessionClosed(pid: number | null | undefined): void {
     if (pid) this.ownSessions.delete(pid);
-  }
-
-  /** Called when a pool client is given back: a transaction left open there has ended. */
-  released(state: { keys: boolean }): void {
-    if (state.keys) this.localKeys++;
-    state.keys = false;
   }
 
   async stop(): Promise<void> {

@@ -48,9 +48,11 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     const tables = await signetTables(handle.db);
     expect(tables).toContain('documents');
     expect(tables).toContain('api_keys');
-    const { rows } = await sql<{ table: string }>`select c.relname as table from pg_trigger t join pg_class c on c.oid = t.tgrelid
-      where t.tgname = 'signet_changes' and not t.tgisinternal`.execute(handle.db);
-    expect(rows.map((r) => r.table).sort()).toEqual(tables);
+    for (const name of ['signet_changes', 'signet_changes_truncate']) {
+      const { rows } = await sql<{ table: string }>`select c.relname as table from pg_trigger t join pg_class c on c.oid = t.tgrelid
+        where t.tgname = ${name} and not t.tgisinternal`.execute(handle.db);
+      expect(rows.map((r) => r.table).sort()).toEqual(tables);
+    }
   });
 
   it('has no marks on a handle opened without watchChanges', () => {
@@ -85,6 +87,29 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(marks()).toEqual(after);
 
+    // Nor does a write here that changes no row, in a transaction or not; one inside a WITH does.
+    before = marks();
+    await handle.db.updateTable('jobs').set({ attempts: 1 }).where('id', '=', 'no_such_job').execute();
+    await handle.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('api_keys').where('id', '=', 'no_such_key').execute();
+    });
+    expect(marks()).toEqual(before);
+    await sql`with f as (insert into folders (id, org_id, name, created_at, updated_at) values ('fld_w', 'org_feed', 'W', ${now}, ${now}))
+      delete from folders where id = 'no_such_folder'`.execute(handle.db);
+    expect(marks().change).not.toBe(before.change);
+    // A transaction undone moves the marks again: what was read in between is gone.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    let inside: ReturnType<typeof marks> | undefined;
+    await handle.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('folders').set({ name: 'X' }).where('id', '=', 'fld_w').execute();
+        inside = marks();
+        throw new Error('undo');
+      })
+      .catch(() => undefined);
+    expect(marks().change).not.toBe(inside!.change);
+
     before = marks();
     await handle.db.selectFrom('api_keys').selectAll().execute();
     await sql`select count(*) from documents`.execute(handle.db);
@@ -115,10 +140,12 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
       expect(marks()).toEqual(before);
       await client.query('commit');
       await until('the change mark moves', () => marks().change !== before.change);
-      // A statement that touches no row still announces itself: cheap, and never wrong.
+      // A statement that changes no row (another instance's worker polling) announces nothing.
       before = marks();
       await client.query(`update folders set name = name where false`);
-      await until('the change mark moves', () => marks().change !== before.change);
+      await client.query(`delete from api_keys where id = 'no_such_key'`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(marks()).toEqual(before);
     } finally {
       await client.end();
     }

@@ -1,12 +1,13 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /*
- * PostgreSQL: every statement that writes to one of Signet's tables sends a notification on the
- * channel `signet_changes` when its transaction commits, whoever runs it (another Signet instance,
+ * PostgreSQL: every statement that changes rows of one of Signet's tables sends a notification on
+ * the channel `signet_changes` when its transaction commits, whoever runs it (another Signet instance,
  * the CLI, an operator in psql). Each server listens (db/pg-change-feed.ts) and retires what it
  * keeps in memory (read-cache.ts, the API key cache) when one arrives. The payload says whether
  * the write could change what an API key may do (`k`: keys, organizations) or not (`d`); within a
- * transaction PostgreSQL sends identical notifications once, so a transaction costs one or two.
+ * transaction PostgreSQL sends identical notifications once, so a transaction costs one or two
+ * (the trigger runs per changed row; a few microseconds each).
  *
  * A table added by a later migration must get the trigger too (`notifyChangesOn`); a test fails
  * when one of the schema's tables lacks it. SQLite needs none of this: its `data_version` tells a
@@ -16,12 +17,19 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 export const CHANGES_CHANNEL = 'signet_changes';
 const KEY_TABLES = new Set(['api_keys', 'organizations']);
 
-/** Adds the statement-level trigger that announces writes to `table` (PostgreSQL only). */
+/**
+ * Adds the triggers that announce changes to `table` (PostgreSQL only): one per changed row, so
+ * a statement that matches no row (a worker polling for work) announces nothing, and one per
+ * TRUNCATE.
+ */
 export async function notifyChangesOn(db: Kysely<any>, table: string): Promise<void> {
-  const kind = KEY_TABLES.has(table) ? 'k' : 'd';
+  const kind = sql.lit(KEY_TABLES.has(table) ? 'k' : 'd');
   await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
-  await sql`create trigger signet_changes after insert or update or delete or truncate on ${sql.table(table)}
-    for each statement execute function signet_notify_change(${sql.lit(kind)})`.execute(db);
+  await sql`drop trigger if exists signet_changes_truncate on ${sql.table(table)}`.execute(db);
+  await sql`create trigger signet_changes after insert or update or delete on ${sql.table(table)}
+    for each row execute function signet_notify_change(${kind})`.execute(db);
+  await sql`create trigger signet_changes_truncate after truncate on ${sql.table(table)}
+    for each statement execute function signet_notify_change(${kind})`.execute(db);
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -37,7 +45,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  for (const table of await signetTables(db)) await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
+  for (const table of await signetTables(db)) {
+    await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
+    await sql`drop trigger if exists signet_changes_truncate on ${sql.table(table)}`.execute(db);
+  }
   await sql`drop function if exists signet_notify_change()`.execute(db);
 }
 
