@@ -7,11 +7,12 @@ import { CHANGES_CHANNEL } from './migrations/0007-change-notifications.ts';
  * keep answers and API keys in memory while the database is unchanged, as on SQLite.
  *
  * A mark moves
- * - when a statement of this process that may write has run (counted by the pool's clients as
- *   their queries finish, before the caller sees the result; the keys mark when the statement, or
- *   a statement of the transaction it ends, names a key table), and
- * - when a notification arrives on `signet_changes` (migration 0007: every write to a Signet
- *   table announces itself at commit, whoever makes it).
+ * - when a statement of this process has changed something (reported by the pool's clients as
+ *   their queries finish, before the caller sees the result: an INSERT, UPDATE or DELETE by its
+ *   row count, any other statement that may write always; again when the transaction that
+ *   changed something ends; the keys mark when a key table was named), and
+ * - when a notification arrives on `signet_changes` (migration 0007: every row changed in a
+ *   Signet table announces itself at commit, whoever changes it).
  * An entry stored under a mark read before its query was sent is therefore retired by any change
  * this process made before answering, and by another process's change as soon as PostgreSQL
  * delivers its notification: typically well under a millisecond after that commit, which is the
