@@ -26,6 +26,7 @@ export function nameStatement(sqlText: string): string {
   return sqlText;
 }
 
+/** Whether `sqlText` runs as a named statement already. */
 export function isNamed(sqlText: string): boolean {
   return names.has(sqlText);
 }

@@ -56,7 +56,6 @@ export async function emitEvent(
   return eventId;
 }
 
-
 /**
  * PostgreSQL: emitEvent as parts of a caller's single statement, atomic with its other inserts
  * without a transaction: the event, and its deliveries, which the database selects from the
