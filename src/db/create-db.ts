@@ -83,8 +83,10 @@ export function createDb(options: DbOptions): DbHandle {
       ? new PgChangeFeed({ connectionString: options.databaseUrl, ping: (channel, payload) => pool.query('select pg_notify($1, $2)', [channel, payload]) })
       : undefined;
     if (feed) {
-      pool.on('connect', (client) => feed.sessionOpened((client as pg.Client & { processID?: number }).processID));
-      pool.on('remove', (client) => feed.sessionClosed((client as pg.Client & { processID?: number }).processID));
+      // The backend's process id, which node-pg keeps but does not declare.
+      const pid = (client: pg.PoolClient) => (client as pg.PoolClient & { processID?: number }).processID;
+      pool.on('connect', (client) => feed.sessionOpened(pid(client)));
+      pool.on('remove', (client) => feed.sessionClosed(pid(client)));
     }
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool, feed) }) });
     const close = async () => {
@@ -142,7 +144,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
         cache.delete(sqlText);
       } else {
         const stmt = sqlite.prepare(sqlText);
-        entry = { stmt, rows: ROW_CHANGE.test(sqlText), keys: !stmt.readonly && KEY_TABLES.test(sqlText) };
+        entry = { stmt, rows: ROW_CHANGE.test(sqlText), keys: !stmt.readonly && m0007.KEY_TABLES.test(sqlText) };
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sqlText, entry);
@@ -157,8 +159,6 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
   return wrapper;
 }
 
-/** Tables whose rows decide what an API key may do: a write naming one moves the keys mark. */
-const KEY_TABLES = /\b(api_keys|organizations)\b/i;
 /** Statements whose changes `total_changes()` counts. */
 const ROW_CHANGE = /^\s*(insert|update|delete|replace|with)\b/i;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { CHANGES_CHANNEL } from './migrations/0007-change-notifications.ts';
+import { CHANGES_CHANNEL, KEY_TABLES } from './migrations/0007-change-notifications.ts';
 
 /*
  * The change marks of a PostgreSQL database (DbHandle.changeMark, keysMark), which let a server
@@ -47,7 +47,6 @@ const ENDS_TRANSACTION = /^\s*(commit|rollback|end|abort)\b/i;
 const ROLLBACK_TO = /^\s*rollback\s+(transaction\s+|work\s+)?to\b/i;
 /** A statement whose row count covers everything it changed (not so a WITH's sub-statements). */
 const PLAIN_DML = /^\s*(insert|update|delete)\b/i;
-const KEY_TABLES = /\b(api_keys|organizations)\b/i;
 
 export class PgChangeFeed {
   /** Writes by this process, and the notifications and feed restarts seen. */
@@ -71,11 +70,6 @@ export class PgChangeFeed {
 
   readonly changeMark = (): string | null => (this.healthy ? `${this.local}:${this.remote}` : null);
   readonly keysMark = (): string | null => (this.healthy ? `${this.localKeys}:${this.remoteKeys}` : null);
-
-  /** Whether the marks are live (for tests and readiness). */
-  get live(): boolean {
-    return this.healthy;
-  }
 
   /**
    * Called by a pool client when one of its queries has finished (or failed: `rowCount`

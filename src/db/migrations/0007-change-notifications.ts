@@ -15,7 +15,10 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  */
 
 export const CHANGES_CHANNEL = 'signet_changes';
-const KEY_TABLES = new Set(['api_keys', 'organizations']);
+/** Tables whose rows decide what an API key may do: a change to one moves the keys marks. */
+export const KEY_TABLE_NAMES = ['api_keys', 'organizations'];
+/** A statement naming a key table (both dialects' marks, create-db.ts and pg-change-feed.ts). */
+export const KEY_TABLES = new RegExp(`\\b(${KEY_TABLE_NAMES.join('|')})\\b`, 'i');
 
 /**
  * Adds the triggers that announce changes to `table` (PostgreSQL only): one per changed row, so
@@ -23,7 +26,7 @@ const KEY_TABLES = new Set(['api_keys', 'organizations']);
  * TRUNCATE.
  */
 export async function notifyChangesOn(db: Kysely<any>, table: string): Promise<void> {
-  const kind = sql.lit(KEY_TABLES.has(table) ? 'k' : 'd');
+  const kind = sql.lit(KEY_TABLE_NAMES.includes(table) ? 'k' : 'd');
   await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
   await sql`drop trigger if exists signet_changes_truncate on ${sql.table(table)}`.execute(db);
   await sql`create trigger signet_changes after insert or update or delete on ${sql.table(table)}
