@@ -29,8 +29,10 @@ describe('newId', () => {
   });
 
   it('draws fresh randomness for a new millisecond', () => {
-    const a = newId('aud', Date.now() + 120_000);
-    const b = newId('aud', Date.now() + 120_001);
+    // One clock reading: two could straddle a millisecond and put the ids 2 ms apart.
+    const at = Date.now() + 120_000;
+    const a = newId('aud', at);
+    const b = newId('aud', at + 1);
     expect(decode(b).time - decode(a).time).toBe(1);
     expect(decode(b).random).not.toBe(decode(a).random + 1n);
     const seen = new Set(Array.from({ length: 200 }, (_, i) => decode(newId('job', Date.now() + 200_000 + i)).random));
