@@ -182,6 +182,9 @@ export function queryString(options: QueryOptions): fc.Arbitrary<string> {
   );
   return fc.oneof(
     { weight: 8, arbitrary: pairs.map((list) => new URLSearchParams(list.map(([k, v]) => [k, v])).toString()) },
+    // Plain, valid queries: hostile pairs alone left the success share of a list barely over the
+    // 5% that expectMix requires (4.6% to 6.4% from run to run).
+    { weight: 3, arbitrary: fc.oneof(fc.constant(''), fc.integer({ min: 1, max: 100 }).map((n) => `limit=${n}`)) },
     // Not produced by an encoder: raw percent signs, broken escapes, bare keys.
     { weight: 1, arbitrary: fc.constantFrom('limit', 'limit=', '=5', '&&&', 'search=%', 'search=%E0%A4%A', 'search=%00', 'limit=5&limit=6', 'status[]=draft', 'search=a+b%2Bc', 'cursor=%ZZ') },
   );
