@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { field, signer } from '../helpers/factories.ts';
+import { batchStats, insertBatched } from '../../src/db/pg-insert-batch.ts';
+import { dialectName } from '../helpers/database.ts';
 
 /*
  * What one create writes, whichever way the dialect writes it (a transaction on SQLite, one
  * statement on PostgreSQL): the document, its signers and fields, its audit entry, its event and
  * one pending delivery per active webhook subscribed to document.created; all of it or nothing.
+ * On PostgreSQL the creates of one turn of the event loop share a statement (db/pg-insert-batch.ts):
+ * each must still get exactly its own rows, and one's failure must not fail the others.
  */
 
 let t: TestApp;
@@ -13,10 +17,10 @@ let orgId: string;
 let key: string;
 const now = '2026-01-01T00:00:00.000Z';
 
-async function addWebhook(id: string, events: string, status = 'active') {
+async function addWebhook(id: string, events: string, status = 'active', org = orgId) {
   await t.database.handle.db
     .insertInto('webhooks')
-    .values({ id, org_id: orgId, url: 'https://hooks.example.test/in', events, status, description: null, secret: 's', failure_count: 0, created_at: now, updated_at: now })
+    .values({ id, org_id: org, url: 'https://hooks.example.test/in', events, status, description: null, secret: 's', failure_count: 0, created_at: now, updated_at: now })
     .execute();
 }
 
@@ -70,5 +74,95 @@ describe('POST /api/v1/documents writes', () => {
     } finally {
       await t.database.handle.db.deleteFrom('webhooks').where('id', '=', 'whk_broken').execute();
     }
+  });
+
+  it('exactly what was sent, values the database would have to quote included', async () => {
+    const name = `Quote " back\\slash {brace}, comma; NULL 'single' ünï €`;
+    const message = 'NULL';
+    const res = await t.request('POST', '/api/v1/documents', {
+      key,
+      body: { name, message, signers: [signer(1, { name: '{"a":1}', email: 'quote@example.test' }), signer(2, { name: 'Back\\ \\\\ "end' })], fields: [field({ assignedTo: 1, label: 'a,b"c' })] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = res.body.data.id;
+    const doc = await t.database.handle.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(doc).toMatchObject({ name, search_name: name.toLowerCase(), message, email_subject: null, folder_id: null, file_size: 0, require_kyc: 0 });
+    const signers = await t.database.handle.db.selectFrom('signers').selectAll().where('document_id', '=', id).orderBy('position').execute();
+    expect(signers.map((r) => [r.name, r.email, r.phone, r.signed_at])).toEqual([
+      ['{"a":1}', 'quote@example.test', null, null],
+      ['Back\\ \\\\ "end', signer(2).email, null, null],
+    ]);
+    const fields = await t.database.handle.db.selectFrom('fields').selectAll().where('document_id', '=', id).execute();
+    expect(fields).toHaveLength(1);
+    expect(fields[0]).toMatchObject({ label: 'a,b"c', assigned_to: 1 });
+    expect(typeof fields[0].x).toBe('number');
+  });
+
+  it('many at once: each gets its own rows', async () => {
+    const before = dialectName === 'postgres' ? { ...batchStats(t.database.handle.db) } : undefined;
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        t.request('POST', '/api/v1/documents', {
+          key,
+          body: { name: `Many ${i}`, signers: Array.from({ length: i % 3 }, (_, j) => signer(j + 1, { email: `many${i}-${j}@example.test` })) },
+        }),
+      ),
+    );
+    for (const r of replies) expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const ids = replies.map((r) => r.body.data.id as string);
+    expect(new Set(ids).size).toBe(30);
+    const db = t.database.handle.db;
+    for (const [i, id] of ids.entries()) {
+      const doc = await db.selectFrom('documents').select('name').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(doc.name).toBe(`Many ${i}`);
+      const emails = await db.selectFrom('signers').select('email').where('document_id', '=', id).orderBy('position').execute();
+      expect(emails.map((e) => e.email)).toEqual(Array.from({ length: i % 3 }, (_, j) => `many${i}-${j}@example.test`));
+      const audit = await db.selectFrom('audit_logs').select('details').where('document_id', '=', id).execute();
+      expect(audit).toEqual([{ details: `Document "Many ${i}" created` }]);
+    }
+    const events = await db.selectFrom('events').select('data').where('org_id', '=', orgId).where('type', '=', 'document.created').execute();
+    const eventIds = events.map((e) => JSON.parse(e.data).id as string).filter((id) => ids.includes(id));
+    expect(eventIds.sort()).toEqual([...ids].sort());
+    const deliveries = await db.selectFrom('webhook_deliveries').innerJoin('events', 'events.id', 'webhook_deliveries.event_id').select(['events.data', 'webhook_deliveries.webhook_id']).where('events.org_id', '=', orgId).execute();
+    for (const id of ids) {
+      expect(deliveries.filter((d) => JSON.parse(d.data).id === id).map((d) => d.webhook_id).sort()).toEqual(['whk_also', 'whk_subscribed']);
+    }
+    if (before) {
+      // Fewer statements than creates: they were batched.
+      const after = batchStats(db);
+      expect(after.creates - before.creates).toBe(30);
+      expect(after.statements - before.statements).toBeLessThan(30);
+    }
+  });
+});
+
+describe.skipIf(dialectName !== 'postgres')('PostgreSQL: batched creates (skipped without TEST_DATABASE_URL)', () => {
+  it("one create's failure fails it alone", async () => {
+    const other = await t.newOrg('Broken hooks');
+    await addWebhook('whk_broken_other', 'not json', 'active', other.orgId);
+    const db = t.database.handle.db;
+    const before = { ...batchStats(db) };
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => t.request('POST', '/api/v1/documents', { key: i % 2 ? other.key : key, body: { name: `Mixed ${i}` } })),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 ? 500 : 201)));
+    expect(batchStats(db).retriedAlone - before.retriedAlone).toBeGreaterThan(0);
+    const names = await db.selectFrom('documents').select('name').where('name', 'like', 'Mixed %').orderBy('name').execute();
+    expect(names.map((n) => n.name)).toEqual(['Mixed 0', 'Mixed 2', 'Mixed 4', 'Mixed 6', 'Mixed 8']);
+    expect(await db.selectFrom('documents').select('id').where('org_id', '=', other.orgId).execute()).toEqual([]);
+  });
+
+  it('refuses a row with a column its table does not have, and only that create', async () => {
+    const db = t.database.handle.db;
+    const doc = await t.request('POST', '/api/v1/documents', { key, body: { name: 'Audited' } });
+    const row = (id: string, extra: Record<string, unknown> = {}) => ({ id, org_id: orgId, document_id: doc.body.data.id, action: 'document.created', details: id, ip_address: '127.0.0.1', user_agent: '', geo_city: '', geo_country: '', created_at: now, ...extra }) as never;
+    const results = await Promise.allSettled([
+      insertBatched(db, { audit_logs: [row('aud_batch_good')] }),
+      insertBatched(db, { audit_logs: [row('aud_batch_bad', { colour: 'red' })] }),
+    ]);
+    expect(results[0].status, String((results[0] as PromiseRejectedResult).reason)).toBe('fulfilled');
+    expect(results[1].status).toBe('rejected');
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/no column colour/);
+    expect(await db.selectFrom('audit_logs').select('id').where('id', 'in', ['aud_batch_good', 'aud_batch_bad']).execute()).toEqual([{ id: 'aud_batch_good' }]);
   });
 });

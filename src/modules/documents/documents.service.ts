@@ -1,13 +1,12 @@
 import type { AppDeps } from '../../app.ts';
-import type { Database, DocumentRow, Executor } from '../../db/database.ts';
+import type { DocumentRow, Executor } from '../../db/database.ts';
 import { AppError, invalidState, notFound, validation } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { QueryCreator } from 'kysely';
-import { insertAtOnce } from '../../db/insert-at-once.ts';
+import { insertBatched } from '../../db/pg-insert-batch.ts';
 import { auditRow, writeAudit, type RequestMeta } from '../audit/audit.ts';
-import { emitEvent, eventInserts } from '../events/emit.ts';
+import { emitEvent, eventRow } from '../events/emit.ts';
 import { buildFieldRows } from '../fields/fields.rules.ts';
 import { insertFields, listFields } from '../fields/fields.repository.ts';
 import { buildSignerRows } from '../signers/signers.rules.ts';
@@ -111,15 +110,15 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
     // The list item of what was just inserted (no read back: nothing else can have changed it yet).
     const data = toDocumentListItem({ ...row, signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
     if (deps.dialect === 'postgres' && !input.folderId && !seed) {
-      // One statement instead of a transaction of six round trips (db/insert-at-once.ts). A
+      // One statement for this create and the others of this turn (db/pg-insert-batch.ts). A
       // folder to check or a template's files to discard on failure take the transaction below.
-      await insertAtOnce(deps.db, [
-        (qc) => qc.insertInto('documents').values(row),
-        ...(signerRows.length > 0 ? [(qc: QueryCreator<Database>) => qc.insertInto('signers').values(signerRows)] : []),
-        ...(fieldRows.length > 0 ? [(qc: QueryCreator<Database>) => qc.insertInto('fields').values(fieldRows)] : []),
-        (qc) => qc.insertInto('audit_logs').values(auditRow(deps.clock, audit)),
-        ...eventInserts(deps.clock, actor.orgId, 'document.created', data),
-      ]);
+      await insertBatched(deps.db, {
+        documents: [row],
+        signers: signerRows,
+        fields: fieldRows,
+        audit_logs: [auditRow(deps.clock, audit)],
+        events: [eventRow(deps.clock, actor.orgId, 'document.created', data)],
+      });
       return toCreatedDocument(row);
     }
     await deps.db.transaction().execute(async (trx) => {

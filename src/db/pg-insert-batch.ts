@@ -1,0 +1,212 @@
+import { CompiledQuery, sql, type Insertable } from 'kysely';
+import type { Database, Db } from './database.ts';
+import { nameStatement } from './named-statements.ts';
+
+/*
+ * PostgreSQL: group commit for creates. The rows of every create that arrives in one turn of the
+ * event loop (a document, its signers and fields, its audit entry, its event) go to the database
+ * as one statement, together with the webhook deliveries the events fan out to:
+ *
+ *   with documents_ as (insert into documents (…) select * from unnest($1::text[], …)),
+ *        …
+ *   insert into webhook_deliveries (…) select … from unnest(<the events' columns>) join webhooks …
+ *
+ * Each column is one array parameter, so the statement's text is the same whatever the number of
+ * creates, signers or fields: it is named (planned once per connection) and built once per process,
+ * from the tables' columns as the database has them. One statement is one transaction: a create
+ * answers only once its rows are committed, and one commit (one WAL flush, one notification of the
+ * change feed) serves the whole batch. Under load, one commit per create was the limit: the
+ * change feed's notifications serialize commits (PostgreSQL holds a database-wide lock from a
+ * notifying transaction's commit until its WAL is flushed), and each statement cost PostgreSQL its
+ * own executor start, commit and flush.
+ *
+ * A failing batch is retried one create at a time, so one create's failure (a webhook whose stored
+ * event list is broken, an organization deleted meanwhile) fails that create alone. Nothing else
+ * can differ: the statement checks only what each create's own rows reference.
+ */
+
+/** The tables of a batch, in the order they are inserted (constraints are checked at the end anyway). */
+const TABLES = ['documents', 'signers', 'fields', 'audit_logs', 'events'] as const;
+type BatchTable = (typeof TABLES)[number];
+
+/** The rows of one create; a row may leave out a column that has no default (it gets null, as in an INSERT). */
+export type BatchRows = { [T in BatchTable]?: Insertable<Database[T]>[] };
+
+/** Creates sent as one statement, at most. */
+const MAX_BATCH = 64;
+/** Batch statements running at once; more creates wait for one of them to finish. */
+const MAX_IN_FLIGHT = 2;
+
+interface Statement {
+  sql: string;
+  columns: Record<BatchTable, string[]>;
+  /** Per table, for each column, whether a row may leave it out (no default: null). */
+  nullWhenLeftOut: Record<BatchTable, boolean[]>;
+}
+
+interface Pending {
+  rows: BatchRows;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+async function buildStatement(db: Db): Promise<Statement> {
+  const { rows } = await sql<{ table_name: string; column_name: string; udt_name: string; column_default: string | null }>`
+    select table_name, column_name, udt_name, column_default from information_schema.columns
+    where table_schema = current_schema() and table_name in (${sql.join([...TABLES])})
+    order by table_name, ordinal_position`.execute(db);
+  const columns = {} as Record<BatchTable, string[]>;
+  const nullWhenLeftOut = {} as Record<BatchTable, boolean[]>;
+  const ctes: string[] = [];
+  const param = new Map<string, string>();
+  let n = 0;
+  for (const table of TABLES) {
+    const cols = rows.filter((r) => r.table_name === table);
+    if (cols.length === 0) throw new Error(`pg-insert-batch: no table ${table}`);
+    columns[table] = cols.map((c) => c.column_name);
+    nullWhenLeftOut[table] = cols.map((c) => c.column_default === null);
+    const params = cols.map((c) => {
+      const p = `$${++n}::${quote(c.udt_name)}[]`;
+      param.set(`${table}.${c.column_name}`, p);
+      return p;
+    });
+    ctes.push(`${table}_ as (insert into ${quote(table)} (${columns[table].map(quote).join(', ')}) select * from unnest(${params.join(', ')}))`);
+  }
+  const ev = (c: string) => {
+    const p = param.get(`events.${c}`);
+    if (!p) throw new Error(`pg-insert-batch: events has no column ${c}`);
+    return p;
+  };
+  // The deliveries of each event, as emitEvent makes them: one per active webhook of the event's
+  // organization subscribed to its type. A delivery's id is the event's time followed by 16
+  // hexadecimal digits of the MD5 of the event's and the webhook's ids: time-ordered, shaped like
+  // newId's (hexadecimal digits are of its alphabet), unique per event and webhook.
+  const text = `with ${ctes.join(',\n  ')}
+insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, leased_until, last_status_code, created_at, updated_at)
+select 'dlv_' || substr(e.id, 5, 10) || substr(md5(e.id || w.id), 1, 16), w.org_id, w.id, e.id, e.type,
+  'pending', 0, e.created_at, null, null, e.created_at, e.created_at
+from unnest(${ev('id')}, ${ev('org_id')}, ${ev('type')}, ${ev('created_at')}) as e (id, org_id, type, created_at)
+join webhooks w on w.org_id = e.org_id
+where w.status = 'active' and w.events::jsonb @> jsonb_build_array(e.type)`;
+  return { sql: nameStatement(text), columns, nullWhenLeftOut };
+}
+
+/** The statement's parameters for `batch`: per table and column, the values of every row. */
+function parameters(statement: Statement, batch: BatchRows[]): unknown[][] {
+  const out: unknown[][] = [];
+  for (const table of TABLES) {
+    const cols = statement.columns[table];
+    const nullable = statement.nullWhenLeftOut[table];
+    const arrays = cols.map(() => [] as unknown[]);
+    for (const rows of batch) {
+      for (const row of (rows[table] ?? []) as Record<string, unknown>[]) {
+        let given = 0;
+        for (let i = 0; i < cols.length; i++) {
+          const value = row[cols[i]];
+          if (value !== undefined) given++;
+          else if (!nullable[i]) throw new Error(`insert into ${table}: no value for ${cols[i]}, which has a default`);
+          arrays[i].push(value ?? null);
+        }
+        if (given !== Object.keys(row).length) {
+          // Keys left undefined are left out; any other is a column the table does not have.
+          const unknown = Object.keys(row).filter((k) => row[k] !== undefined && !cols.includes(k));
+          if (unknown.length > 0) throw new Error(`insert into ${table}: no column ${unknown.join(', ')}`);
+        }
+      }
+    }
+    out.push(...arrays);
+  }
+  return out;
+}
+
+class InsertBatcher {
+  private statement: Promise<Statement> | undefined;
+  private queue: Pending[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+  /** Statements sent and the creates they carried (tests, bench). */
+  readonly stats = { statements: 0, creates: 0, retriedAlone: 0 };
+
+  constructor(private readonly db: Db) {}
+
+  insert(rows: BatchRows): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ rows, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
+    this.scheduled = true;
+    // The end of this turn: every create whose request was read in it joins the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        this.inFlight++;
+        void this.run(batch).finally(() => {
+          this.inFlight--;
+          this.schedule();
+        });
+      }
+    });
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    try {
+      await this.execute(batch.map((p) => p.rows));
+      for (const p of batch) p.resolve();
+    } catch (err) {
+      if (batch.length === 1) return batch[0].reject(err);
+      // Nothing of the batch was written; each create on its own, so only the failing ones fail.
+      this.stats.retriedAlone += batch.length;
+      await Promise.all(
+        batch.map((p) =>
+          this.execute([p.rows]).then(
+            () => p.resolve(),
+            (e: unknown) => p.reject(e),
+          ),
+        ),
+      );
+    }
+  }
+
+  private async execute(batch: BatchRows[]): Promise<void> {
+    this.statement ??= buildStatement(this.db).catch((err: unknown) => {
+      this.statement = undefined;
+      throw err;
+    });
+    const statement = await this.statement;
+    const params = parameters(statement, batch);
+    this.stats.statements++;
+    this.stats.creates += batch.length;
+    await this.db.executeQuery(CompiledQuery.raw(statement.sql, params));
+  }
+}
+
+const batchers = new WeakMap<Db, InsertBatcher>();
+
+function batcherOf(db: Db): InsertBatcher {
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    batcher = new InsertBatcher(db);
+    batchers.set(db, batcher);
+  }
+  return batcher;
+}
+
+/**
+ * Inserts one create's rows (PostgreSQL), with the webhook deliveries of its events, in a statement
+ * shared with the other creates of this turn of the event loop; resolves once they are committed.
+ */
+export function insertBatched(db: Db, rows: BatchRows): Promise<void> {
+  return batcherOf(db).insert(rows);
+}
+
+/** How many statements carried how many creates so far, on `db`. */
+export function batchStats(db: Db): Readonly<InsertBatcher['stats']> {
+  return batcherOf(db).stats;
+}
