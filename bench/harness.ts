@@ -153,31 +153,45 @@ export interface LoadResult {
   errors: number;
 }
 
-export async function load(options: {
+type LoadOptions = {
   url: string;
   method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
   connections?: number;
-  durationSec?: number;
-}): Promise<LoadResult> {
-  const common = {
-    url: options.url,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    body: options.body,
-    connections: options.connections ?? 50,
-  };
-  // Unmeasured first: both servers get their code optimized by the JIT before the figures count.
-  await autocannon({ ...common, duration: Number(process.env.BENCH_WARMUP ?? 2) });
-  const result = await autocannon({ ...common, duration: options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10) });
-  return {
-    reqPerSec: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
+};
+
+const toAutocannon = (o: LoadOptions) => ({ url: o.url, method: o.method ?? 'GET', headers: o.headers, body: o.body, connections: o.connections ?? 50 });
+
+/**
+ * Loads two servers in turns: after an unmeasured warm-up of each (the JIT optimizes both before
+ * the figures count), `rounds` rounds of `durationSec / rounds` seconds on one, then on the
+ * other. Taking turns keeps what else the machine does (its other tenants, the kernel writing
+ * back) from landing on one side of the comparison only. Requests per second are over all
+ * rounds; p50 is the rounds' median, p99 their worst.
+ */
+export async function loadInTurns(
+  a: LoadOptions,
+  b: LoadOptions,
+  options: { durationSec?: number; rounds?: number } = {},
+): Promise<[LoadResult, LoadResult]> {
+  const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+  const rounds = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 5);
+  const each = (options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10)) / rounds;
+  const runs: [autocannon.Result[], autocannon.Result[]] = [[], []];
+  for (const side of [a, b]) await autocannon({ ...toAutocannon(side), duration: warmup });
+  for (let i = 0; i < rounds; i++) {
+    runs[0].push(await autocannon({ ...toAutocannon(a), duration: each }));
+    runs[1].push(await autocannon({ ...toAutocannon(b), duration: each }));
+  }
+  const summary = (results: autocannon.Result[]): LoadResult => ({
+    reqPerSec: results.reduce((n, r) => n + r.requests.total, 0) / results.reduce((n, r) => n + r.duration, 0),
+    p50Ms: percentile(results.map((r) => r.latency.p50), 50),
+    p99Ms: Math.max(...results.map((r) => r.latency.p99)),
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    errors: results.reduce((n, r) => n + r.errors, 0),
+  });
+  return [summary(runs[0]), summary(runs[1])];
 }
 
 /** Resident set size of a process in bytes (Linux). */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- scenario …]`: loads Signet with autocannon from this machine and prints each
  * figure next to a baseline measured in the same run (bare node:http answering a JSON body of
- * the same size, same connections and duration). Writes bench/results/latest.json and an SVG chart.
+ * the same size, same connections and duration, loaded in turns with Signet). Writes bench/results/latest.json and an SVG chart.
  * PostgreSQL runs too when BENCH_DATABASE_URL is set.
  */
 import { execFileSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { seedDocuments, type Seeded } from './seed.ts';
-import { load, openBenchDatabase, percentile, ROOT, startBaseline, startSignet, type BenchDatabase, type RunningProcess } from './harness.ts';
+import { loadInTurns, openBenchDatabase, percentile, ROOT, startBaseline, startSignet, type BenchDatabase, type RunningProcess } from './harness.ts';
 import { writeChart } from './chart.ts';
 import { extraScenarios } from './scenarios.ts';
 
@@ -42,15 +42,17 @@ async function bodySize(url: string, init: RequestInit): Promise<number> {
   return Buffer.byteLength(text);
 }
 
-/** Loads `url` on Signet, then the baseline with a body of the same size, and compares. */
+/** Loads `url` on Signet and the baseline (a body of the same size) in turns, and compares. */
 async function versusBaseline(ctx: Context, options: { path: string; method?: 'GET' | 'POST'; body?: string }, goal: string) {
   const url = `${ctx.server.url}${options.path}`;
   const init = { method: options.method ?? 'GET', headers: ctx.auth, body: options.body };
   const size = await bodySize(url, init);
-  const signet = await load({ url, method: options.method, headers: ctx.auth, body: options.body });
   const baselineServer = await startBaseline(size);
   try {
-    const baseline = await load({ url: baselineServer.url, method: options.method, headers: ctx.auth, body: options.body });
+    const [signet, baseline] = await loadInTurns(
+      { url, method: options.method, headers: ctx.auth, body: options.body },
+      { url: baselineServer.url, method: options.method, headers: ctx.auth, body: options.body },
+    );
     if (signet.non2xx > 0 || signet.errors > 0) console.warn(`  ! ${signet.non2xx} non-2xx and ${signet.errors} errors under load`);
     return {
       ratio: Number((signet.reqPerSec / baseline.reqPerSec).toFixed(3)),
