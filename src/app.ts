@@ -13,6 +13,7 @@ import { registerRateLimit } from './http/rate-limit.ts';
 import { registerReadCache } from './http/read-cache.ts';
 import { registerValidation } from './http/validation.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
+import { batchStats } from './db/pg-insert-batch.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { JobRunner } from './jobs/queue.ts';
@@ -86,7 +87,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   });
 
   const clock = options.clock ?? systemClock;
-  const metrics = new Metrics(options.database.db, options.database.commitStats);
+  const metrics = new Metrics(
+    options.database.db,
+    options.database.commitStats,
+    options.database.dialect === 'postgres' ? () => batchStats(options.database.db) : undefined,
+  );
   const deps: AppDeps = {
     config,
     db: options.database.db,

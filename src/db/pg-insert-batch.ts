@@ -115,9 +115,7 @@ class InsertBatcher {
   /** Statements sent and the creates they carried (tests, bench). */
   readonly stats = { statements: 0, creates: 0, retriedAlone: 0 };
 
-  constructor(private readonly db: Db) {
-    if (process.env.BATCH_DEBUG) setInterval(() => console.error(JSON.stringify(this.stats)), 2000).unref();
-  }
+  constructor(private readonly db: Db) {}
 
   insert(rows: BatchRows): Promise<void> {
     return new Promise((resolve, reject) => {

@@ -22,7 +22,7 @@ export class Metrics {
   });
   readonly readCache = new Counter({
     name: 'signet_read_cache_total',
-    help: 'Read routes answered from memory (hit) or computed (miss); SQLite only',
+    help: 'Read routes answered from memory (hit) or computed (miss)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -33,23 +33,28 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(db: Db, commitStats?: () => GroupCommitStats) {
+  constructor(db: Db, commitStats?: () => GroupCommitStats, createBatches?: () => { statements: number; creates: number }) {
     collectDefaultMetrics({ register: this.registry, prefix: 'signet_' });
+    const registry = this.registry;
+    const total = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
     if (commitStats) {
       // SQLite group commit: transactions per COMMIT is what the batching saves.
-      const registry = this.registry;
-      const total = (name: string, help: string, read: (stats: GroupCommitStats) => number) =>
-        new Counter({
-          name,
-          help,
-          registers: [registry],
-          collect() {
-            this.reset();
-            this.inc(read(commitStats()));
-          },
-        });
-      total('signet_sqlite_commits_total', 'COMMITs of SQLite group commit batches (SQLite only)', (s) => s.commits);
-      total('signet_sqlite_transactions_total', 'Transactions made durable by those COMMITs (SQLite only)', (s) => s.transactions);
+      total('signet_sqlite_commits_total', 'COMMITs of SQLite group commit batches (SQLite only)', () => commitStats().commits);
+      total('signet_sqlite_transactions_total', 'Transactions made durable by those COMMITs (SQLite only)', () => commitStats().transactions);
+    }
+    if (createBatches) {
+      // PostgreSQL: creates per statement, likewise (db/pg-insert-batch.ts).
+      total('signet_pg_create_statements_total', 'Statements that inserted batched creates (PostgreSQL only)', () => createBatches().statements);
+      total('signet_pg_creates_total', 'Creates inserted by those statements (PostgreSQL only)', () => createBatches().creates);
     }
     const now = () => new Date().toISOString();
     // Queue gauges are read from the database at scrape time: every instance reports the shared queue.

@@ -26,8 +26,12 @@ describe('GET /metrics', () => {
       // The create above committed through the group commit.
       expect(Number(/signet_sqlite_transactions_total (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(1);
       expect(Number(/signet_sqlite_commits_total (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(1);
+      expect(text).not.toContain('signet_pg_creates_total');
     } else {
       expect(text).not.toContain('signet_sqlite_commits_total');
+      // The create above went through the batched insert.
+      expect(Number(/signet_pg_creates_total (\d+)/.exec(text)?.[1])).toBe(1);
+      expect(Number(/signet_pg_create_statements_total (\d+)/.exec(text)?.[1])).toBe(1);
     }
   });
 });
