@@ -11,6 +11,9 @@ export function toDocumentListItem(row: DocumentWithCounts): DocumentListItemT {
   return listItem(row, row);
 }
 
+/** The list item of a row and its counts given apart (no merged copy of the row to build). */
+export const toDocumentListItemOf = listItem;
+
 function listItem(row: DocumentListRow, counts: DocumentCounts): DocumentListItemT {
   return {
     id: row.id,
