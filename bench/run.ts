@@ -5,6 +5,7 @@
  * PostgreSQL runs too when BENCH_DATABASE_URL is set.
  */
 import { execFileSync } from 'node:child_process';
+import { sql } from 'kysely';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -165,6 +166,9 @@ async function main() {
     try {
       console.log(`\n${kind}: seeding ${needed.toLocaleString('en')} documents…`);
       const seeded = await seedDocuments(db.handle.db, needed, console.log);
+      // PostgreSQL would otherwise still be checkpointing the load (spread over minutes) while the
+      // scenarios run, its writes competing with theirs (uploads write 50 MB files).
+      if (kind === 'postgres') await sql`checkpoint`.execute(db.handle.db);
       await db.handle.close();
       // Closing SQLite checkpoints the load into the database file: a gigabyte of dirty pages the
       // kernel would write back during the first scenarios (and not during their baselines).
