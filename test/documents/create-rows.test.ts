@@ -98,6 +98,18 @@ describe('POST /api/v1/documents writes', () => {
     expect(typeof fields[0].x).toBe('number');
   });
 
+  it('a lone surrogate (half a character) is stored as on every other path, not refused', async () => {
+    const res = await t.request('POST', '/api/v1/documents', { key, body: { name: 'x\udfffy', message: '\ud800', signers: [signer(1, { name: 'a\udbffb' })] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = res.body.data.id;
+    const doc = await t.database.handle.db.selectFrom('documents').select(['name', 'message']).where('id', '=', id).executeTakeFirstOrThrow();
+    // PostgreSQL's driver encodes it as one U+FFFD; SQLite keeps its three bytes, read back as three.
+    const n = dialectName === 'postgres' ? 1 : 3;
+    expect(doc).toEqual({ name: `x${'\ufffd'.repeat(n)}y`, message: '\ufffd'.repeat(n) });
+    const signers = await t.database.handle.db.selectFrom('signers').select('name').where('document_id', '=', id).execute();
+    expect(signers).toEqual([{ name: `a${'\ufffd'.repeat(n)}b` }]);
+  });
+
   it('many at once: each gets its own rows', async () => {
     const before = dialectName === 'postgres' ? { ...batchStats(t.database.handle.db) } : undefined;
     const replies = await Promise.all(

@@ -4,7 +4,7 @@ import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { documentEventData } from '../documents/documents.service.ts';
-import { insertDocument, NO_PENDING_UPLOAD } from '../documents/documents.repository.ts';
+import { insertDocument } from '../documents/documents.repository.ts';
 import { emitEvent } from '../events/emit.ts';
 import { insertFields } from '../fields/fields.repository.ts';
 import { insertSigners } from '../signers/signers.repository.ts';
@@ -110,9 +110,14 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
         created_at: now,
         updated_at: now,
         deleted_at: null,
-        ...NO_PENDING_UPLOAD,
-        ...columns,
+        // NO_PENDING_UPLOAD written out, as in createDocument: spreads into a literal this size
+        // make V8 build a slow dictionary-mode object.
+        pending_upload_key: null,
+        pending_upload_content_type: null,
+        pending_upload_max_bytes: null,
+        pending_upload_expires_at: null,
       };
+      Object.assign(doc, columns);
       await insertDocument(trx, doc);
       const visitor = { ...signerRow(documentId, { order: plan.submitterOrder, name: input.name.trim(), email: input.email, phone: input.phone }, now), status: 'sent' };
       const fixed = plan.fixedSigners.map((s) => signerRow(documentId, s, now));
