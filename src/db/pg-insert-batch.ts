@@ -12,9 +12,9 @@ import { nameStatement } from './named-statements.ts';
  *   insert into webhook_deliveries (…) select … from events_ join webhooks …
  *
  * Each table's rows are one JSON parameter, so the statement's text is the same whatever the
- * number of creates, signers or fields: it is named (planned once per connection). One statement is one transaction: a create
- * answers only once its rows are committed, and one commit (one WAL flush, one notification of the
- * change feed) serves the whole batch. Under load, one commit per create was the limit: the
+ * number of creates, signers or fields: it is named (planned once per connection). One statement
+ * is one transaction: a create answers only once its rows are committed, and one commit (one WAL
+ * flush, one notification of the change feed) serves the whole batch. Under load, one commit per create was the limit: the
  * change feed's notifications serialize commits (PostgreSQL holds a database-wide lock from a
  * notifying transaction's commit until its WAL is flushed), and each statement cost PostgreSQL its
  * own executor start, commit and flush.
@@ -124,7 +124,7 @@ class InsertBatcher {
   private queue: Pending[] = [];
   private inFlight = 0;
   private scheduled = false;
-  /** Statements sent and the creates they carried (tests, bench). */
+  /** Statements sent and the creates they carried (metrics, tests). */
   readonly stats = { statements: 0, creates: 0, retriedAlone: 0 };
 
   constructor(private readonly db: Db) {}
