@@ -26,11 +26,6 @@ export function nameStatement(sqlText: string): string {
   return sqlText;
 }
 
-/** Whether `sqlText` runs as a named statement already. */
-export function isNamed(sqlText: string): boolean {
-  return names.has(sqlText);
-}
-
 /** Told of every query a client has finished, before its caller goes on (pg-change-feed.ts). */
 export interface QueryObserver {
   queryDone(text: string, state: QueryState, rowCount?: number | null): void;

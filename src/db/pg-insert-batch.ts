@@ -111,11 +111,12 @@ function parameters(statement: Statement, batch: BatchRows[]): string[] {
  * JSON that PostgreSQL takes. JSON.stringify writes a lone surrogate (a string cut in the middle
  * of a character, or sent as `"\udfff"`) as an escape PostgreSQL refuses; every other path stores
  * such a string as UTF-8, where it becomes U+FFFD, and so does this one. The check is cheap; the
- * rewrite runs only when an escape of that range (or a backslash before `ud`) is there.
+ * rewrite runs only when such an escape (JSON.stringify writes them in lower case), or a
+ * backslash before `ud`, is there.
  */
 function toJson(rows: unknown[]): string {
   const json = JSON.stringify(rows);
-  if (!json.includes('\\ud') && !json.includes('\\uD')) return json;
+  if (!json.includes('\\ud')) return json;
   return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? (value as string & { toWellFormed(): string }).toWellFormed() : value));
 }
 

@@ -8,13 +8,11 @@ import type { FieldT } from '../fields/fields.schemas.ts';
 type Status = DocumentListItemT['status'];
 
 export function toDocumentListItem(row: DocumentWithCounts): DocumentListItemT {
-  return listItem(row, row);
+  return toDocumentListItemOf(row, row);
 }
 
 /** The list item of a row and its counts given apart (no merged copy of the row to build). */
-export const toDocumentListItemOf = listItem;
-
-function listItem(row: DocumentListRow, counts: DocumentCounts): DocumentListItemT {
+export function toDocumentListItemOf(row: DocumentListRow, counts: DocumentCounts): DocumentListItemT {
   return {
     id: row.id,
     name: row.name,
@@ -74,7 +72,7 @@ export function toField(row: DetailField): FieldT {
  * per detail, measured), on the API's most read answer.
  */
 export function toDocumentDetail(row: DocumentRow, signers: DetailSigner[], fields: DetailField[], attachments: DetailAttachment[]): DocumentDetailT {
-  const detail = listItem(row, { signer_count: signers.length, field_count: fields.length, attachment_count: attachments.length }) as DocumentDetailT;
+  const detail = toDocumentListItemOf(row, { signer_count: signers.length, field_count: fields.length, attachment_count: attachments.length }) as DocumentDetailT;
   detail.documentHash = row.document_hash;
   detail.signedFileHash = row.signed_file_hash;
   detail.message = row.message;
