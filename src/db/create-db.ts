@@ -14,6 +14,7 @@ import * as m0004 from './migrations/0004-templates-campaigns.ts';
 import * as m0005 from './migrations/0005-pending-uploads.ts';
 import * as m0006 from './migrations/0006-search-index.ts';
 import * as m0007 from './migrations/0007-change-notifications.ts';
+import * as m0008 from './migrations/0008-statement-change-notifications.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -40,13 +41,14 @@ export interface DbHandle {
 }
 
 /** Migrations in order; listed here (not discovered on disk) so bundles and tsx agree. */
-const migrations: Record<string, Migration> = {
+export const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
   '0003-signing': m0003,
   '0004-templates-campaigns': m0004,
   '0005-pending-uploads': m0005,
   '0006-search-index': m0006,
   '0007-change-notifications': m0007,
+  '0008-statement-change-notifications': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

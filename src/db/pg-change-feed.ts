@@ -11,8 +11,8 @@ import { CHANGES_CHANNEL, KEY_TABLES } from './migrations/0007-change-notificati
  *   their queries finish, before the caller sees the result: an INSERT, UPDATE or DELETE by its
  *   row count, any other statement that may write always; again when the transaction that
  *   changed something ends; the keys mark when a key table was named), and
- * - when a notification arrives on `signet_changes` (migration 0007: every row changed in a
- *   Signet table announces itself at commit, whoever changes it).
+ * - when a notification arrives on `signet_changes` (migrations 0007 and 0008: every statement
+ *   that changed rows of a Signet table announces itself at commit, whoever runs it).
  * An entry stored under a mark read before its query was sent is therefore retired by any change
  * this process made before answering, and by another process's change as soon as PostgreSQL
  * delivers its notification: typically well under a millisecond after that commit, which is the

@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, migrate, type DbHandle } from '../../src/db/create-db.ts';
+import { createDb, migrate, migrations, type DbHandle } from '../../src/db/create-db.ts';
 import { signetTables } from '../../src/db/migrations/0007-change-notifications.ts';
+import { STATEMENT_TRIGGERS } from '../../src/db/migrations/0008-statement-change-notifications.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.ts';
 
 /*
@@ -44,14 +45,37 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
 
   const marks = () => ({ change: handle.changeMark!(), keys: handle.keysMark!() });
 
-  it('puts the trigger on every table of the schema', async () => {
+  const tablesWith = async (trigger: string) => {
+    const { rows } = await sql<{ table: string }>`select c.relname as table from pg_trigger t join pg_class c on c.oid = t.tgrelid
+      where t.tgname = ${trigger} and not t.tgisinternal`.execute(handle.db);
+    return rows.map((r) => r.table).sort();
+  };
+
+  it('puts the statement triggers on every table of the schema, and no row trigger', async () => {
     const tables = await signetTables(handle.db);
     expect(tables).toContain('documents');
     expect(tables).toContain('api_keys');
-    for (const name of ['signet_changes', 'signet_changes_truncate']) {
-      const { rows } = await sql<{ table: string }>`select c.relname as table from pg_trigger t join pg_class c on c.oid = t.tgrelid
-        where t.tgname = ${name} and not t.tgisinternal`.execute(handle.db);
-      expect(rows.map((r) => r.table).sort()).toEqual(tables);
+    for (const name of [...STATEMENT_TRIGGERS, 'signet_changes_truncate']) expect(await tablesWith(name)).toEqual(tables);
+    expect(await tablesWith('signet_changes')).toEqual([]);
+  });
+
+  it('migrates back to one trigger per row, and forward again', async () => {
+    const scratch = await createTestDatabase();
+    const db = scratch.handle;
+    try {
+      const triggers = async () =>
+        (
+          await sql<{ name: string }>`select distinct t.tgname as name from pg_trigger t where not t.tgisinternal and t.tgname like 'signet%' order by 1`.execute(db.db)
+        ).rows.map((r) => r.name);
+      const migrator = new Migrator({ db: db.db, provider: { getMigrations: async () => migrations } });
+      const down = await migrator.migrateTo('0007-change-notifications');
+      expect(down.error).toBeUndefined();
+      expect(await triggers()).toEqual(['signet_changes', 'signet_changes_truncate']);
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      expect(await triggers()).toEqual([...STATEMENT_TRIGGERS, 'signet_changes_truncate'].sort());
+    } finally {
+      await scratch.drop();
     }
   });
 
@@ -144,6 +168,7 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
       before = marks();
       await client.query(`update folders set name = name where false`);
       await client.query(`delete from api_keys where id = 'no_such_key'`);
+      await client.query(`insert into folders select * from folders where false`);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(marks()).toEqual(before);
     } finally {

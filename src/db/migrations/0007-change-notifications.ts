@@ -7,11 +7,10 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * keeps in memory (read-cache.ts, the API key cache) when one arrives. The payload says whether
  * the write could change what an API key may do (`k`: keys, organizations) or not (`d`); within a
  * transaction PostgreSQL sends identical notifications once, so a transaction costs one or two
- * (the trigger runs per changed row; a few microseconds each).
+ * (the trigger runs per changed row; a few microseconds each; migration 0008 makes it one per
+ * statement, and its `notifyChangesOn` is the one a later table's migration calls).
  *
- * A table added by a later migration must get the trigger too (`notifyChangesOn`); a test fails
- * when one of the schema's tables lacks it. SQLite needs none of this: its `data_version` tells a
- * connection that another one committed.
+ * SQLite needs none of this: its `data_version` tells a connection that another one committed.
  */
 
 export const CHANGES_CHANNEL = 'signet_changes';
@@ -23,9 +22,9 @@ export const KEY_TABLES = new RegExp(`\\b(${KEY_TABLE_NAMES.join('|')})\\b`, 'i'
 /**
  * Adds the triggers that announce changes to `table` (PostgreSQL only): one per changed row, so
  * a statement that matches no row (a worker polling for work) announces nothing, and one per
- * TRUNCATE.
+ * TRUNCATE. As of this migration; 0008 replaces the row trigger.
  */
-export async function notifyChangesOn(db: Kysely<any>, table: string): Promise<void> {
+export async function rowTriggersOn(db: Kysely<any>, table: string): Promise<void> {
   const kind = sql.lit(KEY_TABLE_NAMES.includes(table) ? 'k' : 'd');
   await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
   await sql`drop trigger if exists signet_changes_truncate on ${sql.table(table)}`.execute(db);
@@ -43,7 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db);
-  for (const table of await signetTables(db)) await notifyChangesOn(db, table);
+  for (const table of await signetTables(db)) await rowTriggersOn(db, table);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
