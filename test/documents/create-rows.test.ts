@@ -164,6 +164,41 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL: batched creates (skippe
     expect(await db.selectFrom('documents').select('id').where('org_id', '=', other.orgId).execute()).toEqual([]);
   });
 
+  it('stores every column of every table as given (rows go by position: none may land in another column)', async () => {
+    const db = t.database.handle.db;
+    // Every column a distinct value (or null where it may be), of its own type.
+    const document = {
+      id: 'doc_batch_every', org_id: orgId, name: 'Every column', search_name: 'every column', status: 'draft', signing_type: 'parallel',
+      message: 'msg', email_subject: 'subject', email_message: 'body', reminder_frequency: 'weekly', otp_method: 'email', require_kyc: 1,
+      expires_at: '2027-01-01T00:00:00.000Z', completed_at: '2026-12-01T00:00:00.000Z', sent_at: '2026-11-01T00:00:00.000Z', template_id: null,
+      campaign_id: null, bulk_send_id: 'bulk_1', folder_id: null, file_key: 'files/a.pdf', original_file_key: 'files/a.docx',
+      original_content_type: 'application/msword', file_size: 2_000_000_000, page_count: 7, document_hash: 'h1', signed_file_key: 'files/s.pdf',
+      signed_file_hash: 'h2', created_at: now, updated_at: '2026-01-02T00:00:00.000Z', deleted_at: null, pending_upload_key: 'up/x',
+      pending_upload_content_type: 'application/pdf', pending_upload_max_bytes: 1234, pending_upload_expires_at: '2026-01-03T00:00:00.000Z',
+    };
+    const signerRow = {
+      id: 'sig_batch_every', document_id: document.id, name: 'S', email: 's@example.test', phone: '+15550100', role: 'approver', position: 3,
+      status: 'sent', signed_at: null, created_at: now, updated_at: '2026-01-04T00:00:00.000Z', viewed_at: '2026-01-05T00:00:00.000Z',
+      ip_address: '10.0.0.1', user_agent: 'UA', geo_city: 'Lyon', geo_country: 'FR', decline_reason: 'no', verification_status: 'pending',
+      verification_note: 'note', last_notified_at: '2026-01-06T00:00:00.000Z',
+    };
+    const fieldRow = {
+      id: 'fld_batch_every', document_id: document.id, type: 'checkbox', label: 'L', page: 2, x: 0.1, y: 12.75, width: 1e-7, height: 99.5,
+      required: 1, read_only: 0, assigned_to: 3, placeholder: 'p', default_value: 'd', options: '["a","b"]', value: 'v', created_at: now,
+      updated_at: '2026-01-07T00:00:00.000Z',
+    };
+    const auditRow = { id: 'aud_batch_every', org_id: orgId, document_id: document.id, action: 'document.created', details: 'd', ip_address: '10.0.0.2', user_agent: 'UA2', geo_city: 'Oslo', geo_country: 'NO', created_at: now };
+    const eventRow = { id: 'evt_batch_every', org_id: orgId, type: 'document.sent', data: '{"a":[1,"x"]}', created_at: now };
+    await insertBatched(db, { documents: [document], signers: [signerRow], fields: [fieldRow], audit_logs: [auditRow], events: [eventRow] } as never);
+    const stored = async (table: 'documents' | 'signers' | 'fields' | 'audit_logs' | 'events', id: string) => db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(await stored('documents', document.id)).toEqual(document);
+    const signerStored = await stored('signers', signerRow.id);
+    expect(signerStored).toEqual({ ...Object.fromEntries(Object.keys(signerStored).map((k) => [k, null])), ...signerRow });
+    expect(await stored('fields', fieldRow.id)).toEqual(fieldRow);
+    expect(await stored('audit_logs', auditRow.id)).toEqual(auditRow);
+    expect(await stored('events', eventRow.id)).toEqual(eventRow);
+  });
+
   it('refuses a row with a column its table does not have, and only that create', async () => {
     const db = t.database.handle.db;
     const doc = await t.request('POST', '/api/v1/documents', { key, body: { name: 'Audited' } });
