@@ -8,7 +8,8 @@ import { Worker } from 'node:worker_threads';
  * (`wal_autocheckpoint = 0`); a worker thread with its own connection runs a PASSIVE checkpoint
  * every `intervalMs`, which copies what it can without blocking readers or the writer. Once a
  * checkpoint has caught up, the next write starts the WAL over from its beginning, so the file
- * stays small. If the worker fails, the connection goes back to checkpointing itself.
+ * stays small. If the worker fails, the connection goes back to checkpointing itself, and the
+ * process says so (a warning on stderr: the database is created before the server's logger).
  *
  * The worker is a few lines of JavaScript, not a module of its own: it needs better-sqlite3 and
  * nothing of Signet, so it starts without the TypeScript loader.
@@ -46,7 +47,11 @@ export function startCheckpointer(file: string, setAutocheckpoint: (pages: numbe
       resolve();
     });
   });
-  worker.once('error', () => undefined);
+  worker.once('error', (err) => {
+    process.emitWarning(`SQLite checkpoints on a worker thread stopped (${err.message}); the server's connection checkpoints itself again`, {
+      code: CHECKPOINTER_FAILED,
+    });
+  });
   return {
     async stop() {
       stopping = true;
@@ -55,6 +60,9 @@ export function startCheckpointer(file: string, setAutocheckpoint: (pages: numbe
     },
   };
 }
+
+/** The code of the warning emitted when the worker fails. */
+export const CHECKPOINTER_FAILED = 'SIGNET_CHECKPOINTER_FAILED';
 
 /** SQLite's own default: checkpoint in the COMMIT that takes the WAL past this many pages. */
 export const DEFAULT_AUTOCHECKPOINT = 1000;

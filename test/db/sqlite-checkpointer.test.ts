@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
-import { DEFAULT_AUTOCHECKPOINT, startCheckpointer } from '../../src/db/sqlite-checkpointer.ts';
+import { CHECKPOINTER_FAILED, DEFAULT_AUTOCHECKPOINT, startCheckpointer } from '../../src/db/sqlite-checkpointer.ts';
 
 /*
  * WAL checkpoints on a worker thread (src/db/sqlite-checkpointer.ts), as the server runs them:
@@ -84,11 +84,20 @@ describe('SQLite checkpoints on a worker thread', () => {
     handle = createDb({ databaseUrl: undefined, sqliteFile: file });
   });
 
-  it('gives checkpointing back to the connection when the worker fails', async () => {
+  it('gives checkpointing back to the connection when the worker fails, and says why', async () => {
     const settings: number[] = [];
-    // A directory is no database: the worker fails as it starts.
-    startCheckpointer(dir, (pages) => settings.push(pages));
-    expect(await until(() => settings.length === 2)).toBe(true);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      // A directory is no database: the worker fails as it starts.
+      startCheckpointer(dir, (pages) => settings.push(pages));
+      expect(await until(() => settings.length === 2 && warnings.length > 0)).toBe(true);
+    } finally {
+      process.off('warning', onWarning);
+    }
     expect(settings).toEqual([0, DEFAULT_AUTOCHECKPOINT]);
+    const failure = warnings.find((w) => (w as Error & { code?: string }).code === CHECKPOINTER_FAILED);
+    expect(failure?.message).toMatch(/^SQLite checkpoints on a worker thread stopped \(.+\)/);
   });
 });
