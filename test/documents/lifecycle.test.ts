@@ -31,6 +31,18 @@ describe('POST /api/v1/documents/{id}/send preconditions', () => {
     expect((await send(id)).status).toBe(200);
   });
 
+  it('refuses a field on a page the file does not have (placed before the file, or kept from a longer one)', async () => {
+    const id = await createDocument(t, { name: 'Short file', signers: [signer(1)], fields: [field({ page: 1 }), field({ page: 3 })] });
+    await giveFileDirectly(t, id, 2);
+    const refused = await send(id);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('invalid_state');
+    expect(refused.body.error.message).toMatch(/^Field fld_\w+ is on page 3, but the file has 2 page\(s\)/);
+    expect((await t.request('GET', `/api/v1/documents/${id}`)).body.data.status).toBe('draft');
+    await giveFileDirectly(t, id, 3);
+    expect((await send(id)).status).toBe(200);
+  });
+
   it('refuses a document that is not a draft, and an unknown one', async () => {
     const id = await readyDocument(t);
     expect((await send(id)).status).toBe(200);

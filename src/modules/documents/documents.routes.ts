@@ -126,7 +126,8 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'With `STORAGE=s3`, a file sent straight to the bucket is verified first (see `getDocument`: 413/415 when it is refused, ' +
           '409 `missing_file` while its object has not arrived and the document has no earlier file). Sending ends the pending upload: ' +
-          'bytes PUT to its URL afterwards are never used.',
+          'bytes PUT to its URL afterwards are never used. 409 `invalid_state` also when a field is assigned to an order no signer or ' +
+          'approver has, or is on a page the file does not have (fields placed before the file arrived, or kept when it was replaced by a shorter one).',
         params: IdParams,
         response: { 200: Data(SendResult), ...errors(400, 404, 409, 413, 415) },
       },

@@ -243,6 +243,11 @@ export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
     if (orphan) {
       throw invalidState(`Field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no signer or approver has`);
     }
+    // Fields placed before the file arrived, or kept when it was replaced by a shorter one.
+    const offPage = doc.page_count === null ? undefined : fields.find((f) => f.page > doc.page_count!);
+    if (offPage) {
+      throw invalidState(`Field ${offPage.id} is on page ${offPage.page}, but the file has ${doc.page_count} page(s); move or delete the field`);
+    }
     if (doc.expires_at && Date.parse(doc.expires_at) <= deps.clock.now().getTime()) {
       throw invalidState('The document expiresAt has passed; set a later one before sending');
     }
