@@ -153,6 +153,7 @@ const scenarios: Record<string, Scenario> = {
 };
 
 async function main() {
+  const startedAt = new Date().toISOString();
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const names = wanted.length > 0 ? wanted : Object.keys(scenarios);
   for (const n of names) if (!scenarios[n]) throw new Error(`Unknown scenario ${n}; known: ${Object.keys(scenarios).join(', ')}`);
@@ -194,7 +195,7 @@ async function main() {
 
   const report = {
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
-    startedAt: new Date().toISOString(),
+    startedAt,
     scenarios: results,
   };
   const dir = path.join(ROOT, 'bench/results');
