@@ -176,6 +176,16 @@ describe('POST /api/v1/campaigns', () => {
     await giveTemplateFile(t, nothingForVisitor);
     expect((await create({ templateId: nothingForVisitor })).body.error.code).toBe('invalid_state');
 
+    // A field on a page the file does not have (placed before it, or kept from a longer one).
+    const offPage = await createTemplate(t, { fields: [field(), field({ page: 3 })] });
+    await giveTemplateFile(t, offPage, 2);
+    const r4 = await create({ templateId: offPage });
+    expect(r4.status).toBe(409);
+    expect(r4.body.error.code).toBe('invalid_state');
+    expect(r4.body.error.message).toMatch(/is on page 3, but the file has 2 page\(s\)/);
+    await giveTemplateFile(t, offPage, 3);
+    expect((await create({ templateId: offPage })).status).toBe(201);
+
     // Fixed later roles are fine.
     const fixed = await createTemplate(t, { roles: [{ name: 'A' }, { name: 'B', signerEmail: 'b@example.test' }], fields: [field(), field({ assignedTo: 1 })] });
     await giveTemplateFile(t, fixed);

@@ -100,6 +100,19 @@ describe('GET /api/v1/public/campaigns/{slug}', () => {
     await t.request('DELETE', `/api/v1/campaigns/${c.id}`);
     expect((await t.request('GET', pub(c.slug), { key: null })).status).toBe(404);
   });
+
+  it("takes nothing once its template's file is replaced by one without a field's page (409, without the template's details)", async () => {
+    const tpl = await createTemplate(t, { fields: [field(), field({ page: 2, type: 'text', label: 'Page two' })] });
+    await giveTemplateFile(t, tpl, 2);
+    const c = await createCampaign(t, { templateId: tpl });
+    expect((await t.request('GET', pub(c.slug), { key: null })).status).toBe(200);
+    await giveTemplateFile(t, tpl, 1);
+    const res = await t.request('GET', pub(c.slug), { key: null });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('invalid_state');
+    expect(res.body.error.message).not.toContain('page');
+    expect((await submit(c.slug, visitor('short'))).status).toBe(409);
+  });
 });
 
 describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {

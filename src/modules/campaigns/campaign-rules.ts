@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { TemplateFieldRow, TemplateRoleRow, TemplateRow } from '../../db/database.ts';
 import { AppError, invalidState, validation } from '../../http/errors.ts';
+import { fieldBeyondPages } from '../fields/fields.rules.ts';
 
 /*
  * Rules of a campaign that a schema cannot say: the slug, the redirect URL, and which templates can
@@ -63,13 +64,19 @@ export interface SubmissionPlan {
 
 /**
  * Whether a template can back a public link, and how its roles are filled. Refusals (409):
- * no file (`missing_file`), no field (`missing_fields`), no field for the visitor, or a field for
- * a later role that has no fixed signer (nobody could be invited to fill it) (`invalid_state`).
+ * no file (`missing_file`), no field (`missing_fields`), no field for the visitor, a field on a
+ * page the file does not have (placed before the file, or kept when a shorter one replaced it),
+ * or a field for a later role that has no fixed signer (nobody could be invited to fill it)
+ * (`invalid_state`).
  * A template without roles has one implicit role at order 0.
  */
 export function planSubmission(template: TemplateRow, roles: TemplateRoleRow[], fields: TemplateFieldRow[]): SubmissionPlan {
   if (!template.file_key) throw new AppError('missing_file', 'The template has no file yet; upload one first');
   if (fields.length === 0) throw new AppError('missing_fields', 'The template has no fields; add at least one');
+  const offPage = fieldBeyondPages(fields, template.page_count);
+  if (offPage) {
+    throw invalidState(`Template field ${offPage.id} is on page ${offPage.page}, but the file has ${template.page_count} page(s); move or delete the field`);
+  }
   const sorted = [...roles].sort((a, b) => a.position - b.position);
   const first = sorted[0];
   const submitterOrder = first ? first.position : 0;

@@ -19,7 +19,8 @@ const tags = ['Campaigns'];
 const CREATE_RULES =
   'Required: `templateId` and `name`. The template must be one of your organization (else 400 `validation_error` on `body.templateId`) ' +
   'with a file (409 `missing_file`) and at least one field (409 `missing_fields`); the visitor signs its first role (lowest order, or ' +
-  'order 0 when it has no roles), which needs a field, and every later role with fields needs a fixed `signerEmail` (409 `invalid_state`). ' +
+  'order 0 when it has no roles), which needs a field, every later role with fields needs a fixed `signerEmail`, and every field must be on ' +
+  'a page of the file (409 `invalid_state`). ' +
   '`maxSubmissions` defaults to 1000000 (the most allowed); `expiresAt` must be in the future; `redirectUrl` must be an absolute ' +
   'http(s) URL; `brandColor` defaults to #4338CA. A campaign closes by itself when it reaches `maxSubmissions` or `expiresAt` ' +
   '(event `campaign.closed`).';

@@ -7,7 +7,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import { insertBatched } from '../../db/pg-insert-batch.ts';
 import { auditRow, writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent, eventRow } from '../events/emit.ts';
-import { buildFieldRows } from '../fields/fields.rules.ts';
+import { buildFieldRows, fieldBeyondPages } from '../fields/fields.rules.ts';
 import { insertFields, listFields } from '../fields/fields.repository.ts';
 import { buildSignerRows } from '../signers/signers.rules.ts';
 import { insertSigners, listSigners } from '../signers/signers.repository.ts';
@@ -243,8 +243,7 @@ export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
     if (orphan) {
       throw invalidState(`Field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no signer or approver has`);
     }
-    // Fields placed before the file arrived, or kept when it was replaced by a shorter one.
-    const offPage = doc.page_count === null ? undefined : fields.find((f) => f.page > doc.page_count!);
+    const offPage = fieldBeyondPages(fields, doc.page_count);
     if (offPage) {
       throw invalidState(`Field ${offPage.id} is on page ${offPage.page}, but the file has ${doc.page_count} page(s); move or delete the field`);
     }

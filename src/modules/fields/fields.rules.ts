@@ -16,6 +16,14 @@ export function checkPage(page: number, pageCount: number | null, path = 'body.p
   }
 }
 
+/**
+ * The first of `fields` on a page the file does not have (placed before the file arrived, or kept
+ * when a shorter one replaced it); none while the page count is unknown.
+ */
+export function fieldBeyondPages<F extends { page: number }>(fields: readonly F[], pageCount: number | null): F | undefined {
+  return pageCount === null ? undefined : fields.find((f) => f.page > pageCount);
+}
+
 /** The field as it would be after a create or patch: checked as a whole. */
 export interface FieldShape {
   type: string;
