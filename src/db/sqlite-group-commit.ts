@@ -71,7 +71,7 @@ class Lease implements DatabaseConnection {
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     await this.driver.ready(this);
-    for (const row of this.driver.statements.prepare(query.sql).iterate(query.parameters)) yield { rows: [row as R] };
+    for (const row of this.driver.statements.prepare(query.sql).iterate(wellFormed(query.parameters))) yield { rows: [row as R] };
   }
 }
 
@@ -139,8 +139,9 @@ class GroupCommitDriver implements Driver {
 
   #execute<R>(query: CompiledQuery): QueryResult<R> {
     const stmt = this.statements.prepare(query.sql);
-    if (stmt.reader) return { rows: stmt.all(query.parameters) as R[] };
-    const { changes, lastInsertRowid } = stmt.run(query.parameters);
+    const parameters = wellFormed(query.parameters);
+    if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
@@ -300,4 +301,21 @@ class GroupCommitDriver implements Driver {
 function savepointName(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid savepoint name: ${name}`);
   return name;
+}
+
+type MaybeWellFormed = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * The parameters with every string valid UTF-16. A lone surrogate (half a character, possible in
+ * JSON text as `"\udfff"`) has no UTF-8 form: the driver would store its three WTF-8 bytes, read
+ * back as three U+FFFD. It is stored as one U+FFFD instead, as PostgreSQL's driver does. The
+ * check is cheap (V8 answers at once for strings of one-byte characters); copies only when needed.
+ */
+function wellFormed(parameters: readonly unknown[]): readonly unknown[] {
+  for (const p of parameters) {
+    if (typeof p === 'string' && !(p as MaybeWellFormed).isWellFormed()) {
+      return parameters.map((v) => (typeof v === 'string' ? (v as MaybeWellFormed).toWellFormed() : v));
+    }
+  }
+  return parameters;
 }
