@@ -1,3 +1,4 @@
+/// <reference lib="es2024.string" />
 import { CompiledQuery, sql, type Insertable } from 'kysely';
 import type { Database, Db } from './database.ts';
 import { nameStatement } from './named-statements.ts';
@@ -134,7 +135,7 @@ function parameters(statement: Statement, batch: BatchRows[]): string[] {
 function toJson(rows: unknown[]): string {
   const json = JSON.stringify(rows);
   if (!json.includes('\\ud')) return json;
-  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? (value as string & { toWellFormed(): string }).toWellFormed() : value));
+  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed() : value));
 }
 
 class InsertBatcher {

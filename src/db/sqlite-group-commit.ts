@@ -1,3 +1,4 @@
+/// <reference lib="es2024.string" />
 import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
 
 export interface GroupCommitStats {
@@ -303,8 +304,6 @@ function savepointName(name: string): string {
   return name;
 }
 
-type MaybeWellFormed = string & { isWellFormed(): boolean; toWellFormed(): string };
-
 /**
  * The parameters with every string valid UTF-16. A lone surrogate (half a character, possible in
  * JSON text as `"\udfff"`) has no UTF-8 form: the driver would store its three WTF-8 bytes, read
@@ -313,8 +312,8 @@ type MaybeWellFormed = string & { isWellFormed(): boolean; toWellFormed(): strin
  */
 function wellFormed(parameters: readonly unknown[]): readonly unknown[] {
   for (const p of parameters) {
-    if (typeof p === 'string' && !(p as MaybeWellFormed).isWellFormed()) {
-      return parameters.map((v) => (typeof v === 'string' ? (v as MaybeWellFormed).toWellFormed() : v));
+    if (typeof p === 'string' && !p.isWellFormed()) {
+      return parameters.map((v) => (typeof v === 'string' ? v.toWellFormed() : v));
     }
   }
   return parameters;

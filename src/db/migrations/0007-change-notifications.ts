@@ -19,13 +19,18 @@ export const KEY_TABLE_NAMES = ['api_keys', 'organizations'];
 /** A statement naming a key table (both dialects' marks, create-db.ts and pg-change-feed.ts). */
 export const KEY_TABLES = new RegExp(`\\b(${KEY_TABLE_NAMES.join('|')})\\b`, 'i');
 
+/** The payload of `table`'s notifications: `k` when a change to it may change what an API key may do. */
+export function changeKind(table: string): 'k' | 'd' {
+  return KEY_TABLE_NAMES.includes(table) ? 'k' : 'd';
+}
+
 /**
  * Adds the triggers that announce changes to `table` (PostgreSQL only): one per changed row, so
  * a statement that matches no row (a worker polling for work) announces nothing, and one per
  * TRUNCATE. As of this migration; 0008 replaces the row trigger.
  */
 export async function rowTriggersOn(db: Kysely<any>, table: string): Promise<void> {
-  const kind = sql.lit(KEY_TABLE_NAMES.includes(table) ? 'k' : 'd');
+  const kind = sql.lit(changeKind(table));
   await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
   await sql`drop trigger if exists signet_changes_truncate on ${sql.table(table)}`.execute(db);
   await sql`create trigger signet_changes after insert or update or delete on ${sql.table(table)}

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { CHANGES_CHANNEL, KEY_TABLE_NAMES, rowTriggersOn, signetTables } from './0007-change-notifications.ts';
+import { CHANGES_CHANNEL, changeKind, rowTriggersOn, signetTables } from './0007-change-notifications.ts';
 
 /*
  * PostgreSQL: the change notifications of migration 0007, announced once per statement instead
@@ -27,7 +27,7 @@ export const STATEMENT_TRIGGERS = EVENTS.map((e) => `signet_changes_${e.event}`)
 
 /** Adds the triggers that announce changes to `table` (PostgreSQL only), replacing 0007's row trigger. */
 export async function notifyChangesOn(db: Kysely<any>, table: string): Promise<void> {
-  const kind = sql.lit(KEY_TABLE_NAMES.includes(table) ? 'k' : 'd');
+  const kind = sql.lit(changeKind(table));
   await sql`drop trigger if exists signet_changes on ${sql.table(table)}`.execute(db);
   for (const { event, rows } of EVENTS) {
     const name = sql.id(`signet_changes_${event}`);
