@@ -12,6 +12,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { registerReadCache } from './http/read-cache.ts';
 import { registerValidation } from './http/validation.ts';
+import { registerEmptyBody } from './http/empty-body.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
 import { batchStats } from './db/pg-insert-batch.ts';
 import { ErrorBody } from './http/schemas.ts';
@@ -114,6 +115,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   });
 
   registerValidation(app);
+  registerEmptyBody(app);
   registerMetrics(app, deps.metrics);
   registerErrorHandler(app);
   registerAuth(app, deps.db, options.database.changeMark, options.database.keysMark);
