@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { sql } from 'kysely';
 import { systemClock } from '../src/clock.ts';
 import { createDocument } from '../src/modules/documents/documents.service.ts';
-import type { AppDeps } from '../src/app.ts';
+import type { AppDeps } from '../src/deps.ts';
 import { openBenchDatabase } from './harness.ts';
 import { seedDocuments } from './seed.ts';
 

@@ -23,6 +23,7 @@ import { DeliveryWorker } from './jobs/webhook-delivery.ts';
 import { createStorage } from './storage/create-storage.ts';
 import type { Storage } from './storage/storage.ts';
 import { loadServerSecret } from './server-secret.ts';
+import type { AppDeps } from './deps.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { filesRoutes } from './modules/documents/files.routes.ts';
@@ -37,28 +38,6 @@ import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
 import { publicCampaignRoutes } from './modules/campaigns/public.routes.ts';
 import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
 import { signingRoutes } from './modules/signing/signing.routes.ts';
-
-/** Everything a request handler or worker may use. Built once per app; nothing reads globals. */
-export interface AppDeps {
-  config: Config;
-  db: DbHandle['db'];
-  dialect: DbHandle['dialect'];
-  storage: Storage;
-  mailer: Mailer;
-  clock: Clock;
-  jobs: JobRunner;
-  /** The webhook delivery worker; server.ts starts it, tests may `drain()` it. */
-  deliveries: DeliveryWorker;
-  metrics: Metrics;
-  /** Key for signed, short-lived tokens (upload URLs); shared by all instances via the database. */
-  secret: Buffer;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    deps: AppDeps;
-  }
-}
 
 export interface BuildOptions {
   config: Config;

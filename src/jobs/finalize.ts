@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import type { DocumentRow, Executor, SignerRow } from '../db/database.ts';
 import { completedMail } from '../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../modules/audit/audit.ts';

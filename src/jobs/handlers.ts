@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import type { MailMessage } from '../mail/mailer.ts';
 import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
 import { finalizeDocument } from './finalize.ts';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { enqueueJob } from './queue.ts';
 import { expiredMail, reminderMail } from '../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../modules/audit/audit.ts';

@@ -1,5 +1,5 @@
 import { Canvas, type FontKey, type ObjectFactory } from './content.ts';
-import type { FinalizeInput, FinalizeSigner } from './finalize.ts';
+import type { FinalizeInput, FinalizeSigner } from './finalize-input.ts';
 import { wrapText } from './stamp.ts';
 
 /** A4, the certificate's page size whatever the document's. */

@@ -10,6 +10,7 @@ import { pageGeometry, readDocumentTree, type DocumentTree, type PageNode } from
 import { PdfFile } from './reader.ts';
 import { signatureSlot, writeSigned } from './sign.ts';
 import { stampFields } from './stamp.ts';
+import type { FinalizeInput } from './finalize-input.ts';
 import {
   PdfRaw,
   PdfRef,
@@ -24,40 +25,7 @@ import {
   type PdfValue,
 } from './syntax.ts';
 
-export interface FinalizeSigner {
-  name: string;
-  email: string;
-  role: string;
-  signedAt: string | null;
-  ipAddress: string;
-  userAgent: string;
-  geoCity: string;
-  geoCountry: string;
-}
-
-export interface FinalizeField {
-  type: string;
-  /** 1-based. */
-  page: number;
-  /** Percent of the displayed page, from its top-left corner. */
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  /**
-   * Text; for signature/initials either typed text or a drawn signature as a
-   * `data:image/png;base64,…` URL; for checkbox "true"/"false".
-   */
-  value: string | null;
-}
-
-export interface FinalizeInput {
-  /** Path of a local temp file holding the original PDF (the caller copies it out of storage first). */
-  sourcePath: string;
-  document: { id: string; name: string; documentHash: string; completedAt: string };
-  signers: FinalizeSigner[];
-  fields: FinalizeField[];
-}
+export type { FinalizeField, FinalizeInput, FinalizeSigner } from './finalize-input.ts';
 
 /**
  * Files this small that we cannot parse (broken xref offsets and the like) are rewritten

@@ -1,5 +1,5 @@
 import type { Canvas, FontKey, ObjectFactory } from './content.ts';
-import type { FinalizeField } from './finalize.ts';
+import type { FinalizeField } from './finalize-input.ts';
 
 /**
  * Draws field values into a canvas whose coordinates are the displayed page: origin at the

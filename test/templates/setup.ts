@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
-import type { AppDeps } from '../../src/app.ts';
+import type { AppDeps } from '../../src/deps.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
 import type { TestDatabase } from '../helpers/database.ts';
 import { field, samplePdf } from '../helpers/factories.ts';

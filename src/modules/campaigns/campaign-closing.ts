@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { emitEvent } from '../events/emit.ts';
 import * as repo from './campaigns.repository.ts';

@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, CampaignsTable, Executor } from '../../db/database.ts';
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { AppError } from '../../http/errors.ts';
 import { writeAudit } from '../audit/audit.ts';
 import { requireDocument, type Actor } from './documents.service.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentUpdate } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { ImageConversionError, imageToPdf, type ImageType } from '../../pdf/image-to-pdf.ts';

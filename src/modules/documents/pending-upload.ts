@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { StorageNotFound } from '../../storage/storage.ts';

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
 import type { RequestMeta } from '../audit/audit.ts';

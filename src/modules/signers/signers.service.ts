@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, SignerRow, SignersTable } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';

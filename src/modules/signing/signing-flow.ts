@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { actionRequiredMail, yourTurnMail } from '../../mail/templates.ts';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import * as repo from './signing.repository.ts';

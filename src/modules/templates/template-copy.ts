@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { DocumentsTable, Executor, FieldsTable, SignersTable, TemplateFieldRow, TemplateRoleRow, TemplateRow } from '../../db/database.ts';
 import { validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';

@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { TemplateFieldRow, TemplateFieldsTable, TemplateRoleRow, TemplateRolesTable } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { checkField, checkPage, MAX_FIELDS, type FieldShape } from '../fields/fields.rules.ts';

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
 import type { UploadInput } from '../documents/documents.schemas.ts';
 import { discardObjects, fileColumns, newKeyUnder, staleKeys, writtenKeys } from '../documents/file-intake.ts';

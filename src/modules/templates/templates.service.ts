@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { Executor, TemplateRow } from '../../db/database.ts';
 import { invalidState, notFound } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { Config } from '../../config.ts';
 import type { Executor, WebhookRow } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';

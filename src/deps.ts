@@ -1,0 +1,34 @@
+import type { Config } from './config.ts';
+import type { Clock } from './clock.ts';
+import type { DbHandle } from './db/create-db.ts';
+import type { Metrics } from './http/metrics.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { JobRunner } from './jobs/queue.ts';
+import type { DeliveryWorker } from './jobs/webhook-delivery.ts';
+import type { Storage } from './storage/storage.ts';
+
+/**
+ * Everything a request handler or worker may use. Built once per app by buildApp; nothing reads
+ * globals. Modules import this type from here, never from app.ts, so no module depends on the
+ * place that wires them all together.
+ */
+export interface AppDeps {
+  config: Config;
+  db: DbHandle['db'];
+  dialect: DbHandle['dialect'];
+  storage: Storage;
+  mailer: Mailer;
+  clock: Clock;
+  jobs: JobRunner;
+  /** The webhook delivery worker; server.ts starts it, tests may `drain()` it. */
+  deliveries: DeliveryWorker;
+  metrics: Metrics;
+  /** Key for signed, short-lived tokens (upload URLs); shared by all instances via the database. */
+  secret: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}

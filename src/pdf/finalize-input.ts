@@ -1,0 +1,36 @@
+/** What finalizePdf takes: the stamping and certificate-page code read these types too. */
+
+export interface FinalizeSigner {
+  name: string;
+  email: string;
+  role: string;
+  signedAt: string | null;
+  ipAddress: string;
+  userAgent: string;
+  geoCity: string;
+  geoCountry: string;
+}
+
+export interface FinalizeField {
+  type: string;
+  /** 1-based. */
+  page: number;
+  /** Percent of the displayed page, from its top-left corner. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /**
+   * Text; for signature/initials either typed text or a drawn signature as a
+   * `data:image/png;base64,…` URL; for checkbox "true"/"false".
+   */
+  value: string | null;
+}
+
+export interface FinalizeInput {
+  /** Path of a local temp file holding the original PDF (the caller copies it out of storage first). */
+  sourcePath: string;
+  document: { id: string; name: string; documentHash: string; completedAt: string };
+  signers: FinalizeSigner[];
+  fields: FinalizeField[];
+}
