@@ -38,6 +38,7 @@ import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
 import { publicCampaignRoutes } from './modules/campaigns/public.routes.ts';
 import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
 import { signingRoutes } from './modules/signing/signing.routes.ts';
+import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -139,6 +140,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(campaignPageRoutes);
   await app.register(webRoutes);
   await app.register(signingRoutes);
+  await app.register(bulkSendsRoutes);
 
   return app;
 }

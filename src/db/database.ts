@@ -176,6 +176,47 @@ export interface AttachmentsTable {
   content_type: string;
   file_size: number;
   created_at: string;
+  /** `signer_upload` (a `file` field) or `identity_evidence` (migration 0013b). */
+  kind: AttachmentKind;
+  /** SHA-256 hex of the bytes as stored; '' for rows from before migration 0013b. */
+  sha256: string;
+  signer_id: string | null;
+  field_id: string | null;
+}
+
+export type AttachmentKind = 'signer_upload' | 'identity_evidence';
+
+export type BulkSendStatus = 'queued' | 'processing' | 'completed' | 'cancelled';
+export type BulkSendRowStatus = 'pending' | 'sent' | 'failed' | 'cancelled';
+
+/** One template sent to many recipients (migration 0013a); each row becomes a document. */
+export interface BulkSendsTable {
+  id: string;
+  org_id: string;
+  template_id: string;
+  name: string;
+  status: BulkSendStatus;
+  total: number;
+  sent: number;
+  failed: number;
+  /** JSON of the settings shared by every document (message, emailSubject, expiresAt…). */
+  settings: string;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** One recipient row of a bulk send, as validated; `position` is its zero-based index in the request. */
+export interface BulkSendRowsTable {
+  bulk_send_id: string;
+  position: number;
+  /** JSON `{name?, signers: [{role, name, email, phone?}], values?}`. */
+  data: string;
+  status: BulkSendRowStatus;
+  document_id: string | null;
+  /** Why the row failed (shown nowhere but the logs and the database; `failed` counts it). */
+  error: string | null;
+  updated_at: string;
 }
 
 export interface AuditLogsTable {
@@ -372,6 +413,8 @@ export interface Database {
   template_fields: TemplateFieldsTable;
   campaigns: CampaignsTable;
   campaign_otps: CampaignOtpsTable;
+  bulk_sends: BulkSendsTable;
+  bulk_send_rows: BulkSendRowsTable;
 }
 
 export type Db = Kysely<Database>;
@@ -394,5 +437,8 @@ export type TemplateRow = Selectable<TemplatesTable>;
 export type TemplateRoleRow = Selectable<TemplateRolesTable>;
 export type TemplateFieldRow = Selectable<TemplateFieldsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
+export type AttachmentRow = Selectable<AttachmentsTable>;
+export type BulkSendRow = Selectable<BulkSendsTable>;
+export type BulkSendRowRow = Selectable<BulkSendRowsTable>;
 // Generated is re-exported for tables that may grow defaulted columns.
 export type { Generated };

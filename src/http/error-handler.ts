@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
 
-interface AjvLikeError {
+export interface AjvLikeError {
   instancePath?: string;
   message?: string;
   params?: Record<string, unknown>;
@@ -9,7 +9,7 @@ interface AjvLikeError {
 }
 
 /** Turns Ajv's errors into `{path, message}` details, e.g. `body.name: must NOT have more than 200 characters`. */
-function validationDetails(context: string | undefined, errors: AjvLikeError[]): ErrorDetail[] {
+export function validationDetails(context: string | undefined, errors: AjvLikeError[]): ErrorDetail[] {
   // A failed anyOf (e.g. "a string or null") reports every branch; the first branch's reason is the useful one.
   const seen = new Set<string>();
   const details = errors.map((e) => {

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps.ts';
 import type { MailMessage } from '../mail/mailer.ts';
 import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
+import { cancelBulkDocuments, processBulkRows } from '../modules/bulk-sends/bulk-send-rows.ts';
 import { finalizeDocument } from './finalize.ts';
 import { PermanentJobError } from './queue.ts';
 
@@ -40,4 +41,6 @@ export function registerJobHandlers(deps: AppDeps): void {
     },
   );
   deps.jobs.register('finalize', async ({ documentId }) => finalizeDocument(deps, documentId));
+  deps.jobs.register('bulk_send', async ({ bulkSendId, from, to }) => processBulkRows(deps, bulkSendId, from, to));
+  deps.jobs.register('bulk_send_cancel', async ({ bulkSendId }) => cancelBulkDocuments(deps, bulkSendId));
 }

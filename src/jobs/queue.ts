@@ -19,6 +19,10 @@ export interface JobPayloads {
   };
   /** Produces the signed PDF of a document whose signers have all completed (src/jobs/finalize.ts). */
   finalize: { documentId: string };
+  /** Creates and sends the documents of rows [from, to) of a bulk send (src/modules/bulk-sends/bulk-send-rows.ts). */
+  bulk_send: { bulkSendId: string; from: number; to: number };
+  /** Cancels the documents a cancelled bulk send already sent, a batch per run. */
+  bulk_send_cancel: { bulkSendId: string };
 }
 export type JobKind = keyof JobPayloads;
 

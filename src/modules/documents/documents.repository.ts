@@ -54,12 +54,13 @@ export async function findDocumentWithCounts(db: Executor, orgId: string, id: st
 export async function listDocuments(
   db: Executor,
   orgId: string,
-  filter: { status?: string; search?: string; folderId?: string },
+  filter: { status?: string; search?: string; folderId?: string; bulkSendId?: string },
   page: PageRequest,
 ): Promise<{ rows: DocumentWithCounts[]; meta: PageMeta }> {
   let q = withCounts(db).where('documents.org_id', '=', orgId).where('documents.deleted_at', 'is', null);
   if (filter.status) q = q.where('documents.status', '=', filter.status);
   if (filter.folderId) q = q.where('documents.folder_id', '=', filter.folderId);
+  if (filter.bulkSendId) q = q.where('documents.bulk_send_id', '=', filter.bulkSendId);
   if (filter.search) q = q.where(sql<boolean>`documents.search_name like ${likePattern(filter.search)} escape '\\'`);
   // The most read list: a named statement on PostgreSQL (db/named-statements.ts); its text
   // varies only with which filters are given.

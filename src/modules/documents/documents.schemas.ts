@@ -115,6 +115,7 @@ export const ListDocumentsQuery = Type.Object(
     status: Type.Optional(StringEnum(LISTABLE_STATUSES)),
     search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' })),
     folderId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    bulkSendId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only the documents of this bulk send (`bsd_…`)' })),
   },
   { additionalProperties: false },
 );

@@ -13,7 +13,7 @@ import { buildSignerRows } from '../signers/signers.rules.ts';
 import { insertSigners, listSigners } from '../signers/signers.repository.ts';
 import { invitationMail, cancellationMail } from '../../mail/templates.ts';
 import { issueLink } from '../signing/signing-links.ts';
-import { seedFromTemplate } from '../templates/template-copy.ts';
+import { seedFromTemplate, type DocumentSeed } from '../templates/template-copy.ts';
 import * as repo from './documents.repository.ts';
 import { findDocumentDetail } from './document-detail.query.ts';
 import { toCreatedDocument, toDocumentDetail, toDocumentListItem, toDocumentListItemOf, toAuditEntry } from './documents.mappers.ts';
@@ -62,12 +62,8 @@ export async function documentEventData(db: Executor, orgId: string, id: string)
   return toDocumentListItem(row);
 }
 
-export async function createDocument(deps: AppDeps, actor: Actor, input: CreateDocumentInput) {
-  checkExpiry(deps, input.expiresAt);
-  const now = deps.clock.now().toISOString();
-  const id = newId('doc');
-  // From a template: a copy of its file, its fields and its fixed signers (src/modules/templates/template-copy.ts).
-  const seed = input.templateId ? await seedFromTemplate(deps, actor.orgId, id, input.templateId, now) : undefined;
+/** A new draft's rows, as `createDocument` inserts them; bulk sends insert them in their own transaction. */
+export function buildNewDocument(deps: AppDeps, actor: Actor, id: string, input: CreateDocumentInput, seed: DocumentSeed | undefined, now: string) {
   const row: DocumentRow = {
     id,
     org_id: actor.orgId,
@@ -107,14 +103,36 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
     pending_upload_expires_at: null,
   };
   if (seed) Object.assign(row, seed.file);
+  const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);
+  const signerRows = [...(seed?.signers ?? []), ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers')];
+  const fieldRows = [...(seed?.fields ?? []), ...buildFieldRows(id, input.fields ?? [], now, 'body.fields')];
+  const audit = { orgId: actor.orgId, documentId: id, action: 'document.created', details: `Document "${input.name}" created`, meta: actor.meta } as const;
+  return { row, signerRows, fieldRows, audit };
+}
+
+/** Inserts what buildNewDocument built, with its audit entry and `document.created`, inside `trx`. */
+export async function insertNewDocument(trx: Executor, deps: AppDeps, built: ReturnType<typeof buildNewDocument>): Promise<void> {
+  const { row, signerRows, fieldRows, audit } = built;
+  await repo.insertDocument(trx, row);
+  await insertSigners(trx, signerRows);
+  await insertFields(trx, fieldRows);
+  await writeAudit(trx, deps.clock, audit);
+  const data = toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
+  await emitEvent(trx, deps.clock, row.org_id, 'document.created', data);
+}
+
+export async function createDocument(deps: AppDeps, actor: Actor, input: CreateDocumentInput) {
+  checkExpiry(deps, input.expiresAt);
+  const now = deps.clock.now().toISOString();
+  const id = newId('doc');
+  // From a template: a copy of its file, its fields and its fixed signers (src/modules/templates/template-copy.ts).
+  const seed = input.templateId ? await seedFromTemplate(deps, actor.orgId, id, input.templateId, now) : undefined;
   try {
-    const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);
-    const signerRows = [...(seed?.signers ?? []), ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers')];
-    const fieldRows = [...(seed?.fields ?? []), ...buildFieldRows(id, input.fields ?? [], now, 'body.fields')];
-    const audit = { orgId: actor.orgId, documentId: id, action: 'document.created', details: `Document "${input.name}" created`, meta: actor.meta } as const;
-    // The list item of what was just inserted (no read back: nothing else can have changed it yet).
-    const data = toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
+    const built = buildNewDocument(deps, actor, id, input, seed, now);
+    const { row, signerRows, fieldRows, audit } = built;
     if (deps.dialect === 'postgres' && !input.folderId && !seed) {
+      // The list item of what was just inserted (no read back: nothing else can have changed it yet).
+      const data = toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
       // One statement for this create and the others of this turn (db/pg-insert-batch.ts). A
       // folder to check or a template's files to discard on failure take the transaction below.
       await insertBatched(deps.db, {
@@ -128,17 +146,13 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
     }
     await deps.db.transaction().execute(async (trx) => {
       await checkFolder(trx, actor.orgId, input.folderId);
-      await repo.insertDocument(trx, row);
-      await insertSigners(trx, signerRows);
-      await insertFields(trx, fieldRows);
-      await writeAudit(trx, deps.clock, audit);
-      await emitEvent(trx, deps.clock, actor.orgId, 'document.created', data);
+      await insertNewDocument(trx, deps, built);
     });
+    return toCreatedDocument(row);
   } catch (err) {
     await seed?.discard();
     throw err;
   }
-  return toCreatedDocument(row);
 }
 
 export async function updateDocument(deps: AppDeps, actor: Actor, id: string, input: UpdateDocumentInput) {
@@ -195,7 +209,7 @@ export async function listDocuments(deps: AppDeps, orgId: string, query: ListDoc
   const { rows, meta } = await repo.listDocuments(
     deps.db,
     orgId,
-    { status: query.status, search: query.search, folderId: query.folderId },
+    { status: query.status, search: query.search, folderId: query.folderId, bulkSendId: query.bulkSendId },
     { list: 'documents', limit: query.limit, cursor: query.cursor },
   );
   return { data: rows.map(toDocumentListItem), meta };
@@ -228,55 +242,61 @@ async function orgName(db: Executor, orgId: string): Promise<string> {
  */
 export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
   await settlePendingUpload(deps, await requireDocument(deps.db, actor.orgId, id));
-  return deps.db.transaction().execute(async (trx) => {
-    const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
-    requireDraft(doc, 'send');
-    const signers = await listSigners(trx, id);
-    const fields = await listFields(trx, id);
-    if (signers.length === 0) throw new AppError('missing_signers', 'Add at least one signer before sending');
-    if (fields.length === 0) throw new AppError('missing_fields', 'Add at least one field before sending');
-    if (!doc.file_key) throw new AppError('missing_file', 'Upload the document file before sending');
-    const signing = signers.filter((s) => s.role !== 'cc');
-    if (signing.length === 0) throw new AppError('missing_signers', 'Add at least one signer or approver (cc recipients do not sign)');
-    const orders = new Set(signing.map((s) => s.position));
-    const orphan = fields.find((f) => !orders.has(f.assigned_to));
-    if (orphan) {
-      throw invalidState(`Field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no signer or approver has`);
+  return deps.db.transaction().execute((trx) => sendDraft(trx, deps, actor, id));
+}
+
+/**
+ * The send of `sendDocument` inside the caller's transaction (bulk sends create and send each
+ * row's document in one). Refusals are the send preconditions of API.md §2.
+ */
+export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string) {
+  const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
+  requireDraft(doc, 'send');
+  const signers = await listSigners(trx, id);
+  const fields = await listFields(trx, id);
+  if (signers.length === 0) throw new AppError('missing_signers', 'Add at least one signer before sending');
+  if (fields.length === 0) throw new AppError('missing_fields', 'Add at least one field before sending');
+  if (!doc.file_key) throw new AppError('missing_file', 'Upload the document file before sending');
+  const signing = signers.filter((s) => s.role !== 'cc');
+  if (signing.length === 0) throw new AppError('missing_signers', 'Add at least one signer or approver (cc recipients do not sign)');
+  const orders = new Set(signing.map((s) => s.position));
+  const orphan = fields.find((f) => !orders.has(f.assigned_to));
+  if (orphan) {
+    throw invalidState(`Field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no signer or approver has`);
+  }
+  const offPage = fieldBeyondPages(fields, doc.page_count);
+  if (offPage) {
+    throw invalidState(`Field ${offPage.id} is on page ${offPage.page}, but the file has ${doc.page_count} page(s); move or delete the field`);
+  }
+  if (doc.expires_at && Date.parse(doc.expires_at) <= deps.clock.now().getTime()) {
+    throw invalidState('The document expiresAt has passed; set a later one before sending');
+  }
+  const now = deps.clock.now().toISOString();
+  const firstTurn = Math.min(...signing.map((s) => s.position));
+  const moved = await repo.transitionDocument(trx, id, ['draft'], { status: 'pending', sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
+  if (!moved) throw invalidState('The document is no longer a draft');
+  const org = await orgName(trx, actor.orgId);
+  for (const signer of signers) {
+    const mayAct = signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn);
+    if (mayAct) {
+      await trx.updateTable('signers').set({ status: 'sent', last_notified_at: now, updated_at: now }).where('id', '=', signer.id).execute();
     }
-    const offPage = fieldBeyondPages(fields, doc.page_count);
-    if (offPage) {
-      throw invalidState(`Field ${offPage.id} is on page ${offPage.page}, but the file has ${doc.page_count} page(s); move or delete the field`);
-    }
-    if (doc.expires_at && Date.parse(doc.expires_at) <= deps.clock.now().getTime()) {
-      throw invalidState('The document expiresAt has passed; set a later one before sending');
-    }
-    const now = deps.clock.now().toISOString();
-    const firstTurn = Math.min(...signing.map((s) => s.position));
-    const moved = await repo.transitionDocument(trx, id, ['draft'], { status: 'pending', sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
-    if (!moved) throw invalidState('The document is no longer a draft');
-    const org = await orgName(trx, actor.orgId);
-    for (const signer of signers) {
-      const mayAct = signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn);
-      if (mayAct) {
-        await trx.updateTable('signers').set({ status: 'sent', last_notified_at: now, updated_at: now }).where('id', '=', signer.id).execute();
-      }
-      // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
-      const link = signer.role === 'cc' ? undefined : (await issueLink(trx, deps, doc, signer)).url;
-      await enqueueJob(trx, deps.clock, 'mail', {
-        ...invitationMail({ doc, signer, orgName: org, yourTurn: mayAct, link }),
-        ...(link ? { signingInvitation: { documentId: id, signerId: signer.id } } : {}),
-      });
-    }
-    await writeAudit(trx, deps.clock, {
-      orgId: actor.orgId,
-      documentId: id,
-      action: 'document.sent',
-      details: `Sent to ${signers.map((s) => s.email).join(', ')}`,
-      meta: actor.meta,
+    // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
+    const link = signer.role === 'cc' ? undefined : (await issueLink(trx, deps, doc, signer)).url;
+    await enqueueJob(trx, deps.clock, 'mail', {
+      ...invitationMail({ doc, signer, orgName: org, yourTurn: mayAct, link }),
+      ...(link ? { signingInvitation: { documentId: id, signerId: signer.id } } : {}),
     });
-    await emitEvent(trx, deps.clock, actor.orgId, 'document.sent', await documentEventData(trx, actor.orgId, id));
-    return { id, status: 'pending', signerCount: signers.length, sentAt: now };
+  }
+  await writeAudit(trx, deps.clock, {
+    orgId: actor.orgId,
+    documentId: id,
+    action: 'document.sent',
+    details: `Sent to ${signers.map((s) => s.email).join(', ')}`,
+    meta: actor.meta,
   });
+  await emitEvent(trx, deps.clock, actor.orgId, 'document.sent', await documentEventData(trx, actor.orgId, id));
+  return { id, status: 'pending', signerCount: signers.length, sentAt: now };
 }
 
 /** Cancels a document out for signature; every recipient who had not completed is notified. */

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'signer.declined',
   'campaign.submission.created',
   'campaign.closed',
+  'bulk_send.completed',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

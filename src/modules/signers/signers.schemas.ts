@@ -22,8 +22,8 @@ export const SignerSchema = Type.Object(
 );
 export type SignerT = Static<typeof SignerSchema>;
 
-const Email = Type.String({ format: 'email', maxLength: 254 });
-const Phone = Nullable(Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }));
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+export const Phone = Nullable(Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }));
 
 export const SignerInput = Type.Object(
   {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
@@ -66,6 +67,10 @@ export async function submitIdentity(
         content_type: type,
         file_size: upload.bytes.length,
         created_at: now,
+        kind: 'identity_evidence',
+        sha256: createHash('sha256').update(upload.bytes).digest('hex'),
+        signer_id: current.id,
+        field_id: null,
       })
       .execute();
     await repo.updateSignerRow(trx, current.id, { verification_status: 'pending', verification_note: null, updated_at: now });

@@ -49,7 +49,7 @@ function checkDate(raw: Raw): Check {
   return good(raw.trim());
 }
 
-function checkValue(field: FieldRow, raw: Raw): Check {
+export function checkValue(field: Pick<FieldRow, 'type' | 'options'>, raw: Raw): Check {
   const options = field.options ? (JSON.parse(field.options) as string[]) : [];
   switch (field.type) {
     case 'signature':

@@ -1,0 +1,100 @@
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { AppError, type ErrorDetail } from '../../http/errors.ts';
+import { BULK_BODY_LIMIT, MAX_ROWS, type BulkRowT } from './bulk-sends.schemas.ts';
+
+/** A CSV request body, parsed as it streamed in: the header and the records, as text. */
+export class CsvTable {
+  constructor(
+    readonly header: string[],
+    readonly records: string[][],
+  ) {}
+}
+
+/** Longest single cell: a prefill value is at most 10,000 characters, a name 200. */
+const MAX_CELL = 64 * 1024;
+
+/**
+ * Parses a `text/csv` body while it arrives (csv-parse; RFC 4180 quoting, a BOM dropped), never
+ * holding more than the records themselves: over 16 MB is 413, more than 10,000 data rows or a
+ * malformed line (an unclosed quote, a row with another number of columns) is 400.
+ */
+export async function readCsv(body: Readable): Promise<CsvTable> {
+  let bytes = 0;
+  const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: MAX_CELL, relax_column_count: false });
+  const records: string[][] = [];
+  let tooLarge = false;
+  body.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > BULK_BODY_LIMIT && !tooLarge) {
+      tooLarge = true;
+      parser.destroy(new AppError('payload_too_large', `The CSV is larger than ${BULK_BODY_LIMIT} bytes`));
+    }
+  });
+  body.pipe(parser);
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      records.push(record);
+      if (records.length > MAX_ROWS + 1) throw tooManyRows();
+    }
+  } catch (err) {
+    body.unpipe(parser);
+    if (err instanceof AppError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new AppError('validation_error', `The CSV could not be read: ${message}`, [{ path: 'body', message }]);
+  }
+  if (records.length === 0) throw new AppError('validation_error', 'The CSV is empty', [{ path: 'body', message: 'needs a header row and at least one row' }]);
+  const [header, ...rows] = records;
+  if (rows.length === 0) throw new AppError('validation_error', 'The CSV has a header but no rows', [{ path: 'body', message: 'needs at least one row' }]);
+  return new CsvTable(header.map((h) => h.trim()), rows);
+}
+
+const tooManyRows = () => new AppError('validation_error', `A bulk send has at most ${MAX_ROWS} rows`, [{ path: 'body', message: `has more than ${MAX_ROWS} rows` }]);
+
+type Column = { kind: 'signer'; role: string; part: 'name' | 'email' | 'phone' } | { kind: 'document name' } | { kind: 'value'; label: string };
+
+/**
+ * Turns the CSV's records into the rows of the JSON body. Columns are matched to the template's
+ * open roles and field labels case-insensitively; an unknown column is refused (it would
+ * otherwise be silently dropped). Empty cells are absent values.
+ */
+export function csvToRows(table: CsvTable, openRoles: string[], fieldLabels: string[]): BulkRowT[] {
+  const roleByKey = new Map(openRoles.map((r) => [r.trim().toLowerCase(), r]));
+  const labelByKey = new Map(fieldLabels.map((l) => [l.trim().toLowerCase(), l]));
+  const problems: ErrorDetail[] = [];
+  const columns: (Column | null)[] = table.header.map((raw, i) => {
+    const key = raw.toLowerCase();
+    if (key === 'document name') return { kind: 'document name' };
+    const signer = /^(.*\S)\s+(name|email|phone)$/.exec(key);
+    if (signer && roleByKey.has(signer[1])) return { kind: 'signer', role: roleByKey.get(signer[1])!, part: signer[2] as 'name' | 'email' | 'phone' };
+    if (labelByKey.has(key)) return { kind: 'value', label: labelByKey.get(key)! };
+    problems.push({ path: `header column ${i + 1}`, message: `"${raw}" is neither "<role> name/email/phone" of a role without a fixed signer, "document name", nor a field label` });
+    return null;
+  });
+  const seen = new Set<string>();
+  table.header.forEach((raw, i) => {
+    const key = raw.toLowerCase();
+    if (seen.has(key)) problems.push({ path: `header column ${i + 1}`, message: `"${raw}" appears twice` });
+    seen.add(key);
+  });
+  if (problems.length > 0) throw new AppError('validation_error', `${problems[0].path}: ${problems[0].message}`, problems);
+
+  return table.records.map((record) => {
+    const row: BulkRowT = { signers: [] };
+    const signers = new Map<string, { role: string; name: string; email: string; phone?: string }>();
+    record.forEach((cell, i) => {
+      const column = columns[i]!;
+      const value = cell.trim();
+      if (value === '') return;
+      if (column.kind === 'document name') row.name = value;
+      else if (column.kind === 'value') (row.values ??= {})[column.label] = value;
+      else {
+        const s = signers.get(column.role) ?? { role: column.role, name: '', email: '' };
+        s[column.part] = value;
+        signers.set(column.role, s);
+      }
+    });
+    row.signers = [...signers.values()];
+    return row;
+  });
+}

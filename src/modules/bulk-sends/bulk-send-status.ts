@@ -1,0 +1,55 @@
+import { sql } from 'kysely';
+import type { BulkSendStatus, Executor } from '../../db/database.ts';
+
+/*
+ * The bulk send's state machine, the only code that writes `bulk_sends.status`:
+ *   queued ──first row done──▶ processing ──no pending row left──▶ completed
+ *   queued | processing ──cancel──▶ cancelled
+ * Every transition is a conditional update, so concurrent jobs and requests on several
+ * instances cannot both make it.
+ */
+
+export const CANCELLABLE: readonly BulkSendStatus[] = ['queued', 'processing'];
+
+/** One row done (`sent` or `failed`), inside the row's transaction; a queued send starts processing. */
+export async function countRow(trx: Executor, id: string, outcome: 'sent' | 'failed', now: string): Promise<void> {
+  await trx
+    .updateTable('bulk_sends')
+    .set((eb) => ({
+      [outcome]: eb(outcome, '+', 1),
+      status: sql<BulkSendStatus>`case when status = 'queued' then 'processing' else status end`,
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Completes the bulk send when no row is pending any more; true when this call did it (so its
+ * caller emits `bulk_send.completed` exactly once).
+ */
+export async function completeIfDone(trx: Executor, id: string, now: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('bulk_sends')
+    .set({ status: 'completed', completed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', CANCELLABLE as BulkSendStatus[])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('bulk_send_rows').select('position').where('bulk_send_id', '=', id).where('status', '=', 'pending'))),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Cancels the bulk send and its pending rows; false when it was not queued or processing. */
+export async function cancelBulkSendRows(trx: Executor, id: string, now: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('bulk_sends')
+    .set({ status: 'cancelled', updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', CANCELLABLE as BulkSendStatus[])
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  await trx.updateTable('bulk_send_rows').set({ status: 'cancelled', updated_at: now }).where('bulk_send_id', '=', id).where('status', '=', 'pending').execute();
+  return true;
+}

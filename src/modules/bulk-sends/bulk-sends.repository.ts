@@ -1,0 +1,72 @@
+import type { Insertable } from 'kysely';
+import type { BulkSendRow, BulkSendRowsTable, BulkSendsTable, BulkSendStatus, Executor } from '../../db/database.ts';
+import { paginate, type PageRequest } from '../../http/pagination.ts';
+import type { BulkSendT } from './bulk-sends.schemas.ts';
+
+/** Rows per INSERT statement: well under both databases' bound-parameter limits. */
+const INSERT_CHUNK = 1000;
+
+export async function insertBulkSend(trx: Executor, row: Insertable<BulkSendsTable>, rows: Insertable<BulkSendRowsTable>[]): Promise<void> {
+  await trx.insertInto('bulk_sends').values(row).execute();
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await trx.insertInto('bulk_send_rows').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  }
+}
+
+export async function findBulkSend(db: Executor, orgId: string, id: string): Promise<BulkSendRow | undefined> {
+  return db.selectFrom('bulk_sends').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+}
+
+export async function findBulkSendById(db: Executor, id: string): Promise<BulkSendRow | undefined> {
+  return db.selectFrom('bulk_sends').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listBulkSends(db: Executor, orgId: string, filter: { status?: BulkSendStatus }, page: PageRequest) {
+  let q = db.selectFrom('bulk_sends').selectAll().where('org_id', '=', orgId);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  return paginate(q, page);
+}
+
+/** The pending rows of positions [from, to), in order. */
+export async function pendingRows(db: Executor, id: string, from: number, to: number) {
+  return db
+    .selectFrom('bulk_send_rows')
+    .select(['position', 'data'])
+    .where('bulk_send_id', '=', id)
+    .where('position', '>=', from)
+    .where('position', '<', to)
+    .where('status', '=', 'pending')
+    .orderBy('position')
+    .execute();
+}
+
+/**
+ * Takes a pending row for the document `documentId`, inside the transaction that creates it: true
+ * when this transaction has it. Another runner holding the same row (an expired lease, a second
+ * instance) waits on the row lock (PostgreSQL) or the write lock (SQLite) and then finds it taken.
+ */
+export async function takeRow(trx: Executor, id: string, position: number, outcome: { documentId: string } | { error: string }, now: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('bulk_send_rows')
+    .set('documentId' in outcome ? { status: 'sent', document_id: outcome.documentId, updated_at: now } : { status: 'failed', error: outcome.error.slice(0, 1000), updated_at: now })
+    .where('bulk_send_id', '=', id)
+    .where('position', '=', position)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function toBulkSend(row: BulkSendRow): BulkSendT {
+  return {
+    id: row.id,
+    name: row.name,
+    templateId: row.template_id,
+    status: row.status,
+    total: row.total,
+    sent: row.sent,
+    failed: row.failed,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+  };
+}
