@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';

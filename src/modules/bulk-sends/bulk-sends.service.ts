@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { Insertable } from 'kysely';
 import type { BulkSendRowsTable, BulkSendStatus } from '../../db/database.ts';
 import { AppError, invalidState, notFound, validation } from '../../http/errors.ts';
