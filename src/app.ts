@@ -8,6 +8,7 @@ import { newId } from './ids.ts';
 import { registerAuth, SCOPES } from './http/auth.ts';
 import { frameworkErrors, registerErrorHandler } from './http/error-handler.ts';
 import { registerGeo } from './http/geo.ts';
+import { trustedPeers } from './http/proxy.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { registerReadCache } from './http/read-cache.ts';
@@ -48,6 +49,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** Poll interval of the job runner (tests use a short one). */
   jobPollMs?: number;
+  /** How long a claimed job is held before another runner may take it (renewed while it runs). */
+  jobLeaseMs?: number;
 }
 
 /** Builds the application; it never listens and never starts workers (see server.ts). */
@@ -61,8 +64,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     bodyLimit: 1024 * 1024,
     genReqId: () => newId('req' as never),
     requestIdHeader: false,
-    // One of Fastify's accepted forms (boolean, hop count, address list); the union trips its overloads.
-    trustProxy: config.trustProxy as boolean,
+    // Only the named proxies: X-Forwarded-For from anyone else is ignored (http/proxy.ts).
+    trustProxy: config.trustProxy.length > 0 ? trustedPeers(config.trustProxy) : false,
     frameworkErrors,
     ajv: undefined,
   });
@@ -80,7 +83,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     storage: options.storage ?? createStorage(config),
     mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, spoolDir: config.mailSpoolDir, log: app.log }),
     clock,
-    jobs: new JobRunner(options.database.db, options.database.dialect, clock, app.log, options.jobPollMs),
+    jobs: new JobRunner(options.database.db, options.database.dialect, clock, app.log, options.jobPollMs, options.jobLeaseMs),
     deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics }, { pollMs: options.jobPollMs }),
     secret: await loadServerSecret(options.database.db),
     metrics,

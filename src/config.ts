@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -38,7 +39,47 @@ const EnvSchema = Type.Object({
   GEOIP_DB: Type.Optional(Type.String()),
   TRUST_PROXY: Type.Optional(Type.String()),
   MAIL_ATTACHMENT_MAX_BYTES: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  FINALIZE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  RATE_LIMIT_TOKEN_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  AUTH_FAILURES_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  CAMPAIGN_SUBMISSIONS_PER_HOUR: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  ADDRESS_SUBMISSIONS_PER_HOUR: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  CAMPAIGN_OTP_MAILS_PER_HOUR: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  ADDRESS_OTP_MAILS_PER_HOUR: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  IDENTITY_MAX_ATTEMPTS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  HEADERS_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  IDLE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
 });
+
+/** Rates and attempts that bound what outsiders can make Signet do (README, "Limits"); 0 turns one off. */
+export interface AbuseLimits {
+  /** Requests per minute per signing or upload token. */
+  readonly perTokenPerMinute: number;
+  /** Failed authentications (401) per minute per client IP; past it, 429 until the minute ends. */
+  readonly authFailuresPerMinute: number;
+  readonly campaignSubmissionsPerHour: number;
+  /** Submissions per hour per submitter address, across campaigns (each mails that address). */
+  readonly addressSubmissionsPerHour: number;
+  readonly campaignOtpMailsPerHour: number;
+  /** Campaign codes mailed per hour to one address, across campaigns. */
+  readonly addressOtpMailsPerHour: number;
+  /** Identity evidence uploads per signer between two reviews by the sender. */
+  readonly identityAttempts: number;
+}
+
+/** Server timeouts, in milliseconds (slow senders cannot hold sockets). */
+export interface ServerTimeouts {
+  /** Until the request's headers are complete. */
+  readonly headersMs: number;
+  /** Until the whole request (body included) is received. */
+  readonly requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveMs: number;
+  /** A socket with no traffic at all for this long is closed. */
+  readonly idleMs: number;
+}
 
 export interface Config {
   readonly port: number;
@@ -83,26 +124,43 @@ export interface Config {
   /** A MaxMind-format (.mmdb) city or country database for audit GeoIP; undefined: none. */
   readonly geoipDb: string | undefined;
   /**
-   * Fastify's `trustProxy`: false (default), true (any proxy), a hop count, or a comma-separated
-   * list of proxy IPs/CIDRs. When set, the client IP comes from X-Forwarded-For and GeoIP from the
-   * proxy's headers (src/http/geo.ts).
+   * The proxies whose X-Forwarded-For and geo headers are believed (`TRUST_PROXY`: IP addresses
+   * and CIDRs, comma-separated); empty: none, the client IP is the socket's peer (src/http/proxy.ts).
    */
-  readonly trustProxy: boolean | number | string;
+  readonly trustProxy: readonly string[];
   /** Signed PDFs larger than this are sent as a download link instead of an attachment. */
   readonly mailAttachmentMaxBytes: number;
-}
-
-/** `TRUST_PROXY`: unset/false/0 → off, true → any proxy, a number → hops, anything else → addresses/CIDRs. */
-function parseTrustProxy(value: string | undefined): boolean | number | string {
-  const v = (value ?? '').trim();
-  if (v === '' || v === 'false' || v === '0') return false;
-  if (v === 'true') return true;
-  if (/^[0-9]+$/.test(v)) return Number(v);
-  return v;
+  /** How long one sealing may take before it fails for good. */
+  readonly finalizeTimeoutMs: number;
+  readonly limits: AbuseLimits;
+  readonly timeouts: ServerTimeouts;
 }
 
 export class ConfigError extends Error {}
 
+/**
+ * `TRUST_PROXY`: addresses and CIDRs only. `true` or a hop count would believe whatever the client
+ * put in X-Forwarded-For (and so forge the IP and location in the audit trail): refused here.
+ */
+export function parseTrustProxy(value: string | undefined): string[] {
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'false') return [];
+  if (v === 'true' || /^[0-9]+$/.test(v)) {
+    throw new ConfigError(
+      `TRUST_PROXY=${v} would trust X-Forwarded-For from any client; name the proxies instead, e.g. TRUST_PROXY=10.0.0.5,10.1.0.0/16`,
+    );
+  }
+  const entries = v.split(',').map((x) => x.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || rest.length > 0) {
+      throw new ConfigError(`TRUST_PROXY: "${entry}" is not an IP address or CIDR (e.g. 10.0.0.5, 10.1.0.0/16, fd00::/8)`);
+    }
+  }
+  return entries;
+}
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -171,6 +229,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     geoipDb: e.GEOIP_DB,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     mailAttachmentMaxBytes: Number(e.MAIL_ATTACHMENT_MAX_BYTES ?? 10 * 1024 * 1024),
+    finalizeTimeoutMs: Number(e.FINALIZE_TIMEOUT_MS ?? 120_000),
+    limits: {
+      perTokenPerMinute: Number(e.RATE_LIMIT_TOKEN_PER_MINUTE ?? 120),
+      authFailuresPerMinute: Number(e.AUTH_FAILURES_PER_MINUTE ?? 20),
+      campaignSubmissionsPerHour: Number(e.CAMPAIGN_SUBMISSIONS_PER_HOUR ?? 1000),
+      addressSubmissionsPerHour: Number(e.ADDRESS_SUBMISSIONS_PER_HOUR ?? 10),
+      campaignOtpMailsPerHour: Number(e.CAMPAIGN_OTP_MAILS_PER_HOUR ?? 500),
+      addressOtpMailsPerHour: Number(e.ADDRESS_OTP_MAILS_PER_HOUR ?? 10),
+      identityAttempts: Number(e.IDENTITY_MAX_ATTEMPTS ?? 3),
+    },
+    timeouts: {
+      headersMs: Number(e.HEADERS_TIMEOUT_MS ?? 10_000),
+      requestMs: Number(e.REQUEST_TIMEOUT_MS ?? 300_000),
+      keepAliveMs: Number(e.KEEP_ALIVE_TIMEOUT_MS ?? 5_000),
+      idleMs: Number(e.IDLE_TIMEOUT_MS ?? 30_000),
+    },
   };
   return Object.freeze(config);
 }

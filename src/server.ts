@@ -6,6 +6,7 @@ import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
 import { closeFinalizeWorker } from './pdf/finalize-worker.ts';
+import { closeIntakeWorker } from './pdf/page-count.ts';
 
 /**
  * The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise.
@@ -64,7 +65,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
       // attempts in hand finish and are recorded, which releases their leases.
       await Promise.all([app.close(), app.deps.jobs.stop(), app.deps.deliveries.stop(), stopSchedulers()]);
       clearInterval(sweep);
-      await closeFinalizeWorker();
+      await Promise.all([closeFinalizeWorker(), closeIntakeWorker()]);
       app.deps.mailer.close();
       await database.close();
       process.exit(0);

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import maxmind, { type CityResponse, type Reader } from 'maxmind';
 import type { Config } from '../config.ts';
+import { trustedPeers, type TrustedPeer } from './proxy.ts';
 
 /*
  * City and country of a request, for audit entries and the signing certificate. Two sources:
  *
- * 1. Headers set by a trusted proxy or CDN, read only when `TRUST_PROXY` is set (otherwise any
- *    client could claim a location): country from `CF-IPCountry` (Cloudflare),
+ * 1. Headers set by a trusted proxy or CDN, read only when the connection comes from a
+ *    `TRUST_PROXY` address or CIDR (otherwise any client could claim a location): country from `CF-IPCountry` (Cloudflare),
  *    `CloudFront-Viewer-Country` (CloudFront) or `X-Geo-Country`; city from `CF-IPCity`
  *    (Cloudflare's visitor location headers), `CloudFront-Viewer-City` or `X-Geo-City`.
  * 2. `GEOIP_DB`: a MaxMind-format database (GeoLite2/GeoIP2 City or Country, or any compatible
@@ -61,11 +62,13 @@ function header(request: FastifyRequest, names: string[]): string | undefined {
   return undefined;
 }
 
-export function createGeoLocator(options: { trustProxy: boolean; reader: Reader<CityResponse> | null }): GeoLocator {
+export function createGeoLocator(options: { trustedPeer: TrustedPeer; reader: Reader<CityResponse> | null }): GeoLocator {
   return {
     locate(request) {
-      let country = options.trustProxy ? normalizeCountry(header(request, COUNTRY_HEADERS)) : '';
-      let city = options.trustProxy ? normalizeCity(header(request, CITY_HEADERS)) : '';
+      // Location headers count only when this connection comes from a named proxy: anyone else could write them.
+      const fromProxy = options.trustedPeer(request.socket?.remoteAddress);
+      let country = fromProxy ? normalizeCountry(header(request, COUNTRY_HEADERS)) : '';
+      let city = fromProxy ? normalizeCity(header(request, CITY_HEADERS)) : '';
       if ((!country || !city) && options.reader && request.ip) {
         try {
           const found = options.reader.get(request.ip);
@@ -83,5 +86,5 @@ export function createGeoLocator(options: { trustProxy: boolean; reader: Reader<
 /** Opens `GEOIP_DB` (if set) and decorates the app with `geo`; a missing or corrupt file fails startup. */
 export async function registerGeo(app: FastifyInstance, config: Config): Promise<void> {
   const reader = config.geoipDb ? await maxmind.open<CityResponse>(config.geoipDb) : null;
-  app.decorate('geo', createGeoLocator({ trustProxy: config.trustProxy !== false, reader }));
+  app.decorate('geo', createGeoLocator({ trustedPeer: trustedPeers(config.trustProxy), reader }));
 }

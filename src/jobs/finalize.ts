@@ -16,9 +16,11 @@ import { findDocumentById, lockDocument } from '../modules/signing/signing.repos
 import { issueLink } from '../modules/signing/signing-links.ts';
 import { orgNameOf } from '../modules/signing/signing-flow.ts';
 import { isSigningRole, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
-import { enqueueJob } from './queue.ts';
+import { enqueueJob, PermanentJobError } from './queue.ts';
 import type { FinalizeInput } from '../pdf/finalize.ts';
 import { finalizeInWorker } from '../pdf/finalize-worker.ts';
+import { WorkerLimitError } from '../pdf/bounded-worker.ts';
+import { PdfLimitError } from '../pdf/syntax.ts';
 
 /** Completion time: when the last signer or approver signed (the same on every run of the job). */
 function completionTime(signers: SignerRow[]): string {
@@ -88,8 +90,17 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     const outputPath = path.join(dir, 'signed.pdf');
     await pipeline(await deps.storage.get(doc.file_key), fs.createWriteStream(sourcePath));
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
-    const { sha256, size } = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields), deps.config, outputPath);
-    stopTimer();
+    let sealed: { sha256: string; size: number };
+    try {
+      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields), deps.config, outputPath, deps.config.finalizeTimeoutMs);
+    } catch (err) {
+      // The same file would break the same bound again: no retry, and no other document waits on it.
+      if (err instanceof WorkerLimitError || err instanceof PdfLimitError) throw new PermanentJobError(`Sealing refused: ${err.message}`);
+      throw err;
+    } finally {
+      stopTimer();
+    }
+    const { sha256, size } = sealed;
     const key = `documents/${doc.id}/signed-${sha256}.pdf`;
     await deps.storage.put(key, fs.createReadStream(outputPath), 'application/pdf');
 

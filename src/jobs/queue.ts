@@ -88,10 +88,10 @@ export async function claimRows<T>(
 }
 
 /** Claims up to `limit` due jobs, or jobs whose lease expired (their runner died), and leases them. */
-export async function claimJobs(db: Db, dialect: Dialect, clock: Clock, limit: number): Promise<JobRow[]> {
+export async function claimJobs(db: Db, dialect: Dialect, clock: Clock, limit: number, leaseMs = LEASE_MS): Promise<JobRow[]> {
   const now = clock.now();
   const nowIso = now.toISOString();
-  const lease = new Date(now.getTime() + LEASE_MS).toISOString();
+  const lease = new Date(now.getTime() + leaseMs).toISOString();
   return claimRows<JobRow>(db, dialect, {
     table: 'jobs',
     set: sql`status = 'running', leased_until = ${lease}, attempts = attempts + 1, updated_at = ${nowIso}`,
@@ -114,6 +114,8 @@ export class JobRunner {
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
     private readonly pollMs = 250,
+    /** How long a claim holds a job; renewed every third of it while the job runs. */
+    private readonly leaseMs = LEASE_MS,
   ) {}
 
   register<K extends JobKind>(kind: K, handler: JobHandler<K>, onFinalFailure?: JobFailureHandler<K>): void {
@@ -148,7 +150,7 @@ export class JobRunner {
 
   /** Runs one batch of due jobs; returns how many were claimed. */
   async tick(limit = 10): Promise<number> {
-    const jobs = await claimJobs(this.db, this.dialect, this.clock, limit);
+    const jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs);
     await Promise.all(jobs.map((job) => this.run(job)));
     return jobs.length;
   }
@@ -160,13 +162,32 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Extends the lease of a job still running, so a slow job (a large sealing) is never claimed
+   * by another runner as if this one had died. Only while this runner still holds it.
+   */
+  private renewLease(job: JobRow): Promise<unknown> {
+    const now = this.clock.now();
+    return this.db
+      .updateTable('jobs')
+      .set({ leased_until: new Date(now.getTime() + this.leaseMs).toISOString(), updated_at: now.toISOString() })
+      .where('id', '=', job.id)
+      .where('status', '=', 'running')
+      .where('attempts', '=', job.attempts)
+      .execute()
+      .catch((err) => this.log.warn({ jobId: job.id, err }, 'job lease renewal failed'));
+  }
+
   private async run(job: JobRow): Promise<void> {
     const handler = this.handlers.get(job.kind);
+    const renewal = setInterval(() => void this.renewLease(job), Math.max(10, Math.floor(this.leaseMs / 3)));
     try {
       if (!handler) throw new Error(`No handler for job kind ${job.kind}`);
       await handler(JSON.parse(job.payload), job);
+      clearInterval(renewal);
       await this.db.deleteFrom('jobs').where('id', '=', job.id).execute();
     } catch (err) {
+      clearInterval(renewal);
       const message = err instanceof Error ? err.message : String(err);
       const now = this.clock.now();
       const exhausted = job.attempts >= MAX_ATTEMPTS || err instanceof PermanentJobError;

@@ -1,109 +1,75 @@
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
 import type { SigningCertConfig, SigningCertificate } from './certificate.ts';
 import type { FinalizeInput } from './finalize.ts';
+import { PdfLimitError } from './syntax.ts';
 
 /**
  * Runs `finalizePdf` on a worker thread so the HTTP server's event loop never waits on PDF
- * parsing, drawing or hashing. One long-lived worker serves every call, one at a time (the
- * signing certificate is parsed once there); it is started on first use, does not keep the
- * process alive while idle, and is replaced if it dies.
+ * parsing, drawing or hashing. One worker serves every call, one at a time (the signing
+ * certificate is parsed once there), held to `FINALIZE_LIMITS`: a document that needs more
+ * memory or time rejects with `WorkerLimitError` (or `PdfLimitError` from the reader), and
+ * only that document: the thread is replaced for the next one.
  */
 
 type Result = { sha256: string; size: number };
-type Request = { id: number; input: FinalizeInput; certConfig: SigningCertConfig; outputPath: string };
-type Response = { id: number; ok: true; result: Result } | { id: number; ok: false; name: string; message: string };
+type Request = { input: FinalizeInput; certConfig: SigningCertConfig; outputPath: string };
 
-const ROLE = 'signet-finalize-worker';
+/** The bounds of one sealing (README, "Limits"). */
+export const FINALIZE_LIMITS = {
+  /** Heap of the sealing thread. */
+  heapMb: 256,
+  /** Default of `FINALIZE_TIMEOUT_MS`. */
+  deadlineMs: 120_000,
+};
 
-let worker: Worker | null = null;
-let nextId = 1;
-const pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
+let worker: BoundedWorker<Request, Result> | null = null;
+let workerDeadline = 0;
 
-function startWorker(): Worker {
-  // The sources are TypeScript run without a build: the worker registers tsx (as
-  // bin/signet.js does) before importing this module in worker mode.
-  const self = new URL(import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(self)}); })`;
-  const w = new Worker(bootstrap, { eval: true, workerData: { role: ROLE } });
-  w.on('message', (msg: Response) => {
-    const call = pending.get(msg.id);
-    if (!call) return;
-    pending.delete(msg.id);
-    if (msg.ok) call.resolve(msg.result);
-    else call.reject(Object.assign(new Error(msg.message), { name: msg.name }));
-    if (pending.size === 0) w.unref();
-  });
-  const failAll = (err: Error) => {
-    if (worker === w) worker = null;
-    for (const [id, call] of pending) {
-      pending.delete(id);
-      call.reject(err);
-    }
-  };
-  w.on('error', failAll);
-  w.on('exit', (code) => failAll(new Error(`the PDF worker exited with code ${code}`)));
-  return w;
-}
+const rebuild = (name: string, message: string) =>
+  name === 'PdfLimitError' ? new PdfLimitError(message) : name === 'WorkerLimitError' ? new WorkerLimitError(message) : undefined;
 
-/** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread. */
-export function finalizeInWorker(input: FinalizeInput, certConfig: SigningCertConfig, outputPath: string): Promise<Result> {
-  worker ??= startWorker();
-  worker.ref();
-  const id = nextId++;
-  const request: Request = {
-    id,
-    input,
-    // Only what the certificate needs crosses the thread boundary.
-    certConfig: {
-      dataDir: certConfig.dataDir,
-      signingCertP12: certConfig.signingCertP12,
-      signingCertPassword: certConfig.signingCertPassword,
-    },
-    outputPath,
-  };
-  return new Promise<Result>((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    worker!.postMessage(request);
-  });
+/** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread, within `deadlineMs`. */
+export function finalizeInWorker(input: FinalizeInput, certConfig: SigningCertConfig, outputPath: string, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<Result> {
+  if (!worker || workerDeadline !== deadlineMs) {
+    void worker?.close();
+    workerDeadline = deadlineMs;
+    worker = new BoundedWorker<Request, Result>({
+      moduleUrl: import.meta.url,
+      exportName: 'finalizeTask',
+      deadlineMs,
+      resourceLimits: { maxOldGenerationSizeMb: FINALIZE_LIMITS.heapMb },
+      rebuild,
+    });
+  }
+  // Only what the certificate needs crosses the thread boundary.
+  const cert = { dataDir: certConfig.dataDir, signingCertP12: certConfig.signingCertP12, signingCertPassword: certConfig.signingCertPassword };
+  return worker.run({ input, certConfig: cert, outputPath });
 }
 
 /** Stops the worker (graceful shutdown, tests); calls still running are rejected. */
 export async function closeFinalizeWorker(): Promise<void> {
   const w = worker;
   worker = null;
-  if (w) await w.terminate();
+  if (w) await w.close();
 }
 
-async function serveRequests(): Promise<void> {
+// ---------------------------------------------------------------------------------------
+// On the worker thread
+
+const certificates = new Map<string, Promise<SigningCertificate>>();
+
+/** The task the worker thread runs (worker-host.ts calls it by name). */
+export async function finalizeTask(req: Request): Promise<Result> {
   const { finalizePdf } = await import('./finalize.ts');
   const { loadSigningCertificate } = await import('./certificate.ts');
-  const certificates = new Map<string, Promise<SigningCertificate>>();
-  const certificateFor = (config: SigningCertConfig) => {
-    const key = JSON.stringify([config.dataDir, config.signingCertP12 ?? null, config.signingCertPassword ?? null]);
-    let cert = certificates.get(key);
-    if (!cert) {
-      cert = loadSigningCertificate(config);
-      certificates.set(key, cert);
-      // A failure (missing file, wrong password) is retried on the next call, not cached.
-      cert.catch(() => certificates.delete(key));
-    }
-    return cert;
-  };
-  // One document at a time: the machine's cores belong to the API first.
-  let queue: Promise<unknown> = Promise.resolve();
-  parentPort!.on('message', (req: Request) => {
-    queue = queue.then(async () => {
-      let response: Response;
-      try {
-        const cert = await certificateFor(req.certConfig);
-        response = { id: req.id, ok: true, result: await finalizePdf(req.input, cert, req.outputPath) };
-      } catch (err) {
-        const e = err instanceof Error ? err : new Error(String(err));
-        response = { id: req.id, ok: false, name: e.name, message: e.message };
-      }
-      parentPort!.postMessage(response);
-    });
-  });
+  const config = req.certConfig;
+  const key = JSON.stringify([config.dataDir, config.signingCertP12 ?? null, config.signingCertPassword ?? null]);
+  let cert = certificates.get(key);
+  if (!cert) {
+    cert = loadSigningCertificate(config);
+    certificates.set(key, cert);
+    // A failure (missing file, wrong password) is retried on the next call, not cached.
+    cert.catch(() => certificates.delete(key));
+  }
+  return finalizePdf(req.input, await cert, req.outputPath);
 }
-
-if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE) void serveRequests();

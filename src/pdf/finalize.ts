@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PDFDocument } from 'pdf-lib';
 import { certificateLabel, type SigningCertificate } from './certificate.ts';
 import { CERTIFICATE_PAGE_SIZE, buildCertificatePages } from './certificate-page.ts';
 import { Canvas, ObjectFactory } from './content.ts';
 import { assembleUpdate, type UpdateObject } from './incremental.ts';
 import { pageGeometry, readDocumentTree, type DocumentTree, type PageNode } from './pages.ts';
 import { PdfFile } from './reader.ts';
+import { loadWithPdfLib } from './pdf-lib-guard.ts';
 import { signatureSlot, writeSigned } from './sign.ts';
 import { stampFields } from './stamp.ts';
 import type { FinalizeInput } from './finalize-input.ts';
@@ -54,7 +54,7 @@ export async function finalizePdf(
     if (!(err instanceof PdfSyntaxError) || (await stat(input.sourcePath)).size > REPAIR_LIMIT_BYTES) throw err;
     const repaired = `${outputPath}.repaired-${randomBytes(4).toString('hex')}.pdf`;
     try {
-      const doc = await PDFDocument.load(await readFile(input.sourcePath), { updateMetadata: false });
+      const doc = await loadWithPdfLib(await readFile(input.sourcePath));
       await writeFile(repaired, await doc.save({ useObjectStreams: false, updateFieldAppearances: false }));
       return await finalizeFrom(repaired, input, cert, outputPath);
     } finally {

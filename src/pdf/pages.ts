@@ -1,5 +1,5 @@
 import type { PdfFile } from './reader.ts';
-import { PdfRef, PdfSyntaxError, isDict, isName, type PdfDict, type PdfValue } from './syntax.ts';
+import { PDF_LIMITS, PdfLimitError, PdfRef, PdfSyntaxError, isDict, isName, type PdfDict, type PdfValue } from './syntax.ts';
 
 /** Attributes a page may inherit from its ancestors in the page tree. */
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -19,7 +19,10 @@ export interface DocumentTree {
   pages: PageNode[];
 }
 
-/** Walks the page tree in order. Every page node must be an indirect object (the spec requires it). */
+/**
+ * Walks the page tree in order. Every page node must be an indirect object (the spec requires it).
+ * Bounded: at most `PDF_LIMITS.pageTreeDepth` levels and `PDF_LIMITS.pages` pages (`PdfLimitError`).
+ */
 export function readDocumentTree(file: PdfFile): DocumentTree {
   const catalogRef = file.trailer.get('Root') as PdfRef;
   const catalog = file.get(catalogRef.num);
@@ -31,8 +34,9 @@ export function readDocumentTree(file: PdfFile): DocumentTree {
 
   const pages: PageNode[] = [];
   const visited = new Set<number>();
-  const walk = (ref: PdfRef, node: PdfDict, inherited: Inherited) => {
+  const walk = (ref: PdfRef, node: PdfDict, inherited: Inherited, depth: number) => {
     if (visited.has(ref.num)) throw new PdfSyntaxError('the page tree has a cycle');
+    if (depth > PDF_LIMITS.pageTreeDepth) throw new PdfLimitError(`the page tree is deeper than ${PDF_LIMITS.pageTreeDepth} levels`);
     visited.add(ref.num);
     const own: Inherited = { ...inherited };
     for (const key of INHERITABLE) if (node.has(key)) own[key] = node.get(key);
@@ -43,13 +47,14 @@ export function readDocumentTree(file: PdfFile): DocumentTree {
         if (!(kid instanceof PdfRef)) throw new PdfSyntaxError('a page tree kid is not a reference');
         const kidDict = file.get(kid.num);
         if (!isDict(kidDict)) throw new PdfSyntaxError(`page tree node ${kid.num} is not a dictionary`);
-        walk(kid, kidDict, own);
+        walk(kid, kidDict, own, depth + 1);
       }
     } else {
+      if (pages.length >= PDF_LIMITS.pages) throw new PdfLimitError(`the document has more than ${PDF_LIMITS.pages} pages`);
       pages.push({ ref, dict: node, inherited: own });
     }
   };
-  walk(pagesRef, pagesRoot, {});
+  walk(pagesRef, pagesRoot, {}, 0);
   return { catalogRef, catalog, pagesRef, pagesRoot, pages };
 }
 

@@ -2,6 +2,8 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import {
   Lexer,
+  PDF_LIMITS,
+  PdfLimitError,
   PdfRef,
   PdfStream,
   PdfSyntaxError,
@@ -18,7 +20,11 @@ import {
  * Random access to the objects of a PDF file without loading the file: reads the
  * cross-reference sections (classic tables and xref streams, following /Prev), then parses
  * single objects on demand. Reads are synchronous because they are few and small (a page
- * tree, a catalog) and the finalizer runs in a worker thread, never on the API's event loop.
+ * tree, a catalog) and the reader runs in a worker thread, never on the API's event loop.
+ *
+ * Every read is bounded (`PDF_LIMITS`): inflated bytes per stream and per file, entry counts
+ * against the bytes that would have to hold them, nesting and resolution depth. A file over a
+ * bound throws `PdfLimitError` before the work it asks for is done.
  */
 
 type XrefEntry =
@@ -28,14 +34,38 @@ type XrefEntry =
 
 const WINDOW = 64 * 1024;
 
+/** Positional reads from a file descriptor or a buffer. */
+interface RandomAccess {
+  readonly length: number;
+  /** Fills `buf` from `position`; returns the count read (0 at the end). */
+  readAt(buf: Buffer, offset: number, length: number, position: number): number;
+  close(): void;
+}
+
+function fileAccess(fd: number): RandomAccess {
+  return {
+    length: fstatSync(fd).size,
+    readAt: (buf, offset, length, position) => readSync(fd, buf, offset, length, position),
+    close: () => closeSync(fd),
+  };
+}
+
+function bufferAccess(data: Buffer): RandomAccess {
+  return {
+    length: data.length,
+    readAt: (buf, offset, length, position) => data.copy(buf, offset, position, Math.min(data.length, position + length)),
+    close: () => {},
+  };
+}
+
 /** Reads a file through one cached window, so the lexer can ask for any byte. */
 class FileSource implements ByteSource {
   private winStart = 0;
   private win: Buffer = Buffer.alloc(0);
-  constructor(
-    private readonly fd: number,
-    readonly length: number,
-  ) {}
+  readonly length: number;
+  constructor(private readonly io: RandomAccess) {
+    this.length = io.length;
+  }
 
   at(pos: number): number {
     if (pos < 0 || pos >= this.length) return -1;
@@ -52,10 +82,11 @@ class FileSource implements ByteSource {
   }
 
   read(start: number, length: number): Buffer {
+    if (start < 0 || start >= this.length) return Buffer.alloc(0);
     const out = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.length - start)));
     let done = 0;
     while (done < out.length) {
-      const n = readSync(this.fd, out, done, out.length - done, start + done);
+      const n = this.io.readAt(out, done, out.length - done, start + done);
       if (n === 0) break;
       done += n;
     }
@@ -81,18 +112,29 @@ export class PdfFile {
   private readonly xref = new Map<number, XrefEntry>();
   private readonly cache = new Map<number, PdfValue>();
   private readonly objectStreams = new Map<number, Map<number, PdfValue>>();
+  /** Object streams being decoded right now: one met again is a cycle. */
+  private readonly loading = new Set<number>();
+  /** `get` calls open on the stack (an object's /Length in another object stream…). */
+  private resolving = 0;
+  /** Decoded stream bytes so far, against `PDF_LIMITS.fileInflateBytes`. */
+  private inflated = 0;
 
-  private constructor(
-    readonly fd: number,
-    readonly path: string,
-  ) {
-    this.size = fstatSync(fd).size;
-    this.src = new FileSource(fd, this.size);
+  private constructor(private readonly io: RandomAccess) {
+    this.size = io.length;
+    this.src = new FileSource(io);
   }
 
   static open(path: string): PdfFile {
-    const fd = openSync(path, 'r');
-    const file = new PdfFile(fd, path);
+    return PdfFile.read(fileAccess(openSync(path, 'r')));
+  }
+
+  /** The same reader over bytes in memory (uploads checked in the intake worker). */
+  static fromBuffer(data: Buffer): PdfFile {
+    return PdfFile.read(bufferAccess(data));
+  }
+
+  private static read(io: RandomAccess): PdfFile {
+    const file = new PdfFile(io);
     try {
       file.readXref();
     } catch (err) {
@@ -103,12 +145,12 @@ export class PdfFile {
   }
 
   close(): void {
-    closeSync(this.fd);
+    this.io.close();
   }
 
   /** Fills `buf` from `position` (streams the original into the output); returns the count read. */
   readInto(buf: Buffer, position: number): number {
-    return readSync(this.fd, buf, 0, Math.min(buf.length, this.size - position), position);
+    return this.io.readAt(buf, 0, Math.min(buf.length, this.size - position), position);
   }
 
   /** Highest object number in use plus one: where our new objects start. */
@@ -129,24 +171,39 @@ export class PdfFile {
     if (cached !== undefined) return cached;
     const entry = this.xref.get(num);
     if (!entry || entry.kind === 'free') return undefined;
+    if (this.resolving >= PDF_LIMITS.resolveDepth) throw new PdfLimitError(`object ${num} is reached through more than ${PDF_LIMITS.resolveDepth} other objects`);
+    this.resolving++;
     let value: PdfValue | undefined;
-    if (entry.kind === 'offset') value = this.readIndirect(entry.offset, num);
-    else value = this.objectStream(entry.stream).get(num);
+    try {
+      if (entry.kind === 'offset') value = this.readIndirect(entry.offset, num);
+      else value = this.objectStream(entry.stream).get(num);
+    } finally {
+      this.resolving--;
+    }
     if (value !== undefined) this.cache.set(num, value);
     return value;
   }
 
-  /** The decoded data of a stream (Flate, with or without a PNG predictor). */
+  /** The decoded data of a stream (Flate, with or without a PNG predictor), within the limits. */
   streamData(stream: PdfStream): Buffer {
-    if (stream.data) return decodeStream(stream.dict, stream.data);
+    if (stream.data) return this.decode(stream.dict, stream.data);
     const length = this.resolve(stream.dict.get('Length'));
-    if (typeof length !== 'number') throw new PdfSyntaxError('stream without a /Length');
+    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) throw new PdfSyntaxError('stream without a valid /Length');
+    if (length > this.size - stream.fileOffset) throw new PdfSyntaxError(`stream at byte ${stream.fileOffset} is longer than the file`);
+    if (length > PDF_LIMITS.streamRawBytes) throw new PdfLimitError(`a stream of ${length} bytes is larger than the ${PDF_LIMITS.streamRawBytes} read at once`);
     const raw = this.src.read(stream.fileOffset, length);
     const after = new Lexer(this.src, stream.fileOffset + length);
     if (raw.length !== length || after.peekWord() !== 'endstream') {
       throw new PdfSyntaxError(`stream at byte ${stream.fileOffset} does not match its /Length`);
     }
-    return decodeStream(stream.dict, raw);
+    return this.decode(stream.dict, raw);
+  }
+
+  private decode(d: PdfDict, raw: Buffer): Buffer {
+    const budget = Math.min(PDF_LIMITS.streamInflateBytes, PDF_LIMITS.fileInflateBytes - this.inflated);
+    const data = decodeStream(d, raw, budget);
+    this.inflated += data.length;
+    return data;
   }
 
   private readIndirect(offset: number, expectedNum: number): PdfValue {
@@ -163,22 +220,32 @@ export class PdfFile {
   private objectStream(streamNum: number): Map<number, PdfValue> {
     let objects = this.objectStreams.get(streamNum);
     if (objects) return objects;
-    const stream = this.get(streamNum);
-    if (!(stream instanceof PdfStream)) throw new PdfSyntaxError(`object stream ${streamNum} is missing`);
-    const data = this.streamData(stream);
-    const n = stream.dict.get('N');
-    const first = stream.dict.get('First');
-    if (typeof n !== 'number' || typeof first !== 'number') throw new PdfSyntaxError('object stream without /N or /First');
-    const lx = new Lexer(bufferSource(data));
-    const index: Array<[number, number]> = [];
-    for (let i = 0; i < n; i++) index.push([lx.int(), lx.int()]);
-    objects = new Map();
-    for (const [num, rel] of index) {
-      lx.pos = first + rel;
-      objects.set(num, lx.value());
+    // An object stream is never itself compressed (PDF 32000 7.5.7), so no chain of them can loop.
+    if (this.xref.get(streamNum)?.kind !== 'offset') throw new PdfSyntaxError(`object stream ${streamNum} is not a plain object`);
+    if (this.loading.has(streamNum)) throw new PdfSyntaxError(`object stream ${streamNum} refers to itself`);
+    this.loading.add(streamNum);
+    try {
+      const stream = this.get(streamNum);
+      if (!(stream instanceof PdfStream)) throw new PdfSyntaxError(`object stream ${streamNum} is missing`);
+      const data = this.streamData(stream);
+      const n = stream.dict.get('N');
+      const first = stream.dict.get('First');
+      if (!isCount(n) || !isCount(first) || first > data.length) throw new PdfSyntaxError('object stream without a valid /N or /First');
+      // Each entry of the index takes at least four bytes ("1 0 "): more would be a lie to allocate for.
+      if (n > first / 4 + 1) throw new PdfSyntaxError(`object stream ${streamNum} claims ${n} objects in a ${first}-byte index`);
+      const lx = new Lexer(bufferSource(data));
+      const index: Array<[number, number]> = [];
+      for (let i = 0; i < n; i++) index.push([lx.int(), lx.int()]);
+      objects = new Map();
+      for (const [num, rel] of index) {
+        lx.pos = first + rel;
+        objects.set(num, lx.value());
+      }
+      this.objectStreams.set(streamNum, objects);
+      return objects;
+    } finally {
+      this.loading.delete(streamNum);
     }
-    this.objectStreams.set(streamNum, objects);
-    return objects;
   }
 
   // -------------------------------------------------------------------------------------
@@ -225,6 +292,8 @@ export class PdfFile {
     while (lx.atDigit()) {
       const start = lx.int();
       const count = lx.int();
+      // Every entry is 20 bytes of the file: a count the rest of the file cannot hold is refused before the loop.
+      if (count * 18 > this.size - lx.pos) throw new PdfSyntaxError(`an xref subsection claims ${count} entries the file cannot hold`);
       for (let i = 0; i < count; i++) {
         const off = lx.int();
         const gen = lx.int();
@@ -256,14 +325,21 @@ export class PdfFile {
     if (!isDict(d) || !isName(d.get('Type'), 'XRef') || !lx.streamStart()) {
       throw new PdfSyntaxError(`no xref table or stream at byte ${offset}`);
     }
-    const data = this.streamData(new PdfStream(d, null, lx.pos));
     const w = d.get('W');
     const size = d.get('Size');
-    if (!Array.isArray(w) || w.length < 3 || !w.every((x) => typeof x === 'number') || typeof size !== 'number') {
-      throw new PdfSyntaxError('xref stream without /W or /Size');
+    if (!Array.isArray(w) || w.length < 3 || !w.every((x) => isCount(x) && x <= 8) || !isCount(size)) {
+      throw new PdfSyntaxError('xref stream without a valid /W or /Size');
     }
     const [w0, w1, w2] = w as number[];
-    const index = (d.get('Index') as number[] | undefined) ?? [0, size];
+    const rowSize = w0 + w1 + w2;
+    if (rowSize === 0) throw new PdfSyntaxError('xref stream whose rows are 0 bytes wide');
+    const index = d.get('Index') ?? [0, size];
+    if (!Array.isArray(index) || index.length % 2 !== 0 || !index.every(isCount)) throw new PdfSyntaxError('xref stream with an invalid /Index');
+    const data = this.streamData(new PdfStream(d, null, lx.pos));
+    // Checked before anything is built: the rows /Index claims must be in the decoded data.
+    let rows = 0;
+    for (let i = 1; i < index.length; i += 2) rows += index[i] as number;
+    if (rows * rowSize > data.length) throw new PdfSyntaxError(`xref stream claims ${rows} entries in ${data.length} bytes`);
     const entries = new Map<number, XrefEntry>();
     const field = (pos: number, width: number) => {
       let v = 0;
@@ -271,15 +347,16 @@ export class PdfFile {
       return v;
     };
     let pos = 0;
-    const rowSize = w0 + w1 + w2;
     for (let i = 0; i + 1 < index.length; i += 2) {
-      for (let k = 0; k < index[i + 1]; k++) {
+      const start = index[i] as number;
+      const count = index[i + 1] as number;
+      for (let k = 0; k < count; k++) {
         if (pos + rowSize > data.length) throw new PdfSyntaxError('xref stream shorter than its /Index');
         const type = w0 === 0 ? 1 : field(pos, w0);
         const a = field(pos + w0, w1);
         const b = field(pos + w0 + w1, w2);
         pos += rowSize;
-        const num = index[i] + k;
+        const num = start + k;
         if (type === 0) entries.set(num, { kind: 'free' });
         else if (type === 1) entries.set(num, { kind: 'offset', offset: a, gen: b });
         else if (type === 2) entries.set(num, { kind: 'compressed', stream: a, index: b });
@@ -289,7 +366,10 @@ export class PdfFile {
   }
 }
 
-function decodeStream(d: PdfDict, raw: Buffer): Buffer {
+const isCount = (v: PdfValue | undefined): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** Decodes a stream's data, refusing (`PdfLimitError`) to produce more than `maxBytes`. */
+function decodeStream(d: PdfDict, raw: Buffer, maxBytes: number): Buffer {
   const filter = d.get('Filter');
   const filters = Array.isArray(filter) ? filter : filter === undefined ? [] : [filter];
   if (filters.length === 0) return raw;
@@ -298,8 +378,11 @@ function decodeStream(d: PdfDict, raw: Buffer): Buffer {
   }
   let data: Buffer;
   try {
-    data = inflateSync(raw);
-  } catch {
+    data = inflateSync(raw, { maxOutputLength: Math.max(1, maxBytes) });
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new PdfLimitError(`a stream inflates to more than ${maxBytes} bytes (limits: ${PDF_LIMITS.streamInflateBytes} per stream, ${PDF_LIMITS.fileInflateBytes} per file)`);
+    }
     throw new PdfSyntaxError('corrupt Flate stream');
   }
   let parms = d.get('DecodeParms');
@@ -312,7 +395,8 @@ function decodeStream(d: PdfDict, raw: Buffer): Buffer {
     }
     return data;
   }
-  const columns = typeof parms.get('Columns') === 'number' ? (parms.get('Columns') as number) : 1;
+  const columns = parms.get('Columns') ?? 1;
+  if (!isCount(columns) || columns < 1) throw new PdfSyntaxError('a PNG predictor with an invalid /Columns');
   return unpredictPng(data, columns);
 }
 

@@ -38,15 +38,46 @@ export class PdfStream {
 
 export type PdfValue = number | PdfName | PdfRef | PdfRaw | PdfValue[] | PdfDict | PdfStream;
 
+/** Every error the PDF reader throws on account of the file's content is one of these. */
+export class PdfError extends Error {
+  override name = 'PdfError';
+}
+
 /** The file is not a PDF we can read without a rewrite (bad offsets, truncated objects…). */
-export class PdfSyntaxError extends Error {
+export class PdfSyntaxError extends PdfError {
   override name = 'PdfSyntaxError';
 }
 
 /** A valid PDF we deliberately do not handle (encryption, unknown stream filters…). */
-export class PdfUnsupportedError extends Error {
+export class PdfUnsupportedError extends PdfError {
   override name = 'PdfUnsupportedError';
 }
+
+/**
+ * The file asks for more than a bound of `PDF_LIMITS` (inflated bytes, nesting depth, entries):
+ * refused before the work is done. Never repaired by a rewrite, which would meet the same bomb.
+ */
+export class PdfLimitError extends PdfError {
+  override name = 'PdfLimitError';
+}
+
+/** The bounds every PDF read is held to (README, "Limits"). */
+export const PDF_LIMITS = {
+  /** Decoded bytes of one object or cross-reference stream. */
+  streamInflateBytes: 32 * 1024 * 1024,
+  /** Decoded bytes of all the streams one file read decodes. */
+  fileInflateBytes: 128 * 1024 * 1024,
+  /** Compressed bytes of one object or cross-reference stream. */
+  streamRawBytes: 32 * 1024 * 1024,
+  /** Nesting of arrays and dictionaries in one object. */
+  nestingDepth: 64,
+  /** Depth of the page tree. */
+  pageTreeDepth: 64,
+  /** Pages of one document. */
+  pages: 100_000,
+  /** Objects reached through other objects while resolving one (object stream chains). */
+  resolveDepth: 16,
+} as const;
 
 export const isDict = (v: PdfValue | undefined): v is PdfDict => v instanceof Map;
 export const isName = (v: PdfValue | undefined, raw?: string): v is PdfName =>
@@ -87,6 +118,9 @@ const isRegular = (c: number) => c >= 0 && !WHITESPACE.has(c) && !DELIMITERS.has
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 export class Lexer {
+  /** Arrays and dictionaries open around the value being read (bounded by `PDF_LIMITS.nestingDepth`). */
+  private depth = 0;
+
   constructor(
     readonly src: ByteSource,
     public pos = 0,
@@ -192,32 +226,48 @@ export class Lexer {
     return new PdfRaw(this.src.slice(start, this.pos).toString('latin1'));
   }
 
+  private nested<T>(read: () => T): T {
+    if (this.depth >= PDF_LIMITS.nestingDepth) {
+      throw new PdfLimitError(`arrays and dictionaries nested deeper than ${PDF_LIMITS.nestingDepth} at byte ${this.pos}`);
+    }
+    this.depth++;
+    try {
+      return read();
+    } finally {
+      this.depth--;
+    }
+  }
+
   private array(): PdfValue[] {
     this.pos++;
-    const items: PdfValue[] = [];
-    for (;;) {
-      this.skipSpace();
-      if (this.src.at(this.pos) === 0x5d) {
-        this.pos++;
-        return items;
+    return this.nested(() => {
+      const items: PdfValue[] = [];
+      for (;;) {
+        this.skipSpace();
+        if (this.src.at(this.pos) === 0x5d) {
+          this.pos++;
+          return items;
+        }
+        items.push(this.value());
       }
-      items.push(this.value());
-    }
+    });
   }
 
   private dict(): PdfDict {
     this.pos += 2;
-    const d: PdfDict = new Map();
-    for (;;) {
-      this.skipSpace();
-      if (this.src.at(this.pos) === 0x3e && this.src.at(this.pos + 1) === 0x3e) {
-        this.pos += 2;
-        return d;
+    return this.nested(() => {
+      const d: PdfDict = new Map();
+      for (;;) {
+        this.skipSpace();
+        if (this.src.at(this.pos) === 0x3e && this.src.at(this.pos + 1) === 0x3e) {
+          this.pos += 2;
+          return d;
+        }
+        if (this.src.at(this.pos) !== 0x2f) this.fail('expected a name as dictionary key');
+        const key = this.name();
+        d.set(key.raw, this.value());
       }
-      if (this.src.at(this.pos) !== 0x2f) this.fail('expected a name as dictionary key');
-      const key = this.name();
-      d.set(key.raw, this.value());
-    }
+    });
   }
 
   /**

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
 import { closeFinalizeWorker, finalizeInWorker } from '../../src/pdf/finalize-worker.ts';
+import { WorkerLimitError } from '../../src/pdf/bounded-worker.ts';
+import { PdfLimitError } from '../../src/pdf/syntax.ts';
+import { objectStreamBomb } from '../hostile/bombs.ts';
 import { checkSignature, hasPoppler, makePdf, poppler, sampleInput, sha256 } from './pdf-helpers.ts';
 
 let dir: string;
@@ -56,5 +59,23 @@ describe('finalizeInWorker', () => {
     });
     const result = await finalizeInWorker(okInput, certConfig(), path.join(dir, 'ok-out.pdf'));
     expect(result.size).toBeGreaterThan(original.length);
+  });
+
+  it('fails a sealing that runs past its deadline with WorkerLimitError, and the next one gets a fresh thread', async () => {
+    const original = await makePdf({ pages: 30, useObjectStreams: true });
+    await writeFile(path.join(dir, 'slow.pdf'), original);
+    const input = sampleInput(path.join(dir, 'slow.pdf'), sha256(original), []);
+    const started = Date.now();
+    await expect(finalizeInWorker(input, certConfig(), path.join(dir, 'slow-out.pdf'), 5)).rejects.toBeInstanceOf(WorkerLimitError);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const result = await finalizeInWorker(input, certConfig(), path.join(dir, 'slow-out.pdf'));
+    expect(result.size).toBeGreaterThan(original.length);
+  });
+
+  it('rejects an inflate bomb with PdfLimitError instead of inflating it', async () => {
+    const bomb = await objectStreamBomb(1024 * 1024 * 1024);
+    await writeFile(path.join(dir, 'bomb.pdf'), bomb);
+    const input = sampleInput(path.join(dir, 'bomb.pdf'), sha256(bomb), []);
+    await expect(finalizeInWorker(input, certConfig(), path.join(dir, 'bomb-out.pdf'))).rejects.toBeInstanceOf(PdfLimitError);
   });
 });

@@ -93,3 +93,24 @@ describe('TRUST_PROXY with proxy headers and GEOIP_DB (MaxMind format)', () => {
     await expect(registerGeo(Fastify(), config)).rejects.toThrow();
   });
 });
+
+describe('TRUST_PROXY names the proxies', () => {
+  let t: SigningTest;
+  beforeAll(async () => {
+    t = await signingApp({ TRUST_PROXY: '10.0.0.0/8,192.0.2.7' });
+  });
+  afterAll(async () => t.stop());
+
+  it('ignores forwarding and location headers from a peer that is not one of them', async () => {
+    const { viewed, completed } = await signWith(t, { 'x-forwarded-for': '81.2.69.142', 'cf-ipcountry': 'DE', 'cf-ipcity': 'Berlin', 'x-geo-city': 'Lyon' });
+    for (const entry of [viewed, completed]) expect(entry).toMatchObject({ ipAddress: '127.0.0.1', geoCity: '', geoCountry: '' });
+  });
+
+  it('refuses true, hop counts and anything that is not an address or CIDR at config load', () => {
+    expect(() => loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'true' })).toThrow(/name the proxies/);
+    expect(() => loadConfig({ DATA_DIR: dir, TRUST_PROXY: '2' })).toThrow(/name the proxies/);
+    expect(() => loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'proxy.local' })).toThrow(/not an IP address or CIDR/);
+    expect(() => loadConfig({ DATA_DIR: dir, TRUST_PROXY: '10.0.0.0/33' })).toThrow(/not an IP address or CIDR/);
+    expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: '10.0.0.0/8, fd00::/8,192.0.2.7' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+  });
+});

@@ -1,0 +1,122 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * A worker thread for work on untrusted files (PDF parsing and sealing), held to a heap size
+ * (`resourceLimits`) and a deadline per task. Tasks run one at a time, in order; a task that
+ * breaks a limit is rejected with `WorkerLimitError`, the thread is discarded, and the next task
+ * gets a fresh one. The thread starts on first use and does not keep the process alive while idle.
+ *
+ * The module at `moduleUrl` runs on the thread; its export `exportName(task)` does the work.
+ * Errors it throws cross the thread boundary as their `name` and `message` (see `rebuild`).
+ */
+
+/** A task ran past its deadline or out of the worker's memory. */
+export class WorkerLimitError extends Error {
+  override name = 'WorkerLimitError';
+}
+
+export interface BoundedWorkerOptions {
+  moduleUrl: string;
+  exportName: string;
+  /** Milliseconds one task may take. */
+  deadlineMs: number;
+  resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb?: number; stackSizeMb?: number };
+  /** Turns an error from the thread (name, message) back into the caller's error type. */
+  rebuild?: (name: string, message: string) => Error | undefined;
+}
+
+type Response = { id: number; ok: true; result: unknown } | { id: number; ok: false; name: string; message: string };
+
+interface Task {
+  id: number;
+  task: unknown;
+  transfer: ArrayBuffer[];
+  resolve: (r: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+const HOST = new URL('./worker-host.ts', import.meta.url).href;
+
+export class BoundedWorker<In, Out> {
+  private worker: Worker | null = null;
+  private queue: Task[] = [];
+  private current: Task | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private nextId = 1;
+
+  constructor(private readonly options: BoundedWorkerOptions) {}
+
+  run(task: In, transfer: ArrayBuffer[] = []): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, transfer, resolve: resolve as (r: unknown) => void, reject });
+      this.pump();
+    });
+  }
+
+  /** Stops the thread; the task running and those waiting are rejected. */
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    const waiting = [...(this.current ? [this.current] : []), ...this.queue];
+    this.queue = [];
+    this.finish();
+    for (const t of waiting) t.reject(new Error('the worker was stopped'));
+    if (w) await w.terminate();
+  }
+
+  private start(): Worker {
+    // The sources are TypeScript run without a build: the thread registers tsx (as bin/signet.js
+    // does) before importing the host.
+    const bootstrap = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(HOST)}); })`;
+    const w = new Worker(bootstrap, {
+      eval: true,
+      workerData: { module: this.options.moduleUrl, exportName: this.options.exportName },
+      resourceLimits: this.options.resourceLimits,
+    });
+    w.on('message', (msg: Response) => {
+      const t = this.current;
+      if (!t || t.id !== msg.id) return;
+      this.finish();
+      if (msg.ok) t.resolve(msg.result);
+      else t.reject(this.options.rebuild?.(msg.name, msg.message) ?? Object.assign(new Error(msg.message), { name: msg.name }));
+      this.pump();
+    });
+    const died = (err: Error) => {
+      if (this.worker !== w) return;
+      this.worker = null;
+      const t = this.current;
+      this.finish();
+      const outOfMemory = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      t?.reject(outOfMemory ? new WorkerLimitError(`the work needed more than ${this.options.resourceLimits.maxOldGenerationSizeMb} MB of memory`) : err);
+      this.pump();
+    };
+    w.on('error', died);
+    w.on('exit', (code) => died(new Error(`the worker thread exited with code ${code}`)));
+    return w;
+  }
+
+  private finish(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.current = null;
+    if (this.queue.length === 0) this.worker?.unref();
+  }
+
+  private pump(): void {
+    if (this.current || this.queue.length === 0) return;
+    const t = this.queue.shift()!;
+    this.current = t;
+    this.worker ??= this.start();
+    const w = this.worker;
+    w.ref();
+    this.timer = setTimeout(() => {
+      if (this.current !== t) return;
+      // The thread may be stuck in synchronous code: only terminating it stops the work.
+      this.worker = null;
+      this.finish();
+      t.reject(new WorkerLimitError(`the work took longer than ${this.options.deadlineMs} ms`));
+      void w.terminate().finally(() => this.pump());
+    }, this.options.deadlineMs);
+    w.postMessage({ id: t.id, task: t.task }, t.transfer);
+  }
+}
