@@ -24,6 +24,7 @@ describe('job leases', () => {
     b.register('finalize', slow('b'));
     await enqueueJob(db, systemClock, 'finalize', { documentId: 'doc_lease' });
     const first = a.tick();
+    while (runs.length === 0) await new Promise((r) => setTimeout(r, 5));
     const until = Date.now() + 1400;
     while (Date.now() < until) {
       await b.tick();
