@@ -25,6 +25,7 @@ import { createStorage } from './storage/create-storage.ts';
 import type { Storage } from './storage/storage.ts';
 import { loadServerSecret } from './server-secret.ts';
 import type { AppDeps } from './deps.ts';
+import { CertificateCheck } from './pdf/certificate-check.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { filesRoutes } from './modules/documents/files.routes.ts';
@@ -86,6 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     jobs: new JobRunner(options.database.db, options.database.dialect, clock, app.log, options.jobPollMs, options.jobLeaseMs),
     deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics }, { pollMs: options.jobPollMs }),
     secret: await loadServerSecret(options.database.db),
+    certificate: new CertificateCheck(config),
     metrics,
   };
   app.decorate('deps', deps);

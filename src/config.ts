@@ -26,6 +26,7 @@ const EnvSchema = Type.Object({
   NODE_ENV: Type.Optional(Type.String()),
   WEBHOOK_ALLOWED_HOSTS: Type.Optional(Type.String()),
   WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String()),
+  SEALING_RETRY_SCHEDULE: Type.Optional(Type.String()),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   SIGNING_CERT_P12: Type.Optional(Type.String()),
   SIGNING_CERT_PASSWORD: Type.Optional(Type.String()),
@@ -109,6 +110,8 @@ export interface Config {
   /** Delays in milliseconds before retry 1..n. */
   readonly webhookRetrySchedule: readonly number[];
   readonly webhookTimeoutMs: number;
+  /** Delays in milliseconds between sealing attempts; after the last, the document becomes `action_required`. */
+  readonly sealingRetrySchedule: readonly number[];
   readonly signingCertP12: string | undefined;
   readonly signingCertPassword: string | undefined;
   readonly redisUrl: string | undefined;
@@ -165,10 +168,10 @@ const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** Parses `1m,5m,30m` into milliseconds. */
-export function parseSchedule(text: string): number[] {
+export function parseSchedule(text: string, name = 'WEBHOOK_RETRY_SCHEDULE'): number[] {
   return text.split(',').map((part) => {
     const match = DURATION.exec(part.trim());
-    if (!match) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: "${part}" is not a duration such as 50ms, 5m or 2h`);
+    if (!match) throw new ConfigError(`${name}: "${part}" is not a duration such as 50ms, 5m or 2h`);
     return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   });
 }
@@ -219,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     webhookRetrySchedule: parseSchedule(e.WEBHOOK_RETRY_SCHEDULE ?? '1m,5m,30m,2h,5h,10h,18h,24h'),
     webhookTimeoutMs: Number(e.WEBHOOK_TIMEOUT_MS ?? 10_000),
+    sealingRetrySchedule: parseSchedule(e.SEALING_RETRY_SCHEDULE ?? '10s,1m,5m,30m', 'SEALING_RETRY_SCHEDULE'),
     signingCertP12: e.SIGNING_CERT_P12,
     signingCertPassword: e.SIGNING_CERT_PASSWORD,
     redisUrl: e.REDIS_URL,

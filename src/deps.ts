@@ -6,6 +6,7 @@ import type { Mailer } from './mail/mailer.ts';
 import type { JobRunner } from './jobs/queue.ts';
 import type { DeliveryWorker } from './jobs/webhook-delivery.ts';
 import type { Storage } from './storage/storage.ts';
+import type { CertificateCheck } from './pdf/certificate-check.ts';
 
 /**
  * Everything a request handler or worker may use. Built once per app by buildApp; nothing reads
@@ -25,6 +26,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Key for signed, short-lived tokens (upload URLs); shared by all instances via the database. */
   secret: Buffer;
+  /** Whether the signing certificate opens (`/readyz`). */
+  certificate: CertificateCheck;
 }
 
 declare module 'fastify' {

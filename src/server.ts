@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
+import { CertificateCheck } from './pdf/certificate-check.ts';
 import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
@@ -25,6 +26,13 @@ export function openDatabase(config: Config, options: { server?: boolean } = {})
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
+  // Refuse to start rather than accept signatures that can never be sealed.
+  const certProblem = await new CertificateCheck(config).problem();
+  if (certProblem !== null) {
+    throw new ConfigError(
+      `the signing certificate cannot be used: ${certProblem}. Check SIGNING_CERT_P12 and SIGNING_CERT_PASSWORD (unset both to use a generated self-signed certificate).`,
+    );
+  }
   const database = openDatabase(config, { server: true });
   await migrate(database.db);
   const app = await buildApp({ config, database });

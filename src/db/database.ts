@@ -85,6 +85,8 @@ export interface DocumentsTable {
   pending_upload_max_bytes: number | null;
   /** When the presigned URL stops being accepted. */
   pending_upload_expires_at: string | null;
+  /** Why sealing failed for good (migration 0010a): the document is then `action_required` until a reseal; null otherwise. */
+  sealing_error: string | null;
 }
 
 export interface SignersTable {

@@ -33,6 +33,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly sealingFailures = new Counter({
+    name: 'signet_sealing_failures_total',
+    help: 'Failed sealing attempts (signed PDF not produced), by whether the job retries or gave up (the document is then action_required)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(db: Db, commitStats?: () => GroupCommitStats, createBatches?: () => { statements: number; creates: number }) {
     collectDefaultMetrics({ register: this.registry, prefix: 'signet_' });
     const registry = this.registry;

@@ -80,7 +80,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
   if (!doc || !OPEN_DOCUMENT.includes(doc.status)) return;
   const signers = await listSigners(deps.db, doc.id);
   if (openSigners(signers).length > 0) return;
-  if (!doc.file_key) throw new Error(`Document ${doc.id} has no file to finalize`);
+  if (!doc.file_key) throw new PermanentJobError(`the document has no file to seal`);
   const completedAt = completionTime(signers);
   const fields = await listFields(deps.db, doc.id);
 
@@ -114,6 +114,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
         completed_at: completedAt,
         signed_file_key: key,
         signed_file_hash: sha256,
+        sealing_error: null,
         updated_at: now,
       });
       if (!moved) return false;
@@ -130,7 +131,9 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
       return true;
     });
     if (!recorded) {
-      const current = await findDocumentById(deps.db, doc.id);
+      // Read even a deleted document: another run may have recorded this very key (the same
+      // signed bytes) before the document was deleted, and its file must stay.
+      const current = await deps.db.selectFrom('documents').select('signed_file_key').where('id', '=', doc.id).executeTakeFirst();
       if (current?.signed_file_key !== key) await deps.storage.delete(key);
     }
   } finally {

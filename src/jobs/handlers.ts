@@ -2,6 +2,7 @@ import type { AppDeps } from '../deps.ts';
 import type { MailMessage } from '../mail/mailer.ts';
 import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
 import { cancelBulkDocuments, processBulkRows } from '../modules/bulk-sends/bulk-send-rows.ts';
+import { isPermanentSealingError, onSealingFailed } from '../modules/documents/sealing.service.ts';
 import { finalizeDocument } from './finalize.ts';
 import { PermanentJobError } from './queue.ts';
 
@@ -40,7 +41,23 @@ export function registerJobHandlers(deps: AppDeps): void {
       if (payload.signingInvitation) await onInvitationUndeliverable(deps, { ...payload.signingInvitation, to: payload.to }, error);
     },
   );
-  deps.jobs.register('finalize', async ({ documentId }) => finalizeDocument(deps, documentId));
+  const sealingSchedule = deps.config.sealingRetrySchedule;
+  deps.jobs.register(
+    'finalize',
+    async ({ documentId }, job) => {
+      try {
+        await finalizeDocument(deps, documentId);
+      } catch (err) {
+        const permanent = isPermanentSealingError(err);
+        const final = permanent || job.attempts > sealingSchedule.length;
+        deps.metrics.sealingFailures.inc({ outcome: final ? 'gave_up' : 'retrying' });
+        if (permanent) throw new PermanentJobError(err instanceof Error ? err.message : String(err));
+        throw err;
+      }
+    },
+    async ({ documentId }, error) => onSealingFailed(deps, documentId, error),
+    { retrySchedule: sealingSchedule },
+  );
   deps.jobs.register('bulk_send', async ({ bulkSendId, from, to }) => processBulkRows(deps, bulkSendId, from, to));
   deps.jobs.register('bulk_send_cancel', async ({ bulkSendId }) => cancelBulkDocuments(deps, bulkSendId));
 }

@@ -104,6 +104,7 @@ export async function claimJobs(db: Db, dialect: Dialect, clock: Clock, limit: n
 export class JobRunner {
   private readonly handlers = new Map<string, JobHandler<any>>();
   private readonly failureHandlers = new Map<string, JobFailureHandler<any>>();
+  private readonly schedules = new Map<string, readonly number[]>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -118,9 +119,14 @@ export class JobRunner {
     private readonly leaseMs = LEASE_MS,
   ) {}
 
-  register<K extends JobKind>(kind: K, handler: JobHandler<K>, onFinalFailure?: JobFailureHandler<K>): void {
+  /**
+   * `retrySchedule`: the delays between attempts of this kind (attempts exhausted after the last);
+   * without it, exponential backoff for up to MAX_ATTEMPTS attempts.
+   */
+  register<K extends JobKind>(kind: K, handler: JobHandler<K>, onFinalFailure?: JobFailureHandler<K>, options: { retrySchedule?: readonly number[] } = {}): void {
     this.handlers.set(kind, handler);
     if (onFinalFailure) this.failureHandlers.set(kind, onFinalFailure);
+    if (options.retrySchedule) this.schedules.set(kind, options.retrySchedule);
   }
 
   start(): void {
@@ -190,9 +196,10 @@ export class JobRunner {
       clearInterval(renewal);
       const message = err instanceof Error ? err.message : String(err);
       const now = this.clock.now();
-      const exhausted = job.attempts >= MAX_ATTEMPTS || err instanceof PermanentJobError;
-      // Exponential backoff: 2s, 4s, 8s … capped at one hour.
-      const delay = Math.min(3_600_000, 1000 * 2 ** job.attempts);
+      const schedule = this.schedules.get(job.kind);
+      const exhausted = (schedule ? job.attempts > schedule.length : job.attempts >= MAX_ATTEMPTS) || err instanceof PermanentJobError;
+      // The kind's schedule, else exponential backoff: 2s, 4s, 8s … capped at one hour.
+      const delay = schedule ? (schedule[job.attempts - 1] ?? 0) : Math.min(3_600_000, 1000 * 2 ** job.attempts);
       this.log.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job failed');
       const onFinalFailure = exhausted ? this.failureHandlers.get(job.kind) : undefined;
       // Before the job is marked failed: after a crash in between, the job is claimed again and the

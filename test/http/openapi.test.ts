@@ -62,6 +62,6 @@ describe('GET /openapi.json', () => {
 describe('GET /healthz and /readyz', () => {
   it('report the process and its dependencies', async () => {
     expect((await t.request('GET', '/healthz', { key: null })).body).toEqual({ status: 'ok' });
-    expect((await t.request('GET', '/readyz', { key: null })).body).toEqual({ status: 'ok', database: 'ok', storage: 'ok' });
+    expect((await t.request('GET', '/readyz', { key: null })).body).toEqual({ status: 'ok', database: 'ok', storage: 'ok', certificate: 'ok' });
   });
 });

@@ -100,6 +100,9 @@ describe('action_required: undeliverable invitation', () => {
     expect(await auditActions(t, doc.id)).toEqual(expect.arrayContaining(['signer.invitation_failed', 'document.action_required']));
     const admin = t.sink.to('admin@acme.test').filter((m) => m.subject.startsWith('Action required'));
     expect(admin.at(-1)!.text).toContain(bad);
+    const why = (await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.actionRequired;
+    expect(why).toMatchObject({ reason: 'invitation_undeliverable', signerId: doc.signers[0].id });
+    expect(why.message).toContain(bad);
     // Other signers can still sign meanwhile; the document stays open for cancel.
     expect((await complete(latestToken(t, doc.signers[1].email))).status).toBe(200);
 
@@ -112,6 +115,7 @@ describe('action_required: undeliverable invitation', () => {
       return onSignerCorrected(trx, t.app.deps, { doc: row, signer, emailChanged: true, meta: UNKNOWN_ACTOR });
     });
     expect(await statusOf(doc.id)).toBe('pending');
+    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.actionRequired).toBeNull();
     expect(await auditActions(t, doc.id)).toContain('document.resumed');
     const token = link!.split('/sign/')[1];
     expect((await complete(token)).status).toBe(200);
@@ -143,6 +147,8 @@ describe('action_required: identity evidence (requireKyc)', () => {
     expect(await statusOf(doc.id)).toBe('action_required');
     const detail = (await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data;
     expect(detail.attachments).toHaveLength(1);
+    expect(detail.actionRequired).toMatchObject({ reason: 'identity_review', signerId: doc.signers[0].id });
+    expect(detail.actionRequired.message).toContain('Kay');
     expect(detail.attachments[0]).toMatchObject({ contentType: 'image/png', fileSize: PNG.length });
     expect((await complete(token)).body.error.code).toBe('verification_required');
 

@@ -29,6 +29,7 @@ export type AuditAction =
   | 'document.expired'
   | 'document.action_required'
   | 'document.resumed'
+  | 'document.reseal_requested'
   | 'signer.added'
   | 'signer.updated'
   | 'signer.removed'

@@ -116,6 +116,7 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
         pending_upload_content_type: null,
         pending_upload_max_bytes: null,
         pending_upload_expires_at: null,
+        sealing_error: null,
       };
       Object.assign(doc, columns);
       await insertDocument(trx, doc);

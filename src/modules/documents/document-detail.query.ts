@@ -10,7 +10,10 @@ import { nameStatement } from '../../db/named-statements.ts';
  * `npm run bench -- get-by-id`); the detail is the API's most read answer.
  */
 
-export type DetailSigner = Pick<SignerRow, 'id' | 'name' | 'email' | 'phone' | 'role' | 'position' | 'status' | 'signed_at' | 'created_at'>;
+export type DetailSigner = Pick<
+  SignerRow,
+  'id' | 'name' | 'email' | 'phone' | 'role' | 'position' | 'status' | 'signed_at' | 'created_at' | 'delivery_failed_at' | 'delivery_error' | 'verification_status'
+>;
 export type DetailField = Pick<
   FieldRow,
   'id' | 'type' | 'label' | 'page' | 'x' | 'y' | 'width' | 'height' | 'required' | 'read_only' | 'assigned_to' | 'placeholder' | 'default_value' | 'options' | 'value'
@@ -30,7 +33,9 @@ export interface DocumentDetailRows {
   attachments: DetailAttachment[];
 }
 
-const SIGNER_COLUMNS: (keyof DetailSigner)[] = ['id', 'name', 'email', 'phone', 'role', 'position', 'status', 'signed_at', 'created_at'];
+const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
+  'id', 'name', 'email', 'phone', 'role', 'position', 'status', 'signed_at', 'created_at', 'delivery_failed_at', 'delivery_error', 'verification_status',
+];
 const FIELD_COLUMNS: (keyof DetailField)[] = [
   'id', 'type', 'label', 'page', 'x', 'y', 'width', 'height', 'required', 'read_only', 'assigned_to', 'placeholder', 'default_value', 'options', 'value',
 ];

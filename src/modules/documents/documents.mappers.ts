@@ -4,6 +4,7 @@ import type { DetailAttachment, DetailField, DetailSigner } from './document-det
 import type { DocumentDetailT, DocumentListItemT } from './documents.schemas.ts';
 import type { SignerT } from '../signers/signers.schemas.ts';
 import type { FieldT } from '../fields/fields.schemas.ts';
+import { actionRequiredOf } from '../signing/signing-rules.ts';
 
 type Status = DocumentListItemT['status'];
 
@@ -83,6 +84,7 @@ export function toDocumentDetail(row: DocumentRow, signers: DetailSigner[], fiel
   detail.requireKyc = row.require_kyc === 1;
   detail.signers = signers.map(toSigner);
   detail.fields = fields.map(toField);
+  detail.actionRequired = row.status === 'action_required' ? actionRequiredOf(row, signers) : null;
   detail.attachments = attachments.map((a) => ({ id: a.id, name: a.name, contentType: a.content_type, fileSize: a.file_size, createdAt: a.created_at }));
   return detail;
 }

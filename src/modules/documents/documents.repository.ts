@@ -77,7 +77,7 @@ const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
   'reminder_frequency', 'otp_method', 'require_kyc', 'expires_at', 'completed_at', 'sent_at', 'template_id', 'campaign_id',
   'bulk_send_id', 'folder_id', 'file_key', 'original_file_key', 'original_content_type', 'file_size', 'page_count',
   'document_hash', 'signed_file_key', 'signed_file_hash', 'created_at', 'updated_at', 'deleted_at', 'pending_upload_key',
-  'pending_upload_content_type', 'pending_upload_max_bytes', 'pending_upload_expires_at',
+  'pending_upload_content_type', 'pending_upload_max_bytes', 'pending_upload_expires_at', 'sealing_error',
 ]);
 
 export const insertDocument: (db: Executor, row: NewDocumentRow) => Promise<void> = preparedInsert('documents', DOCUMENT_COLUMNS);

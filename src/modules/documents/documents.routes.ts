@@ -7,6 +7,7 @@ import { requestMeta } from '../../http/request-meta.ts';
 import { Data, errors, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
 import type { Actor } from './documents.service.ts';
 import * as service from './documents.service.ts';
+import { resealDocument } from './sealing.service.ts';
 import {
   AuditEntry,
   CancelResult,
@@ -148,6 +149,26 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => ({ data: await service.cancelDocument(deps, actorOf(request), request.params.id) }),
+  );
+
+  app.post(
+    '/api/v1/documents/:id/reseal',
+    {
+      config: { scope: 'documents.write' },
+      schema: {
+        tags,
+        operationId: 'resealDocument',
+        summary: 'Try sealing again after it failed',
+        description:
+          'For a document that is `action_required` with `actionRequired.reason` `sealing_failed` (every signer signed, but the signed PDF ' +
+          'could not be produced: an unreadable certificate, a PDF the sealer cannot read, attempts exhausted). The document returns to ' +
+          '`pending` and sealing is queued again; the answer is the detail. Any other document: 409 `invalid_state`. When sealing fails ' +
+          'again for good, the document is `action_required` again and `document.action_required` is delivered again.',
+        params: IdParams,
+        response: { 200: Data(DocumentDetail), ...errors(400, 404, 409) },
+      },
+    },
+    async (request) => ({ data: await resealDocument(deps, actorOf(request), request.params.id) }),
   );
 
   app.get(

@@ -45,6 +45,23 @@ export const Attachment = Type.Object({
   createdAt: Timestamp,
 });
 
+export const ActionRequired = Type.Union(
+  [Type.Object(
+    {
+      reason: StringEnum(['identity_review', 'invitation_undeliverable', 'sealing_failed'] as const),
+      signerId: Type.Optional(Type.String({ description: 'The signer concerned (identity_review, invitation_undeliverable)' })),
+      message: Type.String({ description: 'What happened and what the sender can do' }),
+    },
+    { additionalProperties: false },
+  ), Type.Null()],
+  {
+    description:
+      'Why the document is `action_required` (null in every other status): `identity_review` (a signer’s identity evidence awaits ' +
+      '`POST …/signers/{signerId}/verification`), `invitation_undeliverable` (correct the signer’s email), `sealing_failed` ' +
+      '(every signer signed but the signed PDF could not be produced; `POST …/reseal` tries again).',
+  },
+);
+
 export const DocumentDetail = Type.Object(
   {
     ...DocumentListItem.properties,
@@ -56,6 +73,7 @@ export const DocumentDetail = Type.Object(
     reminderFrequency: ReminderFrequency,
     otpMethod: OtpMethod,
     requireKyc: Type.Boolean(),
+    actionRequired: ActionRequired,
     signers: Type.Array(SignerSchema),
     fields: Type.Array(FieldSchema),
     attachments: Type.Array(Attachment),

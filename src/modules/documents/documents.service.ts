@@ -101,6 +101,7 @@ export function buildNewDocument(deps: AppDeps, actor: Actor, id: string, input:
     pending_upload_content_type: null,
     pending_upload_max_bytes: null,
     pending_upload_expires_at: null,
+    sealing_error: null,
   };
   if (seed) Object.assign(row, seed.file);
   const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);

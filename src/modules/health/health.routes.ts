@@ -3,7 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 
 const Health = Type.Object({ status: Type.String() });
-const Ready = Type.Object({ status: Type.String(), database: Type.String(), storage: Type.String() });
+const Ready = Type.Object({
+  status: Type.String({ description: '`ok`, or `unavailable` when any check below is not `ok`' }),
+  database: Type.String({ description: '`ok` or `unreachable`' }),
+  storage: Type.String({ description: '`ok` or `unreachable` (local directory not writable, S3 endpoint down)' }),
+  certificate: Type.String({ description: '`ok`, or `unusable` when the signing certificate cannot be read or its password is wrong (nothing can be sealed)' }),
+});
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
@@ -18,7 +23,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['Operations'],
         operationId: 'ready',
-        summary: 'Database and storage are reachable',
+        summary: 'Database and storage are reachable and the signing certificate opens',
         security: [],
         response: { 200: Ready, 503: Ready },
       },
@@ -33,9 +38,14 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
           return 'unreachable';
         }
       };
-      const [database, store] = await Promise.all([check(() => sql`select 1`.execute(db)), check(() => storage.ping())]);
-      const ok = database === 'ok' && store === 'ok';
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', database, storage: store });
+      const [database, store, certProblem] = await Promise.all([
+        check(() => sql`select 1`.execute(db)),
+        check(() => storage.ping()),
+        app.deps.certificate.problem(),
+      ]);
+      const certificate = certProblem === null ? 'ok' : 'unusable';
+      const ok = database === 'ok' && store === 'ok' && certificate === 'ok';
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', database, storage: store, certificate });
     },
   );
 }

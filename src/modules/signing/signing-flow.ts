@@ -10,7 +10,7 @@ import { transitionDocument } from '../documents/documents.repository.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { issueLink, revokeSigningLinks } from './signing-links.ts';
-import { isSigningRole, OPEN_DOCUMENT, openSigners, verificationOf } from './signing-rules.ts';
+import { actionRequiredOf, isSigningRole, OPEN_DOCUMENT, openSigners } from './signing-rules.ts';
 
 /*
  * Transitions shared by the signing API, the sender endpoints, the mail worker and the
@@ -71,16 +71,6 @@ export async function requireSenderAction(trx: Executor, deps: AppDeps, doc: Doc
   if (moved) await emitEvent(trx, deps.clock, doc.org_id, 'document.action_required', await documentEventData(trx, doc.org_id, doc.id));
 }
 
-/** Why the document still needs the sender, or null: an undeliverable invitation, or identity evidence to review. */
-function pendingSenderAction(doc: DocumentRow, signers: SignerRow[]): string | null {
-  for (const s of signers) {
-    if (!isSigningRole(s) || ['completed', 'declined', 'cancelled'].includes(s.status)) continue;
-    if (s.delivery_failed_at) return `the invitation to ${s.email} could not be delivered`;
-    if (verificationOf(doc, s) === 'pending') return `the identity evidence of ${s.name} awaits review`;
-  }
-  return null;
-}
-
 /**
  * Returns an `action_required` document to `pending` when nothing needs the sender any more
  * (every undeliverable address corrected, every identity review decided). Call it inside the
@@ -90,7 +80,7 @@ export async function resumeIfResolved(trx: Executor, deps: AppDeps, documentId:
   const doc = await repo.findDocumentById(trx, documentId);
   if (!doc) return undefined;
   if (doc.status !== 'action_required') return doc.status;
-  if (pendingSenderAction(doc, await listSigners(trx, doc.id)) !== null) return doc.status;
+  if (actionRequiredOf(doc, await listSigners(trx, doc.id)) !== null) return doc.status;
   const now = deps.clock.now().toISOString();
   if (!(await transitionDocument(trx, doc.id, ['action_required'], { status: 'pending', updated_at: now }))) return doc.status;
   await writeAudit(trx, deps.clock, {

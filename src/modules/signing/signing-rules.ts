@@ -73,6 +73,42 @@ export function requireVerified(doc: DocumentRow, signer: SignerRow): void {
   throw new AppError('verification_required', why);
 }
 
+export type ActionRequiredReason = 'identity_review' | 'invitation_undeliverable' | 'sealing_failed';
+export interface ActionRequired {
+  reason: ActionRequiredReason;
+  signerId?: string;
+  message: string;
+}
+type ActionSigner = Pick<SignerRow, 'id' | 'name' | 'email' | 'role' | 'status' | 'delivery_failed_at' | 'delivery_error' | 'verification_status'>;
+
+/**
+ * What the sender must do before the document can move on, or null: sealing failed for good, a
+ * signer's invitation could not be delivered, or a signer's identity evidence awaits review.
+ * The first cause found is named (sealing first: every signer has finished by then).
+ */
+export function actionRequiredOf(
+  doc: Pick<DocumentRow, 'id' | 'require_kyc' | 'sealing_error'>,
+  signers: readonly ActionSigner[],
+): ActionRequired | null {
+  if (doc.sealing_error !== null && doc.sealing_error !== undefined) {
+    return {
+      reason: 'sealing_failed',
+      message: `Every signer has signed, but the signed PDF could not be produced: ${doc.sealing_error}. Fix the cause, then POST /api/v1/documents/${doc.id}/reseal`,
+    };
+  }
+  for (const s of signers) {
+    if (!isSigningRole(s) || FINISHED_SIGNER.includes(s.status)) continue;
+    if (s.delivery_failed_at) {
+      const why = s.delivery_error ? ` (${s.delivery_error})` : '';
+      return { reason: 'invitation_undeliverable', signerId: s.id, message: `The invitation to ${s.email} could not be delivered${why}; correct the signer's email address` };
+    }
+    if (doc.require_kyc === 1 && s.verification_status === 'pending') {
+      return { reason: 'identity_review', signerId: s.id, message: `The identity evidence of ${s.name} awaits review (POST …/signers/${s.id}/verification)` };
+    }
+  }
+  return null;
+}
+
 /** `j***@example.com`: enough for the signer to recognise the address, not enough to harvest it. */
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
