@@ -41,6 +41,7 @@ import { publicCampaignRoutes } from './modules/campaigns/public.routes.ts';
 import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
 import { signingRoutes } from './modules/signing/signing.routes.ts';
 import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
+import { organizationRoutes } from './modules/orgs/organization.routes.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -146,6 +147,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(webRoutes);
   await app.register(signingRoutes);
   await app.register(bulkSendsRoutes);
+  await app.register(organizationRoutes);
 
   return app;
 }

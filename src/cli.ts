@@ -2,16 +2,26 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/create-db.ts';
 import { openDatabase, startServer } from './server.ts';
-import { createApiKey, createOrganization, listApiKeys, parseScopes, revokeApiKey } from './modules/orgs/orgs.service.ts';
+import { createApiKey, createOrganization, listApiKeys, listOrganizations, parseScopes, replaceApiKey, resolveOrgId, revokeApiKey } from './modules/orgs/orgs.service.ts';
+import { orgUpdateFromFlags } from './modules/orgs/org-cli.ts';
+import { toOrganization, updateOrganizationRow } from './modules/orgs/organization.service.ts';
 
 const USAGE = `Usage: signet <command> [options]
 
   serve                                   run the API (migrates first)
   migrate                                 apply database migrations
   org create --name NAME --admin-email EMAIL [--json]
-  key create --org ORG_ID --scopes a,b|all [--name NAME] [--json]
-  key list --org ORG_ID [--json]
+  org list [--json]
+  org update [--org ORG_ID] [--name NAME] [--admin-email EMAIL] [--brand-color '#RRGGBB'|none]
+             [--logo FILE.png|FILE.jpg|none] [--reply-to EMAIL|none] [--json]
+  key create [--org ORG_ID] --scopes a,b|all [--name NAME] [--json]
+  key create [--org ORG_ID] --replace KEY_ID|NAME [--scopes a,b|all] [--json]
+                                          issue a key in place of a lost one and revoke it
+                                          (e.g. --replace bootstrap: the key printed on first start)
+  key list [--org ORG_ID] [--json]
   key revoke KEY_ID
+
+--org may be left out while there is only one organization.
 
 Configuration comes from the environment (see README).`;
 
@@ -27,6 +37,10 @@ const OPTIONS = {
   'admin-email': { type: 'string' },
   org: { type: 'string' },
   scopes: { type: 'string' },
+  replace: { type: 'string' },
+  'brand-color': { type: 'string' },
+  logo: { type: 'string' },
+  'reply-to': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -64,15 +78,27 @@ export async function main(argv: string[]): Promise<number> {
       if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail)) throw new UsageError('--admin-email must be an email address');
       const org = await createOrganization(database.db, { name, adminEmail });
       out(org, `Created organization ${org.name} (${org.id})`);
+    } else if (command === 'org' && sub === 'list') {
+      const orgs = await listOrganizations(database.db);
+      out({ data: orgs }, orgs.map((o) => `${o.id}  ${o.name}  ${o.adminEmail}`).join('\n') || 'No organizations.');
+    } else if (command === 'org' && sub === 'update') {
+      const orgId = await resolveOrgId(database.db, values.org);
+      const row = await orgUpdateFromFlags(values)
+        .then((changes) => updateOrganizationRow(database.db, orgId, changes, new Date()))
+        .catch((err: Error) => {
+          throw new UsageError(err.message); // a bad flag, an unreadable or oversized logo file
+        });
+      const org = toOrganization(config.publicUrl, row);
+      out(org, `Updated organization ${org.name} (${org.id})`);
     } else if (command === 'key' && sub === 'create') {
-      const created = await createApiKey(database.db, {
-        orgId: need(values.org, '--org'),
-        scopes: parseScopes(need(values.scopes, '--scopes')),
-        name: values.name,
-      });
-      out(created, `Created key ${created.id} for ${created.orgId} with scopes ${created.scopes.join(', ')}.\nShown once:\n\n    ${created.key}\n`);
+      const orgId = await resolveOrgId(database.db, values.org);
+      const created = values.replace
+        ? await replaceApiKey(database.db, { orgId, replace: values.replace, scopes: values.scopes === undefined ? undefined : parseScopes(values.scopes) })
+        : { ...(await createApiKey(database.db, { orgId, scopes: parseScopes(need(values.scopes, '--scopes')), name: values.name })), revoked: [] as string[] };
+      const revoked = created.revoked.length ? `Revoked ${created.revoked.join(', ')}.\n` : '';
+      out(created, `${revoked}Created key ${created.id} for ${created.orgId} with scopes ${created.scopes.join(', ')}.\nShown once:\n\n    ${created.key}\n`);
     } else if (command === 'key' && sub === 'list') {
-      const keys = await listApiKeys(database.db, need(values.org, '--org'));
+      const keys = await listApiKeys(database.db, await resolveOrgId(database.db, values.org));
       out(
         { data: keys },
         keys.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  ${k.scopes.join(',')}`).join('\n') ||

@@ -18,6 +18,7 @@ import * as m0008 from './migrations/0008-statement-change-notifications.ts';
 import * as m0010a from './migrations/0010a-sealing-failures.ts';
 import * as m0013a from './migrations/0013a-bulk-sends.ts';
 import * as m0013b from './migrations/0013b-attachment-details.ts';
+import * as m0014 from './migrations/0014-organization-branding.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -55,6 +56,7 @@ export const migrations: Record<string, Migration> = {
   '0010a-sealing-failures': m0010a,
   '0013a-bulk-sends': m0013a,
   '0013b-attachment-details': m0013b,
+  '0014-organization-branding': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -11,6 +11,12 @@ export interface OrganizationsTable {
   id: string;
   name: string;
   admin_email: string;
+  /** `#RRGGBB`, or null for Signet's own colour. */
+  brand_color: string | null;
+  /** A PNG or JPEG as a `data:` URL (at most 256 KB of image), or null. */
+  logo: string | null;
+  /** Reply-To of the organization's mail, or null. */
+  reply_to: string | null;
   created_at: string;
   updated_at: string;
 }

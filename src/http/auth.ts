@@ -26,6 +26,8 @@ export const SCOPES = [
   'webhooks.read',
   'webhooks.update',
   'webhooks.delete',
+  'organization.read',
+  'organization.write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -47,6 +47,44 @@ export async function createApiKey(db: Db, input: { orgId: string; scopes: strin
   return { id: row.id, key, orgId: row.org_id, name: row.name, scopes: input.scopes, createdAt: row.created_at };
 }
 
+export async function listOrganizations(db: Db) {
+  const rows = await db.selectFrom('organizations').select(['id', 'name', 'admin_email', 'created_at']).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, adminEmail: r.admin_email, createdAt: r.created_at }));
+}
+
+/**
+ * The organization a CLI command acts on: the one given, or the only one there is (a fresh
+ * install has just "Default"); with several, the caller must say which.
+ */
+export async function resolveOrgId(db: Db, given: string | undefined): Promise<string> {
+  if (given) return given;
+  const orgs = await db.selectFrom('organizations').select('id').limit(2).execute();
+  if (orgs.length === 1) return orgs[0]!.id;
+  throw new Error(orgs.length === 0 ? 'There is no organization yet: create one with `signet org create`' : 'There are several organizations: choose one with --org (see `signet org list`)');
+}
+
+/**
+ * Issues a key in place of a lost or leaked one, in one transaction: `replace` is a key id, or a
+ * key name such as "bootstrap" (every active key of that name in the organization). The new key
+ * keeps the old one's name and, unless `scopes` is given, its scopes; the old ones stop working.
+ */
+export async function replaceApiKey(db: Db, input: { orgId: string; replace: string; scopes?: string[] }, now = new Date()) {
+  return db.transaction().execute(async (trx) => {
+    const old = await trx
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'scopes'])
+      .where('org_id', '=', input.orgId)
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('id', '=', input.replace), eb('name', '=', input.replace)]))
+      .execute();
+    if (old.length === 0) throw new Error(`No active key ${input.replace} in organization ${input.orgId}`);
+    const scopes = input.scopes ?? [...new Set(old.flatMap((k) => JSON.parse(k.scopes) as string[]))];
+    await trx.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', 'in', old.map((k) => k.id)).execute();
+    const created = await createApiKey(trx, { orgId: input.orgId, scopes, name: old[0]!.name }, now);
+    return { ...created, revoked: old.map((k) => k.id) };
+  });
+}
+
 export async function listApiKeys(db: Db, orgId: string) {
   const rows = await db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at').execute();
   return rows.map((r) => ({

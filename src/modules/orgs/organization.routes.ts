@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { authOf } from '../../http/auth.ts';
+import { Data, errors } from '../../http/schemas.ts';
+import { findLogo, getOrganization, toOrganization, updateOrganizationRow } from './organization.service.ts';
+import { OrganizationSchema, UpdateOrganizationBody } from './organization.schemas.ts';
+
+const tags = ['Organization'];
+
+/** The caller's own organization: its name and the branding signers see. */
+export async function organizationRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = fastify.deps;
+
+  app.get(
+    '/api/v1/organization',
+    {
+      config: { scope: 'organization.read' },
+      schema: {
+        tags,
+        operationId: 'getOrganization',
+        summary: 'Get your organization',
+        description: 'The organization that owns the API key: the name signers read ("Acme Consulting sent you …") and its branding.',
+        response: { 200: { ...Data(OrganizationSchema), description: 'The organization' }, ...errors() },
+      },
+    },
+    async (request) => ({ data: await getOrganization(deps.db, deps.config.publicUrl, authOf(request).orgId) }),
+  );
+
+  app.patch(
+    '/api/v1/organization',
+    {
+      config: { scope: 'organization.write' },
+      schema: {
+        tags,
+        operationId: 'updateOrganization',
+        summary: 'Rename your organization or change its branding',
+        description:
+          'Every field is optional; `null` clears `brandColor`, `logo` and `replyTo`. The name, colour and logo appear on signing and campaign pages ' +
+          '(a campaign\'s own `brandColor` wins on its page) and in every mail sent from then on; `replyTo` becomes the Reply-To of mail to signers. ' +
+          'A logo whose bytes are not the declared PNG or JPEG is 400; one over 256 KB is 413.',
+        body: UpdateOrganizationBody,
+        response: { 200: { ...Data(OrganizationSchema), description: 'The updated organization' }, ...errors(400, 413) },
+      },
+    },
+    async (request) => {
+      const row = await updateOrganizationRow(deps.db, authOf(request).orgId, request.body, deps.clock.now());
+      return { data: toOrganization(deps.config.publicUrl, row) };
+    },
+  );
+
+  app.get(
+    '/logos/:orgId',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ orgId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }),
+      },
+    },
+    async (request, reply) => {
+      const logo = await findLogo(deps.db, request.params.orgId);
+      if (!logo) return reply.code(404).type('text/plain').send('Not found');
+      // The URL carries the image's version, so a browser or mail proxy may keep it.
+      return reply.type(logo.contentType).header('cache-control', 'public, max-age=31536000, immutable').send(logo.bytes);
+    },
+  );
+}

@@ -1,0 +1,62 @@
+import { Type, type Static } from 'typebox';
+import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
+
+/** Largest logo accepted, in bytes of image (it is sent with every page and mail that shows it). */
+export const MAX_LOGO_BYTES = 256 * 1024;
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const BrandColor = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colour `#RRGGBB`' });
+
+export const OrganizationSchema = Type.Object(
+  {
+    id: Id('org'),
+    name: Type.String({ description: 'Shown to signers: "Acme sent you …", page headers, mail' }),
+    adminEmail: Type.String({ description: 'Receives operational mail: declines, action required, deactivated webhooks' }),
+    brandColor: Nullable(Type.String({ description: 'Accent colour of signing pages and mail buttons; null: Signet\'s own' })),
+    logoUrl: Nullable(Type.String({ description: 'Public URL of the logo shown on signing pages and in mail; null when none' })),
+    replyTo: Nullable(Type.String({ description: 'Reply-To address of mail sent to signers; null: replies go to the sender address' })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  {
+    $id: 'Organization',
+    description: 'The organization that owns the API key',
+    examples: [
+      {
+        id: 'org_01jdx3k2m5q8v9w0y1z2a3b4c5',
+        name: 'Acme Consulting',
+        adminEmail: 'ops@acme.example',
+        brandColor: '#0F766E',
+        logoUrl: 'https://sign.acme.example/logos/org_01jdx3k2m5q8v9w0y1z2a3b4c5?v=5d41402a',
+        replyTo: 'contracts@acme.example',
+        createdAt: '2026-11-21T09:30:00.000Z',
+        updatedAt: '2026-11-22T14:05:12.000Z',
+      },
+    ],
+  },
+);
+export type Organization = Static<typeof OrganizationSchema>;
+
+export const UpdateOrganizationBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1-200 characters, not blank' })),
+    adminEmail: Type.Optional(Email),
+    brandColor: Type.Optional(Nullable(BrandColor)),
+    logo: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: Math.ceil((MAX_LOGO_BYTES * 4) / 3) + 64,
+          pattern: '^data:image/(png|jpeg);base64,',
+          description: `A PNG or JPEG as a \`data:image/png;base64,…\` URL, at most ${MAX_LOGO_BYTES / 1024} KB of image; null removes the logo`,
+        }),
+      ),
+    ),
+    replyTo: Type.Optional(Nullable(Email)),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Acme Consulting', brandColor: '#0F766E', replyTo: 'contracts@acme.example' }],
+  },
+);
+export type UpdateOrganizationInput = Static<typeof UpdateOrganizationBody>;
