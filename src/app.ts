@@ -20,6 +20,7 @@ import { ErrorBody } from './http/schemas.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { JobRunner } from './jobs/queue.ts';
 import { registerJobHandlers } from './jobs/handlers.ts';
+import { Pacer } from './jobs/pacer.ts';
 import { DeliveryWorker } from './jobs/webhook-delivery.ts';
 import { createStorage } from './storage/create-storage.ts';
 import type { Storage } from './storage/storage.ts';
@@ -85,7 +86,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     storage: options.storage ?? createStorage(config),
     mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, spoolDir: config.mailSpoolDir, log: app.log }),
     clock,
-    jobs: new JobRunner(options.database.db, options.database.dialect, clock, app.log, options.jobPollMs, options.jobLeaseMs),
+    jobs: new JobRunner(options.database.db, options.database.dialect, clock, app.log, options.jobPollMs, options.jobLeaseMs, {
+      kind: 'mail',
+      pacer: new Pacer(config.mailRatePerSecond),
+    }),
     deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics }, { pollMs: options.jobPollMs }),
     secret: await loadServerSecret(options.database.db),
     certificate: new CertificateCheck(config),

@@ -52,6 +52,7 @@ const EnvSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   IDLE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  MAIL_RATE_PER_SECOND: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
 });
 
 /** Rates and attempts that bound what outsiders can make Signet do (README, "Limits"); 0 turns one off. */
@@ -137,6 +138,8 @@ export interface Config {
   readonly finalizeTimeoutMs: number;
   readonly limits: AbuseLimits;
   readonly timeouts: ServerTimeouts;
+  /** Mails handed to the mailer per second by each instance (a bulk send's 10,000 invitations go out steadily). */
+  readonly mailRatePerSecond: number;
 }
 
 export class ConfigError extends Error {}
@@ -249,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveMs: Number(e.KEEP_ALIVE_TIMEOUT_MS ?? 5_000),
       idleMs: Number(e.IDLE_TIMEOUT_MS ?? 30_000),
     },
+    mailRatePerSecond: Number(e.MAIL_RATE_PER_SECOND ?? 10),
   };
   return Object.freeze(config);
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Dialect } from '../db/create-db.ts';
 import type { Db, Executor, JobRow } from '../db/database.ts';
 import { newId } from '../ids.ts';
+import type { Pacer } from './pacer.ts';
 
 /** Job kinds and their payloads. A job is committed with the change that caused it (outbox). */
 export interface JobPayloads {
@@ -87,15 +88,27 @@ export async function claimRows<T>(
   return result.rows;
 }
 
-/** Claims up to `limit` due jobs, or jobs whose lease expired (their runner died), and leases them. */
-export async function claimJobs(db: Db, dialect: Dialect, clock: Clock, limit: number, leaseMs = LEASE_MS): Promise<JobRow[]> {
+/**
+ * Claims up to `limit` due jobs, or jobs whose lease expired (their runner died), and leases them;
+ * only jobs of `kinds.only`, or all but those of `kinds.except`, when given.
+ */
+export async function claimJobs(
+  db: Db,
+  dialect: Dialect,
+  clock: Clock,
+  limit: number,
+  leaseMs = LEASE_MS,
+  kinds: { only?: string; except?: string } = {},
+): Promise<JobRow[]> {
   const now = clock.now();
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   return claimRows<JobRow>(db, dialect, {
     table: 'jobs',
     set: sql`status = 'running', leased_until = ${lease}, attempts = attempts + 1, updated_at = ${nowIso}`,
-    due: sql`(status = 'pending' and run_at <= ${nowIso}) or (status = 'running' and leased_until < ${nowIso})`,
+    due: sql`((status = 'pending' and run_at <= ${nowIso}) or (status = 'running' and leased_until < ${nowIso}))${
+      kinds.only ? sql` and kind = ${kinds.only}` : kinds.except ? sql` and kind <> ${kinds.except}` : sql``
+    }`,
     orderBy: 'run_at',
     limit,
   });
@@ -117,6 +130,8 @@ export class JobRunner {
     private readonly pollMs = 250,
     /** How long a claim holds a job; renewed every third of it while the job runs. */
     private readonly leaseMs = LEASE_MS,
+    /** Jobs of this kind are claimed no faster than its pacer allows (mail: MAIL_RATE_PER_SECOND). */
+    private readonly paced?: { kind: JobKind; pacer: Pacer },
   ) {}
 
   /**
@@ -156,15 +171,27 @@ export class JobRunner {
 
   /** Runs one batch of due jobs; returns how many were claimed. */
   async tick(limit = 10): Promise<number> {
-    const jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs);
+    let jobs: JobRow[];
+    if (!this.paced) jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs);
+    else {
+      const { kind, pacer } = this.paced;
+      jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs, { except: kind });
+      const allowed = pacer.take(limit);
+      const paced = allowed > 0 ? await claimJobs(this.db, this.dialect, this.clock, allowed, this.leaseMs, { only: kind }) : [];
+      pacer.giveBack(allowed - paced.length);
+      jobs.push(...paced);
+    }
     await Promise.all(jobs.map((job) => this.run(job)));
     return jobs.length;
   }
 
-  /** Runs due jobs until none is left (tests, CLI). */
+  /** Runs due jobs until none is left (tests, CLI), waiting for the pacer when it holds jobs back. */
   async drain(): Promise<void> {
-    while ((await this.tick(50)) > 0) {
-      /* keep going */
+    for (;;) {
+      if ((await this.tick(50)) > 0) continue;
+      const wait = this.paced?.pacer.waitMs() ?? 0;
+      if (wait === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 
