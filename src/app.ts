@@ -43,6 +43,7 @@ import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts'
 import { signingRoutes } from './modules/signing/signing.routes.ts';
 import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
 import { organizationRoutes } from './modules/orgs/organization.routes.ts';
+import { eventsRoutes } from './modules/events/events.routes.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -152,6 +153,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(signingRoutes);
   await app.register(bulkSendsRoutes);
   await app.register(organizationRoutes);
+  await app.register(eventsRoutes);
 
   return app;
 }

@@ -28,6 +28,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String()),
   SEALING_RETRY_SCHEDULE: Type.Optional(Type.String()),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  WEBHOOK_LOG_DAYS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })),
   SIGNING_CERT_P12: Type.Optional(Type.String()),
   SIGNING_CERT_PASSWORD: Type.Optional(Type.String()),
   REDIS_URL: Type.Optional(Type.String()),
@@ -111,6 +112,8 @@ export interface Config {
   /** Delays in milliseconds before retry 1..n. */
   readonly webhookRetrySchedule: readonly number[];
   readonly webhookTimeoutMs: number;
+  /** Days events and finished webhook deliveries are kept (`GET /api/v1/events`, the delivery log). */
+  readonly webhookLogDays: number;
   /** Delays in milliseconds between sealing attempts; after the last, the document becomes `action_required`. */
   readonly sealingRetrySchedule: readonly number[];
   readonly signingCertP12: string | undefined;
@@ -225,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     webhookRetrySchedule: parseSchedule(e.WEBHOOK_RETRY_SCHEDULE ?? '1m,5m,30m,2h,5h,10h,18h,24h'),
     webhookTimeoutMs: Number(e.WEBHOOK_TIMEOUT_MS ?? 10_000),
+    webhookLogDays: Number(e.WEBHOOK_LOG_DAYS ?? 30),
     sealingRetrySchedule: parseSchedule(e.SEALING_RETRY_SCHEDULE ?? '10s,1m,5m,30m', 'SEALING_RETRY_SCHEDULE'),
     signingCertP12: e.SIGNING_CERT_P12,
     signingCertPassword: e.SIGNING_CERT_PASSWORD,

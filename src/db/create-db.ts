@@ -19,6 +19,7 @@ import * as m0010a from './migrations/0010a-sealing-failures.ts';
 import * as m0013a from './migrations/0013a-bulk-sends.ts';
 import * as m0013b from './migrations/0013b-attachment-details.ts';
 import * as m0014 from './migrations/0014-organization-branding.ts';
+import * as m0014b from './migrations/0014b-event-log-indexes.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '0013a-bulk-sends': m0013a,
   '0013b-attachment-details': m0013b,
   '0014-organization-branding': m0014,
+  '0014b-event-log-indexes': m0014b,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

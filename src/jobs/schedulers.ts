@@ -12,6 +12,7 @@ import { issueLink } from '../modules/signing/signing-links.ts';
 import { orgNameOf } from '../modules/signing/signing-flow.ts';
 import { FINISHED_SIGNER, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
 import { closeExpiredCampaigns } from '../modules/campaigns/campaign-closing.ts';
+import { purgeEventLog } from '../modules/events/event-retention.ts';
 
 /*
  * Time-driven transitions: documents expire, signers get reminders. Every instance with workers
@@ -128,11 +129,12 @@ export async function sendReminders(deps: AppDeps): Promise<number> {
 }
 
 /** One pass of every scheduler (the loop below, tests, the CLI). */
-export async function runSchedulers(deps: AppDeps): Promise<{ expired: number; reminded: number; campaignsClosed: number }> {
+export async function runSchedulers(deps: AppDeps): Promise<{ expired: number; reminded: number; campaignsClosed: number; eventsPurged: number }> {
   const expired = await expireDocuments(deps);
   const reminded = await sendReminders(deps);
   const campaignsClosed = await closeExpiredCampaigns(deps);
-  return { expired, reminded, campaignsClosed };
+  const eventsPurged = await purgeEventLog(deps.db, deps.clock.now(), deps.config.webhookLogDays);
+  return { expired, reminded, campaignsClosed, eventsPurged };
 }
 
 /** Runs the schedulers every minute until the returned stop function is called (it waits for a pass in progress). */
@@ -143,7 +145,7 @@ export function startSchedulers(deps: AppDeps, log: FastifyBaseLogger, intervalM
   const tick = () => {
     running = runSchedulers(deps)
       .then((result) => {
-        if (result.expired || result.reminded || result.campaignsClosed) log.info(result, 'schedulers ran');
+        if (result.expired || result.reminded || result.campaignsClosed || result.eventsPurged) log.info(result, 'schedulers ran');
       })
       .catch((err) => log.error({ err }, 'scheduler pass failed'))
       .finally(() => {
