@@ -15,6 +15,7 @@ import * as m0005 from './migrations/0005-pending-uploads.ts';
 import * as m0006 from './migrations/0006-search-index.ts';
 import * as m0007 from './migrations/0007-change-notifications.ts';
 import * as m0008 from './migrations/0008-statement-change-notifications.ts';
+import * as m0009 from './migrations/0009-identity-attempts.ts';
 import * as m0010a from './migrations/0010a-sealing-failures.ts';
 import * as m0013a from './migrations/0013a-bulk-sends.ts';
 import * as m0013b from './migrations/0013b-attachment-details.ts';
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0006-search-index': m0006,
   '0007-change-notifications': m0007,
   '0008-statement-change-notifications': m0008,
+  '0009-identity-attempts': m0009,
   '0010a-sealing-failures': m0010a,
   '0013a-bulk-sends': m0013a,
   '0013b-attachment-details': m0013b,

@@ -1,6 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { JpegEmbedder, PDFContext, PngEmbedder, StandardFontEmbedder, StandardFonts } from 'pdf-lib';
-import { PdfRef, PdfStream, dict, formatNumber, name, type PdfDict } from './syntax.ts';
+import { IMAGE_LIMITS, overBudget, pngDimensions } from '../images/image-limits.ts';
+import { PdfLimitError, PdfRef, PdfStream, dict, formatNumber, name, type PdfDict } from './syntax.ts';
 
 /**
  * Drawing for the stamps and the certificate page. pdf-lib supplies what is tedious to get
@@ -78,6 +79,10 @@ export class ObjectFactory {
     const m = /^data:image\/(png|jpeg|jpg);base64,([A-Za-z0-9+/=\s]+)$/.exec(dataUrl);
     if (!m) throw new Error('a drawn signature must be a base64 PNG or JPEG data URL');
     const bytes = Buffer.from(m[2], 'base64');
+    // Signatures are normalized when submitted; this guards values stored before that (pdf-lib decodes PNGs whole).
+    const dims = m[1] === 'png' ? pngDimensions(bytes) : undefined;
+    const over = dims && overBudget(dims, IMAGE_LIMITS.signaturePixels, 'a drawn signature');
+    if (over) throw new PdfLimitError(over);
     const embedder = m[1] === 'png' ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
     const libRef = this.context.nextRef();
     await embedder.embedIntoContext(this.context, libRef);

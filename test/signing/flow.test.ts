@@ -121,7 +121,11 @@ describe('sequential order', () => {
     expect(last.status).toBe(200);
     expect(last.body.data.allSigned).toBe(true);
     const fields = (await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.fields;
-    expect(fields.find((f: any) => f.assignedTo === 1).value).toBe(PNG_DATA_URL);
+    // Stored as the PNG Signet re-encoded from it (normalized once at submission): still the same 1×1 image.
+    const stored = fields.find((f: any) => f.assignedTo === 1).value as string;
+    expect(stored).toMatch(/^data:image\/png;base64,/);
+    const png = Buffer.from(stored.slice('data:image/png;base64,'.length), 'base64');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1, 1]);
   });
 });
 

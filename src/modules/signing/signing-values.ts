@@ -1,5 +1,6 @@
 import type { FieldRow } from '../../db/database.ts';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
+import { IMAGE_LIMITS, ImageRefused, normalizeSignaturePng, overBudget, pngDimensions } from '../../images/image-limits.ts';
 import { SIGNING_LIMITS, type CompleteInput, type SignatureInputT } from './signing.schemas.ts';
 
 /*
@@ -35,7 +36,41 @@ export function checkSignature(kind: SignatureInputT['kind'], value: string): Ch
   if (!match) return bad('must be a data:image/png;base64,… URL when drawn');
   const bytes = Buffer.from(match[1], 'base64');
   if (bytes.length < PNG_MAGIC.length + 25 || !bytes.subarray(0, PNG_MAGIC.length).equals(PNG_MAGIC)) return bad('is not a PNG image');
+  // The header says how many pixels decoding would cost: refused before anything decodes it.
+  const dims = pngDimensions(bytes);
+  if (!dims) return bad('is not a PNG image');
+  const over = overBudget(dims, IMAGE_LIMITS.signaturePixels, 'the drawn signature');
+  if (over) return bad(`is too large: ${over}`);
   return good(value);
+}
+
+/**
+ * Replaces each drawn signature among `values` (checked by `resolveValues`) by the PNG Signet
+ * makes of it (`normalizeSignaturePng`); the same image is normalized once. 400
+ * `validation_error` naming the field when one cannot be decoded.
+ */
+export async function normalizeDrawnValues(values: Map<string, string | null>): Promise<Map<string, string | null>> {
+  const done = new Map<string, Promise<string>>();
+  const out = new Map<string, string | null>();
+  for (const [fieldId, value] of values) {
+    const match = value === null ? null : PNG_DATA_URL.exec(value);
+    if (!match) {
+      out.set(fieldId, value);
+      continue;
+    }
+    let normalized = done.get(value!);
+    if (!normalized) {
+      normalized = normalizeSignaturePng(Buffer.from(match[1], 'base64')).then((png) => `data:image/png;base64,${png.toString('base64')}`);
+      done.set(value!, normalized);
+    }
+    try {
+      out.set(fieldId, await normalized);
+    } catch (err) {
+      if (!(err instanceof ImageRefused)) throw err;
+      throw new AppError('validation_error', `body.values.${fieldId} ${err.message}`, [{ path: `body.values.${fieldId}`, message: err.message }]);
+    }
+  }
+  return out;
 }
 
 function checkDate(raw: Raw): Check {

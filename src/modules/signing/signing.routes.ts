@@ -6,7 +6,7 @@ import { Data, errors } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import * as service from './signing.service.ts';
 import { sendOtp } from './signing-otp.ts';
-import { decideVerification, submitIdentity } from './signing-identity.ts';
+import { decideVerification, precheckIdentity, submitIdentity } from './signing-identity.ts';
 import {
   CompleteBody,
   CompleteResult,
@@ -169,13 +169,15 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/api/v1/signing/:token/identity',
     {
+      // Refused from the token alone before up to 10 MB of body is read.
+      onRequest: async (request) => precheckIdentity(deps, (request.params as { token: string }).token),
       schema: {
         tags,
         security: [],
         operationId: 'submitSigningIdentity',
         summary: 'Upload a photo of an ID (documents with `requireKyc`)',
         description:
-          'The request body is the image itself (`Content-Type: image/png`, `image/jpeg` or `image/webp`, at most 10 MB). It is stored as an attachment of the document, which becomes `action_required` until the sender approves or rejects it.',
+          'The request body is the image itself (`Content-Type: image/png`, `image/jpeg` or `image/webp`, at most 10 MB and 25 megapixels). It is stored as an attachment of the document, which becomes `action_required` until the sender approves or rejects it (the organization admin is emailed once per review). Sending again while the evidence awaits review replaces it. At most `IDENTITY_MAX_ATTEMPTS` (3) uploads between two reviews (409 `invalid_state`).',
         params: TokenParams,
         body: {
           content: Object.fromEntries(
@@ -187,7 +189,7 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
           400: e400,
           403: e403,
           409: e409,
-          413: ref('Image over 10 MB (`payload_too_large`)'),
+          413: ref('Image over 10 MB or 25 megapixels (`payload_too_large`)'),
           415: ref('Not a PNG, JPEG or WebP image (`unsupported_media_type`)'),
           429: e429,
           500: e500,

@@ -15,7 +15,7 @@ import { advanceTurn, orgNameOf, signerEventData } from './signing-flow.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { verifyOtp } from './signing-otp.ts';
 import { FINISHED_SIGNER, isTurnOf, OPEN_DOCUMENT, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
-import { resolveValues } from './signing-values.ts';
+import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
 import type { CompleteInput, CompleteResultT, DeclineInput, DeclineResultT, SigningFieldT, SigningLinkT, SigningSessionT } from './signing.schemas.ts';
 
 const fieldsOf = (fields: FieldRow[], signer: SignerRow) => fields.filter((f) => f.assigned_to === signer.position);
@@ -147,7 +147,8 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
   requireOpen(doc, signer);
   requireTurn(doc, await listSigners(deps.db, doc.id), signer);
   requireVerified(doc, signer);
-  const values = resolveValues(fieldsOf(await listFields(deps.db, doc.id), signer), input);
+  // Drawn signatures are decoded once, here, within their pixel budget: sealing then meets only images Signet wrote.
+  const values = await normalizeDrawnValues(resolveValues(fieldsOf(await listFields(deps.db, doc.id), signer), input));
   // The code is checked last: a mistake in the values must not cost one of its attempts.
   if (doc.otp_method === 'email') await verifyOtp(deps, doc, signer, input.otp, meta);
 
