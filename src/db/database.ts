@@ -122,7 +122,7 @@ export interface SignersTable {
   /** The sender's reason on reject. */
   verification_note?: string | null;
   /** Identity evidence uploads since the sender's last review (IDENTITY_MAX_ATTEMPTS). */
-  identity_attempts?: number;
+  identity_attempts?: number | null;
   /** Last invitation, "your turn" mail or reminder; reminders count from it. */
   last_notified_at?: string | null;
   /** Set when an invitation could not be delivered (the document is then `action_required`). */
