@@ -54,6 +54,11 @@ const EnvSchema = Type.Object({
   KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   IDLE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   MAIL_RATE_PER_SECOND: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  PADES_LEVEL: Type.Optional(Type.Union(['B-B', 'B-T', 'B-LT', 'B-LTA'].map((l) => Type.Literal(l)))),
+  TSA_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TSA_USERNAME: Type.Optional(Type.String()),
+  TSA_PASSWORD: Type.Optional(Type.String()),
+  TIMESTAMP_RENEW_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
 });
 
 /** Rates and attempts that bound what outsiders can make Signet do (README, "Limits"); 0 turns one off. */
@@ -143,6 +148,16 @@ export interface Config {
   readonly timeouts: ServerTimeouts;
   /** Mails handed to the mailer per second by each instance (a bulk send's 10,000 invitations go out steadily). */
   readonly mailRatePerSecond: number;
+  /**
+   * PAdES level of sealed PDFs and the RFC 3161 authority it uses (B-T and above need one):
+   * PADES_LEVEL, TSA_URL, TSA_USERNAME, TSA_PASSWORD.
+   */
+  readonly longTerm: {
+    readonly level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+    readonly tsa: { readonly url: string; readonly username?: string; readonly password?: string } | null;
+  };
+  /** B-LTA documents get a fresh document timestamp this many days before their last one's certificate expires. */
+  readonly timestampRenewDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -170,6 +185,7 @@ export function parseTrustProxy(value: string | undefined): string[] {
   }
   return entries;
 }
+
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -199,6 +215,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (driver === 's3' && !e.S3_BUCKET) throw new ConfigError('STORAGE=s3 needs S3_BUCKET');
   let databaseUrl = e.DATABASE_URL;
   if (databaseUrl?.startsWith('sqlite://')) databaseUrl = undefined;
+  const level = e.PADES_LEVEL ?? (e.TSA_URL ? 'B-LTA' : 'B-B');
+  if (level !== 'B-B' && !e.TSA_URL) throw new ConfigError(`PADES_LEVEL=${level} needs TSA_URL (an RFC 3161 time-stamping authority)`);
   const config: Config = {
     port,
     host: e.HOST ?? '0.0.0.0',
@@ -257,6 +275,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       idleMs: Number(e.IDLE_TIMEOUT_MS ?? 30_000),
     },
     mailRatePerSecond: Number(e.MAIL_RATE_PER_SECOND ?? 10),
+    longTerm: {
+      level,
+      tsa: e.TSA_URL ? { url: e.TSA_URL, username: e.TSA_USERNAME, password: e.TSA_PASSWORD } : null,
+    },
+    timestampRenewDays: Number(e.TIMESTAMP_RENEW_DAYS ?? 90),
   };
   return Object.freeze(config);
 }

@@ -93,6 +93,13 @@ export interface DocumentsTable {
   pending_upload_expires_at: string | null;
   /** Why sealing failed for good (migration 0010a): the document is then `action_required` until a reseal; null otherwise. */
   sealing_error: string | null;
+  /* Long-term signatures (migration 0012); null before sealing and for files sealed before it. */
+  /** PAdES level of the signed PDF: B-B, B-T, B-LT, B-LTA. */
+  pades_level: string | null;
+  /** When the certificate of the signed PDF's newest timestamp expires. */
+  timestamp_expires_at: string | null;
+  /** An instance renewing the archive timestamp holds the document until then. */
+  timestamp_renewal_claimed_until: string | null;
 }
 
 export interface SignersTable {

@@ -17,6 +17,7 @@ import { issueLink } from '../modules/signing/signing-links.ts';
 import { orgNameOf } from '../modules/signing/signing-flow.ts';
 import { isSigningRole, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
 import { enqueueJob, PermanentJobError } from './queue.ts';
+import type { FinalizeResult } from '../pdf/finalize.ts';
 import type { FinalizeInput } from '../pdf/finalize.ts';
 import { finalizeInWorker } from '../pdf/finalize-worker.ts';
 import { WorkerLimitError } from '../pdf/bounded-worker.ts';
@@ -90,7 +91,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     const outputPath = path.join(dir, 'signed.pdf');
     await pipeline(await deps.storage.get(doc.file_key), fs.createWriteStream(sourcePath));
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
-    let sealed: { sha256: string; size: number };
+    let sealed: FinalizeResult;
     try {
       sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields), deps.config, outputPath, deps.config.finalizeTimeoutMs);
     } catch (err) {
@@ -100,7 +101,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     } finally {
       stopTimer();
     }
-    const { sha256, size } = sealed;
+    const { sha256, size, level, timestampExpiresAt } = sealed;
     const key = `documents/${doc.id}/signed-${sha256}.pdf`;
     await deps.storage.put(key, fs.createReadStream(outputPath), 'application/pdf');
 
@@ -115,6 +116,8 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
         signed_file_key: key,
         signed_file_hash: sha256,
         sealing_error: null,
+        pades_level: level,
+        timestamp_expires_at: timestampExpiresAt,
         updated_at: now,
       });
       if (!moved) return false;
@@ -123,7 +126,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
         orgId: doc.org_id,
         documentId: doc.id,
         action: 'document.completed',
-        details: `Completed; signed PDF SHA-256 ${sha256} (${size} bytes)`,
+        details: `Completed; signed PDF SHA-256 ${sha256} (${size} bytes, PAdES ${level})`,
         meta: UNKNOWN_ACTOR,
       });
       await emitEvent(trx, deps.clock, doc.org_id, 'document.completed', await documentEventData(trx, doc.org_id, doc.id));

@@ -26,7 +26,12 @@ const attribute = (type: string, value: Buffer) => sequence(oid(type), setOf(val
  * under a millisecond; an RSA signature is deterministic, so the same input gives the
  * same file.
  */
-export function buildCms(digest: Buffer, cert: SigningCertificate): Buffer {
+export async function buildCms(
+  digest: Buffer,
+  cert: SigningCertificate,
+  /** Unsigned attributes made from the signature value (a signature timestamp: PAdES B-T), each one Attribute's DER. */
+  unsigned?: (signature: Buffer) => Promise<Buffer[]>,
+): Promise<Buffer> {
   const leaf = cert.chain[0];
   const { issuer, serial } = issuerAndSerial(leaf);
   const sha256 = sequence(oid(OID.sha256));
@@ -47,6 +52,7 @@ export function buildCms(digest: Buffer, cert: SigningCertificate): Buffer {
   const signatureAlgorithm =
     keyType === 'rsa' ? sequence(oid(OID.rsaEncryption), nullValue()) : sequence(oid(OID.ecdsaWithSha256));
   const signature = sign('sha256', signedAttrs, cert.privateKey);
+  const unsignedAttrs = unsigned ? await unsigned(signature) : [];
 
   const signerInfo = sequence(
     integer(1),
@@ -55,6 +61,8 @@ export function buildCms(digest: Buffer, cert: SigningCertificate): Buffer {
     contextTag(0, signedAttrs.subarray(signedAttrs.length - contentLength(signedAttrs))),
     signatureAlgorithm,
     octetString(signature),
+    // [1] IMPLICIT SET OF Attribute
+    ...(unsignedAttrs.length > 0 ? [contextTag(1, ...[...unsignedAttrs].sort(Buffer.compare))] : []),
   );
   const signedData = sequence(
     integer(1),

@@ -1,7 +1,9 @@
 import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
 import type { SigningCertConfig, SigningCertificate } from './certificate.ts';
-import type { FinalizeInput } from './finalize.ts';
+import type { FinalizeInput, FinalizeResult } from './finalize.ts';
+import type { LongTermConfig } from './long-term.ts';
 import { PdfLimitError } from './syntax.ts';
+import { TrustServiceError } from './trust-client.ts';
 
 /**
  * Runs `finalizePdf` on a worker thread so the HTTP server's event loop never waits on PDF
@@ -11,8 +13,11 @@ import { PdfLimitError } from './syntax.ts';
  * only that document: the thread is replaced for the next one.
  */
 
-type Result = { sha256: string; size: number };
-type Request = { input: FinalizeInput; certConfig: SigningCertConfig; outputPath: string };
+type Result = FinalizeResult;
+type Request = { input: FinalizeInput; certConfig: SigningCertConfig; longTerm: LongTermConfig; outputPath: string };
+
+/** What the worker needs of the configuration: the certificate, and the PAdES level with its TSA (B-B when absent). */
+export type FinalizeConfig = SigningCertConfig & { longTerm?: LongTermConfig };
 
 /** The bounds of one sealing (README, "Limits"). */
 export const FINALIZE_LIMITS = {
@@ -25,11 +30,11 @@ export const FINALIZE_LIMITS = {
 let worker: BoundedWorker<Request, Result> | null = null;
 let workerDeadline = 0;
 
-const rebuild = (name: string, message: string) =>
-  name === 'PdfLimitError' ? new PdfLimitError(message) : name === 'WorkerLimitError' ? new WorkerLimitError(message) : undefined;
+const REBUILT: Record<string, new (message: string) => Error> = { PdfLimitError, WorkerLimitError, TrustServiceError };
+const rebuild = (name: string, message: string) => (REBUILT[name] ? new REBUILT[name](message) : undefined);
 
 /** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread, within `deadlineMs`. */
-export function finalizeInWorker(input: FinalizeInput, certConfig: SigningCertConfig, outputPath: string, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<Result> {
+export function finalizeInWorker(input: FinalizeInput, certConfig: FinalizeConfig, outputPath: string, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<Result> {
   if (!worker || workerDeadline !== deadlineMs) {
     void worker?.close();
     workerDeadline = deadlineMs;
@@ -43,7 +48,8 @@ export function finalizeInWorker(input: FinalizeInput, certConfig: SigningCertCo
   }
   // Only what the certificate needs crosses the thread boundary.
   const cert = { dataDir: certConfig.dataDir, signingCertP12: certConfig.signingCertP12, signingCertPassword: certConfig.signingCertPassword };
-  return worker.run({ input, certConfig: cert, outputPath });
+  const { level, tsa } = certConfig.longTerm ?? { level: 'B-B', tsa: null };
+  return worker.run({ input, certConfig: cert, longTerm: { level, tsa: tsa ? { ...tsa } : null }, outputPath });
 }
 
 /** Stops the worker (graceful shutdown, tests); calls still running are rejected. */
@@ -71,5 +77,5 @@ export async function finalizeTask(req: Request): Promise<Result> {
     // A failure (missing file, wrong password) is retried on the next call, not cached.
     cert.catch(() => certificates.delete(key));
   }
-  return finalizePdf(req.input, await cert, req.outputPath);
+  return finalizePdf(req.input, await cert, req.outputPath, req.longTerm);
 }

@@ -9,8 +9,13 @@ import { pageGeometry, readDocumentTree, type DocumentTree, type PageNode } from
 import { PdfFile } from './reader.ts';
 import { loadWithPdfLib } from './pdf-lib-guard.ts';
 import { signatureSlot, writeSigned } from './sign.ts';
+import { buildCms } from './cms.ts';
+import type { TimestampInfo } from './cms-parse.ts';
+import { TIMESTAMP_RESERVE, levelAtLeast, type LongTermConfig } from './long-term.ts';
+import { extendLevel, stampWith, type FinalizeResult } from './levels.ts';
 import { stampFields } from './stamp.ts';
 import type { FinalizeInput } from './finalize-input.ts';
+import { addToAcroForm, asArray } from './acroform.ts';
 import {
   PdfRaw,
   PdfRef,
@@ -32,6 +37,8 @@ export type { FinalizeField, FinalizeInput, FinalizeSigner } from './finalize-in
  * by pdf-lib, which rebuilds them from their objects, and then signed. Larger ones fail:
  * a full rewrite holds several copies of the file in memory.
  */
+export type { FinalizeResult } from './levels.ts';
+
 export const REPAIR_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /**
@@ -45,22 +52,29 @@ export async function finalizePdf(
   input: FinalizeInput,
   cert: SigningCertificate,
   outputPath: string,
-): Promise<{ sha256: string; size: number }> {
+  longTerm: LongTermConfig = { level: 'B-B', tsa: null },
+): Promise<FinalizeResult> {
   // Opening the output truncates it: it must not be the file being read.
   if (path.resolve(outputPath) === path.resolve(input.sourcePath)) throw new Error('outputPath must differ from sourcePath');
+  if (levelAtLeast(longTerm.level, 'B-T') && !longTerm.tsa) throw new Error(`PAdES ${longTerm.level} needs a TSA_URL`);
+  const stamps: TimestampInfo[] = [];
+  const timestamper = longTerm.tsa && levelAtLeast(longTerm.level, 'B-T') ? stampWith(longTerm.tsa, stamps) : undefined;
+  let signed: { sha256: string; size: number };
   try {
-    return await finalizeFrom(input.sourcePath, input, cert, outputPath);
+    signed = await finalizeFrom(input.sourcePath, input, cert, outputPath, timestamper);
   } catch (err) {
     if (!(err instanceof PdfSyntaxError) || (await stat(input.sourcePath)).size > REPAIR_LIMIT_BYTES) throw err;
     const repaired = `${outputPath}.repaired-${randomBytes(4).toString('hex')}.pdf`;
     try {
       const doc = await loadWithPdfLib(await readFile(input.sourcePath));
       await writeFile(repaired, await doc.save({ useObjectStreams: false, updateFieldAppearances: false }));
-      return await finalizeFrom(repaired, input, cert, outputPath);
+      stamps.length = 0;
+      signed = await finalizeFrom(repaired, input, cert, outputPath, timestamper);
     } finally {
       await rm(repaired, { force: true });
     }
   }
+  return { ...(await extendLevel(outputPath, cert, longTerm, stamps, signed)), level: longTerm.level };
 }
 
 async function finalizeFrom(
@@ -68,6 +82,7 @@ async function finalizeFrom(
   input: FinalizeInput,
   cert: SigningCertificate,
   outputPath: string,
+  timestamper: ((signature: Buffer) => Promise<Buffer[]>) | undefined,
 ): Promise<{ sha256: string; size: number }> {
   const file = PdfFile.open(sourcePath);
   try {
@@ -131,11 +146,16 @@ async function finalizeFrom(
 
     objects.push(...factory.libraryObjects());
     const names = input.signers.map((s) => s.name).join(', ');
-    const slot = signatureSlot(sigRef, cert, {
-      signingTime: input.document.completedAt,
-      name: certificateLabel(cert),
-      reason: `Signed by ${names.length > 400 ? `${names.slice(0, 397)}...` : names} via Signet`,
-    });
+    const slot = signatureSlot(
+      sigRef,
+      cert,
+      {
+        signingTime: input.document.completedAt,
+        name: certificateLabel(cert),
+        reason: `Signed by ${names.length > 400 ? `${names.slice(0, 397)}...` : names} via Signet`,
+      },
+      timestamper ? TIMESTAMP_RESERVE : 0,
+    );
     // Last, so the bytes after /Contents (the second ByteRange) are only a few hundred.
     objects.push({ ref: sigRef, bytes: slot.bytes });
 
@@ -143,7 +163,7 @@ async function finalizeFrom(
       id: documentId(file, input),
       allocXrefStream: () => factory.alloc(),
     });
-    return await writeSigned(file, update, slot, cert, outputPath);
+    return await writeSigned(file, update, slot, outputPath, (digest) => buildCms(digest, cert, timestamper));
   } finally {
     file.close();
   }
@@ -221,31 +241,6 @@ function resourcesWithForm(file: PdfFile, page: PageNode, formRef: PdfRef): { re
   return { resources, formName };
 }
 
-/** Registers the signature field in the AcroForm (created when the document has none). */
-function addToAcroForm(
-  file: PdfFile,
-  tree: DocumentTree,
-  widgetRef: PdfRef,
-  factory: ObjectFactory,
-  put: (ref: PdfRef, value: PdfValue) => void,
-): void {
-  const current = tree.catalog.get('AcroForm');
-  const resolved = file.resolve(current);
-  const acroForm: PdfDict = isDict(resolved) ? new Map(resolved) : new Map();
-  acroForm.set('Fields', [...asArray(file.resolve(acroForm.get('Fields'))), widgetRef]);
-  const flags = file.resolve(acroForm.get('SigFlags'));
-  acroForm.set('SigFlags', (typeof flags === 'number' ? flags : 0) | 3); // SignaturesExist | AppendOnly
-  if (current instanceof PdfRef) {
-    put(current, acroForm);
-    return;
-  }
-  const ref = factory.alloc();
-  put(ref, acroForm);
-  const catalog = new Map(tree.catalog);
-  catalog.set('AcroForm', ref);
-  put(tree.catalogRef, catalog);
-}
-
 /** Keeps the original's permanent identifier; the changing half is derived from the input, not random. */
 function documentId(file: PdfFile, input: FinalizeInput): PdfValue {
   const { documentHash, id: documentIdentifier, completedAt } = input.document;
@@ -254,9 +249,4 @@ function documentId(file: PdfFile, input: FinalizeInput): PdfValue {
   const id = file.resolve(file.trailer.get('ID'));
   const permanent = Array.isArray(id) && id[0] instanceof PdfRaw ? id[0] : changing;
   return [permanent, changing];
-}
-
-function asArray(v: PdfValue | undefined): PdfValue[] {
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { SigningCertificate } from './certificate.ts';
-import { buildCms } from './cms.ts';
 import type { AssembledUpdate } from './incremental.ts';
 import type { PdfFile } from './reader.ts';
 import { formatNumber, pdfText, type PdfRef } from './syntax.ts';
@@ -28,20 +27,31 @@ export function pdfDate(iso: string): string {
 /**
  * The signature dictionary with room for the CMS: a blank /ByteRange of fixed width and a
  * zero-filled /Contents, both filled once the offsets and the digest are known.
+ * `timestampReserve`: room for a signature timestamp token (PAdES B-T and above).
  */
 export function signatureSlot(
   ref: PdfRef,
   cert: SigningCertificate,
   meta: { signingTime: string; reason: string; name: string },
+  timestampReserve = 0,
 ): SignatureSlot {
   // Certificates, plus room for attributes (~350 bytes) and a signature of up to RSA-8192.
-  const reserve = cert.chain.reduce((n, c) => n + c.length, 0) + 2048;
-  const head = `${ref.num} ${ref.gen} obj\n<</Type/Sig/Filter/Adobe.PPKLite/SubFilter/ETSI.CAdES.detached/ByteRange[`;
+  const reserve = cert.chain.reduce((n, c) => n + c.length, 0) + 2048 + timestampReserve;
+  const m = pdfText(pdfDate(meta.signingTime)).text;
+  const tail = `/M${m}/Name${pdfText(meta.name).text}/Reason${pdfText(meta.reason).text}`;
+  return slotFor(ref, '/Type/Sig/Filter/Adobe.PPKLite/SubFilter/ETSI.CAdES.detached', reserve, tail);
+}
+
+/** A document timestamp dictionary (PAdES B-LTA: ETSI.RFC3161), room for a token of `reserve` bytes. */
+export function docTimestampSlot(ref: PdfRef, reserve: number): SignatureSlot {
+  return slotFor(ref, '/Type/DocTimeStamp/Filter/Adobe.PPKLite/SubFilter/ETSI.RFC3161', reserve, '');
+}
+
+function slotFor(ref: PdfRef, entries: string, reserve: number, tail: string): SignatureSlot {
+  const head = `${ref.num} ${ref.gen} obj\n<<${entries}/ByteRange[`;
   const middle = `]/Contents`;
   const contents = `<${'0'.repeat(reserve * 2)}>`;
-  const m = pdfText(pdfDate(meta.signingTime)).text;
-  const tail = `/M${m}/Name${pdfText(meta.name).text}/Reason${pdfText(meta.reason).text}>>\nendobj\n`;
-  const text = head + ' '.repeat(BYTE_RANGE_WIDTH) + middle + contents + tail;
+  const text = head + ' '.repeat(BYTE_RANGE_WIDTH) + middle + contents + tail + '>>\nendobj\n';
   const contentsStart = head.length + BYTE_RANGE_WIDTH + middle.length;
   return {
     ref,
@@ -56,14 +66,17 @@ export function signatureSlot(
  * Writes original + update to `outputPath` and signs it in one pass: the original streams
  * through a SHA-256 (never held whole in memory); the hash state after everything before
  * /Contents is copied, one copy finishing the signed digest (rest of the update), the
- * other the file's own SHA-256 (CMS, then the rest).
+ * other the file's own SHA-256 (CMS, then the rest). With `append`, `outputPath` is the
+ * file itself and the update is appended to it (the file is read for the hash, not copied).
+ * `contentsFor` turns the digest of the signed byte ranges into the /Contents bytes.
  */
 export async function writeSigned(
   file: PdfFile,
   update: AssembledUpdate,
   slot: SignatureSlot,
-  cert: SigningCertificate,
   outputPath: string,
+  contentsFor: (digest: Buffer) => Promise<Buffer>,
+  append = false,
 ): Promise<{ sha256: string; size: number }> {
   const bytes = update.bytes;
   const slotAt = update.offsets.get(slot.ref.num)!;
@@ -74,7 +87,7 @@ export async function writeSigned(
   if (byteRangeText.length > BYTE_RANGE_WIDTH) throw new Error('file too large for the /ByteRange slot');
   bytes.write(byteRangeText.padEnd(BYTE_RANGE_WIDTH, ' '), slotAt + slot.byteRangeAt, 'latin1');
 
-  const out = await open(outputPath, 'w');
+  const out = await open(outputPath, append ? 'a' : 'w');
   try {
     const hash = createHash('sha256');
     const chunk = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(file.size, 1)));
@@ -83,13 +96,13 @@ export async function writeSigned(
       if (n === 0) throw new Error('the source PDF shrank while being signed');
       const piece = chunk.subarray(0, n);
       hash.update(piece);
-      await out.write(piece, 0, n);
+      if (!append) await out.write(piece, 0, n);
       pos += n;
     }
     hash.update(bytes.subarray(0, contentsStart));
     const whole = hash.copy();
     hash.update(bytes.subarray(contentsEnd));
-    const cms = buildCms(hash.digest(), cert);
+    const cms = await contentsFor(hash.digest());
     const hex = cms.toString('hex');
     if (hex.length > contentsEnd - contentsStart - 2) throw new Error('the CMS signature outgrew its placeholder');
     bytes.write(hex, contentsStart + 1, 'latin1');

@@ -176,6 +176,7 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL: batched creates (skippe
       original_content_type: 'application/msword', file_size: 2_000_000_000, page_count: 7, document_hash: 'h1', signed_file_key: 'files/s.pdf',
       signed_file_hash: 'h2', created_at: now, updated_at: '2026-01-02T00:00:00.000Z', deleted_at: null, pending_upload_key: 'up/x',
       pending_upload_content_type: 'application/pdf', pending_upload_max_bytes: 1234, pending_upload_expires_at: '2026-01-03T00:00:00.000Z', sealing_error: 'e',
+      pades_level: 'B-LTA', timestamp_expires_at: '2027-01-01T00:00:00.000Z', timestamp_renewal_claimed_until: '2026-01-04T00:00:00.000Z',
     };
     const signerRow = {
       id: 'sig_batch_every', document_id: document.id, name: 'S', email: 's@example.test', phone: '+15550100', role: 'approver', position: 3,

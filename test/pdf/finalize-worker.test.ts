@@ -36,7 +36,7 @@ describe('finalizeInWorker', () => {
     const cert = await loadSigningCertificate(certConfig());
     for (const [i, out] of outputs.entries()) {
       const signed = await readFile(out);
-      expect(results[i]).toEqual({ sha256: sha256(signed), size: signed.length });
+      expect(results[i]).toEqual({ sha256: sha256(signed), size: signed.length, level: 'B-B', timestampExpiresAt: null });
       const check = checkSignature(signed);
       expect(check).toMatchObject({ digestMatches: true, signatureValid: true });
       expect(check.certificateDer.equals(cert.chain[0])).toBe(true);

@@ -83,7 +83,7 @@ describe('finalizePdf', () => {
     const original = await makePdf({ pages: 1, useObjectStreams });
     const { result, output, signed } = await finalize(original, standardFields(png));
 
-    expect(result).toEqual({ sha256: sha256(signed), size: signed.length });
+    expect(result).toEqual({ sha256: sha256(signed), size: signed.length, level: 'B-B', timestampExpiresAt: null });
     // Incremental: every original byte is still there, unchanged, at the start.
     expect(signed.subarray(0, original.length).equals(original)).toBe(true);
     expect(signed.subarray(original.length).toString('latin1')).toMatch(useObjectStreams ? /\/Type\s*\/XRef/ : /\nxref\n/);

@@ -117,6 +117,9 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
         pending_upload_max_bytes: null,
         pending_upload_expires_at: null,
         sealing_error: null,
+        pades_level: null,
+        timestamp_expires_at: null,
+        timestamp_renewal_claimed_until: null,
       };
       Object.assign(doc, columns);
       await insertDocument(trx, doc);

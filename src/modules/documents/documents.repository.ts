@@ -78,6 +78,7 @@ const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
   'bulk_send_id', 'folder_id', 'file_key', 'original_file_key', 'original_content_type', 'file_size', 'page_count',
   'document_hash', 'signed_file_key', 'signed_file_hash', 'created_at', 'updated_at', 'deleted_at', 'pending_upload_key',
   'pending_upload_content_type', 'pending_upload_max_bytes', 'pending_upload_expires_at', 'sealing_error',
+  'pades_level', 'timestamp_expires_at', 'timestamp_renewal_claimed_until',
 ]);
 
 export const insertDocument: (db: Executor, row: NewDocumentRow) => Promise<void> = preparedInsert('documents', DOCUMENT_COLUMNS);

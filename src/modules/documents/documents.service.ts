@@ -102,6 +102,9 @@ export function buildNewDocument(deps: AppDeps, actor: Actor, id: string, input:
     pending_upload_max_bytes: null,
     pending_upload_expires_at: null,
     sealing_error: null,
+    pades_level: null,
+    timestamp_expires_at: null,
+    timestamp_renewal_claimed_until: null,
   };
   if (seed) Object.assign(row, seed.file);
   const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);
