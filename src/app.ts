@@ -27,6 +27,7 @@ import type { Storage } from './storage/storage.ts';
 import { loadServerSecret } from './server-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
+import { serializeRequest } from './http/log-redaction.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { filesRoutes } from './modules/documents/files.routes.ts';
@@ -64,6 +65,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      // Request URLs are logged with their tokens replaced (http/log-redaction.ts).
+      serializers: { req: serializeRequest },
     },
     bodyLimit: 1024 * 1024,
     genReqId: () => newId('req' as never),

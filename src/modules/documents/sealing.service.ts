@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { invalidState } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob, PermanentJobError } from '../../jobs/queue.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { requireSenderAction } from '../signing/signing-flow.ts';
@@ -17,10 +17,10 @@ import { getDocument } from './documents.service.ts';
  */
 
 /** Names of errors that another attempt cannot fix: the certificate or the PDF itself is unusable. */
-const PERMANENT_SEALING_ERRORS = new Set(['SigningCertificateError', 'PdfSyntaxError', 'PdfUnsupportedError', 'PermanentJobError']);
+const PERMANENT_SEALING_ERRORS = new Set(['SigningCertificateError', 'PdfSyntaxError', 'PdfUnsupportedError', 'PdfLimitError']);
 
 export function isPermanentSealingError(err: unknown): boolean {
-  return err instanceof Error && PERMANENT_SEALING_ERRORS.has(err.name);
+  return err instanceof PermanentJobError || (err instanceof Error && PERMANENT_SEALING_ERRORS.has(err.name));
 }
 
 /**
