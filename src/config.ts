@@ -27,6 +27,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOWED_HOSTS: Type.Optional(Type.String()),
   WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String()),
   SEALING_RETRY_SCHEDULE: Type.Optional(Type.String()),
+  DELETED_RETENTION_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WEBHOOK_LOG_DAYS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })),
   SIGNING_CERT_P12: Type.Optional(Type.String()),
@@ -121,6 +122,8 @@ export interface Config {
   readonly webhookLogDays: number;
   /** Delays in milliseconds between sealing attempts; after the last, the document becomes `action_required`. */
   readonly sealingRetrySchedule: readonly number[];
+  /** Days a deleted document's files and evidence are kept before they are erased. */
+  readonly deletedRetentionDays: number;
   readonly signingCertP12: string | undefined;
   readonly signingCertPassword: string | undefined;
   readonly redisUrl: string | undefined;
@@ -247,6 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetrySchedule: parseSchedule(e.WEBHOOK_RETRY_SCHEDULE ?? '1m,5m,30m,2h,5h,10h,18h,24h'),
     webhookTimeoutMs: Number(e.WEBHOOK_TIMEOUT_MS ?? 10_000),
     webhookLogDays: Number(e.WEBHOOK_LOG_DAYS ?? 30),
+    deletedRetentionDays: Number(e.DELETED_RETENTION_DAYS ?? 30),
     sealingRetrySchedule: parseSchedule(e.SEALING_RETRY_SCHEDULE ?? '10s,1m,5m,30m', 'SEALING_RETRY_SCHEDULE'),
     signingCertP12: e.SIGNING_CERT_P12,
     signingCertPassword: e.SIGNING_CERT_PASSWORD,

@@ -250,6 +250,8 @@ export interface AuditLogsTable {
 }
 
 export interface IdempotencyKeysTable {
+  /** The API key that made the request (migration 0010b): records are never shared between keys. */
+  api_key_id: string;
   org_id: string;
   key: string;
   request_hash: string;

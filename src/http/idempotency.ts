@@ -12,7 +12,7 @@ const ABANDONED_MS = 60 * 1000;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency: { orgId: string; key: string } | null;
+    idempotency: { apiKeyId: string; key: string } | null;
   }
 }
 
@@ -37,7 +37,8 @@ function requestHash(request: FastifyRequest): string {
 
 /**
  * `Idempotency-Key` on any authenticated POST: the first response (status and body) is stored
- * in the database for 24 hours and replayed for the same key and body, whichever instance
+ * in the database for 24 hours, under the API key that made the request (never replayed to another
+ * key, even of the same organization; purged after 24 hours by the retention job), and replayed for the same key and body, whichever instance
  * answers; the same key with another body is 409 `idempotency_conflict`. 5xx responses are not
  * stored, so a retry after a failure runs again.
  */
@@ -56,13 +57,13 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
         { path: 'headers.idempotency-key', message: 'must be 1-255 characters' },
       ]);
     }
-    const orgId = request.auth.orgId;
+    const { orgId, keyId: apiKeyId } = request.auth;
     const hash = requestHash(request);
     const now = clock.now();
     const existing = await db
       .selectFrom('idempotency_keys')
       .selectAll()
-      .where('org_id', '=', orgId)
+      .where('api_key_id', '=', apiKeyId)
       .where('key', '=', key)
       .executeTakeFirst();
     const age = existing ? now.getTime() - Date.parse(existing.created_at) : 0;
@@ -80,25 +81,25 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       return reply.send(existing.response_body === '' ? undefined : existing.response_body);
     }
     if (existing) {
-      await db.deleteFrom('idempotency_keys').where('org_id', '=', orgId).where('key', '=', key).execute();
+      await db.deleteFrom('idempotency_keys').where('api_key_id', '=', apiKeyId).where('key', '=', key).execute();
     }
     try {
       await db
         .insertInto('idempotency_keys')
-        .values({ org_id: orgId, key, request_hash: hash, status_code: IN_FLIGHT, response_body: '', created_at: now.toISOString() })
+        .values({ api_key_id: apiKeyId, org_id: orgId, key, request_hash: hash, status_code: IN_FLIGHT, response_body: '', created_at: now.toISOString() })
         .execute();
     } catch {
       // Another request claimed the key between our read and insert.
       throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed');
     }
-    request.idempotency = { orgId, key };
+    request.idempotency = { apiKeyId, key };
   });
 
   hookRoutes(app, 'onSend', applies, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = request.idempotency;
     if (!claim) return payload;
     request.idempotency = null;
-    const where = db.deleteFrom('idempotency_keys').where('org_id', '=', claim.orgId).where('key', '=', claim.key);
+    const where = db.deleteFrom('idempotency_keys').where('api_key_id', '=', claim.apiKeyId).where('key', '=', claim.key);
     if (reply.statusCode >= 500 || (payload !== undefined && payload !== null && typeof payload !== 'string')) {
       await where.execute();
       return payload;
@@ -106,7 +107,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     await db
       .updateTable('idempotency_keys')
       .set({ status_code: reply.statusCode, response_body: (payload as string | undefined) ?? '' })
-      .where('org_id', '=', claim.orgId)
+      .where('api_key_id', '=', claim.apiKeyId)
       .where('key', '=', claim.key)
       .execute();
     return payload;

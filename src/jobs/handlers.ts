@@ -40,6 +40,8 @@ export function registerJobHandlers(deps: AppDeps): void {
     async (payload, error) => {
       if (payload.signingInvitation) await onInvitationUndeliverable(deps, { ...payload.signingInvitation, to: payload.to }, error);
     },
+    // A sent mail's job is deleted; one that failed for good keeps who and what, not its links or codes.
+    { keepOnFailure: ({ to, subject }) => ({ to, subject, text: '', bodyDropped: true }) },
   );
   const sealingSchedule = deps.config.sealingRetrySchedule;
   deps.jobs.register(

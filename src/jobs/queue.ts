@@ -118,6 +118,7 @@ export class JobRunner {
   private readonly handlers = new Map<string, JobHandler<any>>();
   private readonly failureHandlers = new Map<string, JobFailureHandler<any>>();
   private readonly schedules = new Map<string, readonly number[]>();
+  private readonly keepOnFailure = new Map<string, (payload: any) => unknown>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -138,10 +139,20 @@ export class JobRunner {
    * `retrySchedule`: the delays between attempts of this kind (attempts exhausted after the last);
    * without it, exponential backoff for up to MAX_ATTEMPTS attempts.
    */
-  register<K extends JobKind>(kind: K, handler: JobHandler<K>, onFinalFailure?: JobFailureHandler<K>, options: { retrySchedule?: readonly number[] } = {}): void {
+  register<K extends JobKind>(
+    kind: K,
+    handler: JobHandler<K>,
+    onFinalFailure?: JobFailureHandler<K>,
+    options: {
+      retrySchedule?: readonly number[];
+      /** What of the payload a job that failed for good keeps (mail: not its body, which holds links and codes). */
+      keepOnFailure?: (payload: JobPayloads[K]) => unknown;
+    } = {},
+  ): void {
     this.handlers.set(kind, handler);
     if (onFinalFailure) this.failureHandlers.set(kind, onFinalFailure);
     if (options.retrySchedule) this.schedules.set(kind, options.retrySchedule);
+    if (options.keepOnFailure) this.keepOnFailure.set(kind, options.keepOnFailure);
   }
 
   start(): void {
@@ -236,9 +247,11 @@ export class JobRunner {
           this.log.error({ jobId: job.id, kind: job.kind, err: hookErr }, 'job failure handler failed'),
         );
       }
+      const keep = exhausted ? this.keepOnFailure.get(job.kind) : undefined;
       await this.db
         .updateTable('jobs')
         .set({
+          ...(keep ? { payload: JSON.stringify(keep(JSON.parse(job.payload))) } : {}),
           status: exhausted ? 'failed' : 'pending',
           run_at: new Date(now.getTime() + delay).toISOString(),
           leased_until: null,

@@ -13,6 +13,7 @@ import { orgNameOf } from '../modules/signing/signing-flow.ts';
 import { FINISHED_SIGNER, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
 import { closeExpiredCampaigns } from '../modules/campaigns/campaign-closing.ts';
 import { purgeEventLog } from '../modules/events/event-retention.ts';
+import { purgeExpired } from '../modules/retention/retention.ts';
 
 /*
  * Time-driven transitions: documents expire, signers get reminders. Every instance with workers
@@ -137,15 +138,26 @@ export async function runSchedulers(deps: AppDeps): Promise<{ expired: number; r
   return { expired, reminded, campaignsClosed, eventsPurged };
 }
 
-/** Runs the schedulers every minute until the returned stop function is called (it waits for a pass in progress). */
+/** The retention purges (modules/retention) run at most this often. */
+export const PURGE_INTERVAL_MS = 3_600_000;
+
+/**
+ * Runs the schedulers every minute, and the retention purges every hour, until the returned stop
+ * function is called (it waits for a pass in progress).
+ */
 export function startSchedulers(deps: AppDeps, log: FastifyBaseLogger, intervalMs = SCHEDULER_INTERVAL_MS): () => Promise<void> {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
+  let lastPurge = 0;
   const tick = () => {
     running = runSchedulers(deps)
-      .then((result) => {
+      .then(async (result) => {
         if (result.expired || result.reminded || result.campaignsClosed || result.eventsPurged) log.info(result, 'schedulers ran');
+        if (Date.now() - lastPurge < PURGE_INTERVAL_MS) return;
+        lastPurge = Date.now();
+        const purged = await purgeExpired(deps);
+        if (Object.values(purged).some((n) => n > 0)) log.info(purged, 'retention purge ran');
       })
       .catch((err) => log.error({ err }, 'scheduler pass failed'))
       .finally(() => {

@@ -5,7 +5,7 @@ import { createDocument } from '../helpers/factories.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
 });
 afterAll(async () => t.close());
 
@@ -93,7 +93,7 @@ describe('Idempotency-Key on POST', () => {
     expect(await countDocuments(t.orgId, 'Too long key')).toBe(0);
   });
 
-  it('scopes keys to the organization: the same key in two organizations makes two resources', async () => {
+  it('scopes keys to the API key: the same key in two organizations makes two resources', async () => {
     const other = await t.newOrg('Globex');
     const key = randomUUID();
     const name = `Shared key ${key}`;
@@ -105,11 +105,28 @@ describe('Idempotency-Key on POST', () => {
     expect(b.body.data.id).not.toBe(a.body.data.id);
     expect(await countDocuments(t.orgId, name)).toBe(1);
     expect(await countDocuments(other.orgId, name)).toBe(1);
-    // Another key of the same organization does see the stored response.
+    // Another key of the same organization never receives the stored response: it makes its own.
     const sameOrgKey = await t.keyWith(['documents.create']);
     const c = await post({ name }, key, sameOrgKey);
-    expect(c.headers['idempotent-replayed']).toBe('true');
-    expect(c.body.data.id).toBe(a.body.data.id);
+    expect(c.status).toBe(201);
+    expect(c.headers['idempotent-replayed']).toBeUndefined();
+    expect(c.body.data.id).not.toBe(a.body.data.id);
+    expect(await countDocuments(t.orgId, name)).toBe(2);
+  });
+
+  it('never replays a webhook secret to another key of the organization', async () => {
+    const key = randomUUID();
+    const body = { url: 'http://127.0.0.1:9/in', events: ['document.completed'] };
+    const first = await t.request('POST', '/api/v1/webhooks', { body, headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    const replay = await t.request('POST', '/api/v1/webhooks', { body, headers: { 'idempotency-key': key } });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.data.secret).toBe(first.body.data.secret);
+    const colleague = await t.keyWith(['webhooks.create']);
+    const other = await t.request('POST', '/api/v1/webhooks', { key: colleague, body, headers: { 'idempotency-key': key } });
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(other.body.data.secret).not.toBe(first.body.data.secret);
+    expect(other.body.data.id).not.toBe(first.body.data.id);
   });
 
   it('replays a 4xx answered by the handler, even once the cause is gone', async () => {

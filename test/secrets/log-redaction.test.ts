@@ -78,7 +78,7 @@ describe('request logs carry no token', () => {
     const id = created.body.data.id;
     const ticket = (await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, { contentType: 'application/pdf' })).body.data;
     secrets.push(new URL(ticket.uploadUrl).pathname.split('/').at(-1)!);
-    const put = await fetch(local(ticket.uploadUrl), { method: 'PUT', headers: ticket.headers, body: await samplePdf(1) });
+    const put = await fetch(local(ticket.uploadUrl), { method: 'PUT', headers: ticket.headers, body: new Uint8Array(await samplePdf(1)) });
     expect(put.status).toBe(200);
     expect((await api(server, key, 'POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
 

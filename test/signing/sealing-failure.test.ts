@@ -141,6 +141,18 @@ describe('sealing that fails for good', () => {
   });
 });
 
+describe('which sealing errors are permanent', () => {
+  it('the certificate, the PDF itself, a refused limit: yes; anything else (storage, a crash): retried', async () => {
+    const { isPermanentSealingError } = await import('../../src/modules/documents/sealing.service.ts');
+    const { PermanentJobError } = await import('../../src/jobs/queue.ts');
+    const named = (name: string) => Object.assign(new Error('x'), { name });
+    expect(isPermanentSealingError(new PermanentJobError('refused'))).toBe(true);
+    for (const name of ['SigningCertificateError', 'PdfSyntaxError', 'PdfUnsupportedError', 'PdfLimitError']) expect(isPermanentSealingError(named(name))).toBe(true);
+    expect(isPermanentSealingError(new Error('ENOENT'))).toBe(false);
+    expect(isPermanentSealingError(named('TypeError'))).toBe(false);
+  });
+});
+
 describe('startup refuses an unusable certificate', () => {
   it('startServer throws a clear message naming the variables', async () => {
     const { startServer } = await import('../../src/server.ts');

@@ -1,0 +1,67 @@
+import type { DocumentRow } from '../../db/database.ts';
+import type { AppDeps } from '../../deps.ts';
+
+/*
+ * What Signet keeps, and for how long (README "Retention"): a deployment does not keep personal
+ * data or credentials for ever. Each purge is a set of deletes any instance may run at any time;
+ * running it twice, or on two instances at once, deletes nothing more. Events and the webhook
+ * delivery log (WEBHOOK_LOG_DAYS) are purged by modules/events/event-retention.ts.
+ */
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Idempotency records answer retries for 24 hours (API.md §2). */
+export const IDEMPOTENCY_TTL_MS = DAY;
+const BATCH = 100;
+
+export interface PurgeResult {
+  idempotency: number;
+  tokens: number;
+  deletedDocuments: number;
+}
+
+const count = (result: { numDeletedRows: bigint }[]) => result.reduce((n, r) => n + Number(r.numDeletedRows), 0);
+
+/** One pass of every purge. */
+export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
+  const now = deps.clock.now().getTime();
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const { db } = deps;
+
+  const idempotency = count(await db.deleteFrom('idempotency_keys').where('created_at', '<', iso(now - IDEMPOTENCY_TTL_MS)).execute());
+
+  // Links and codes that can no longer be used (an hour of slack keeps the resend windows).
+  const expired = iso(now - HOUR);
+  let tokens = count(await db.deleteFrom('signing_tokens').where('expires_at', '<', expired).execute());
+  tokens += count(await db.deleteFrom('signing_otps').where('expires_at', '<', expired).where('window_started_at', '<', expired).execute());
+  tokens += count(await db.deleteFrom('campaign_otps').where('expires_at', '<', expired).where('window_started_at', '<', expired).execute());
+
+  const deletedBefore = iso(now - deps.config.deletedRetentionDays * DAY);
+  const gone = await db.selectFrom('documents').selectAll().where('deleted_at', '<', deletedBefore).orderBy('deleted_at').limit(BATCH).execute();
+  let deletedDocuments = 0;
+  for (const doc of gone) if (await eraseDocument(deps, doc)) deletedDocuments++;
+  return { idempotency, tokens, deletedDocuments };
+}
+
+/**
+ * A document deleted longer ago than DELETED_RETENTION_DAYS: its files (original, signed,
+ * attachments and identity evidence) and then its rows (signers, fields, links, audit trail) are
+ * removed. Files go first: a crash in between leaves rows that the next pass erases again.
+ */
+async function eraseDocument(deps: AppDeps, doc: DocumentRow): Promise<boolean> {
+  const { db, storage } = deps;
+  const attachments = await db.selectFrom('attachments').select('file_key').where('document_id', '=', doc.id).execute();
+  const keys = new Set([doc.file_key, doc.original_file_key, doc.signed_file_key, doc.pending_upload_key, ...attachments.map((a) => a.file_key)]);
+  for (const key of keys) if (key) await storage.delete(key);
+  return db.transaction().execute(async (trx) => {
+    const signers = trx.selectFrom('signers').select('id').where('document_id', '=', doc.id);
+    await trx.deleteFrom('signing_otps').where('signer_id', 'in', signers).execute();
+    await trx.deleteFrom('signing_tokens').where('document_id', '=', doc.id).execute();
+    await trx.deleteFrom('attachments').where('document_id', '=', doc.id).execute();
+    await trx.deleteFrom('fields').where('document_id', '=', doc.id).execute();
+    await trx.deleteFrom('signers').where('document_id', '=', doc.id).execute();
+    await trx.deleteFrom('audit_logs').where('document_id', '=', doc.id).execute();
+    const removed = await trx.deleteFrom('documents').where('id', '=', doc.id).where('deleted_at', 'is not', null).executeTakeFirst();
+    return Number(removed.numDeletedRows) === 1;
+  });
+}
