@@ -43,6 +43,8 @@ import { publicCampaignRoutes } from './modules/campaigns/public.routes.ts';
 import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
 import { signingRoutes } from './modules/signing/signing.routes.ts';
 import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
+import { signerUploadRoutes } from './modules/signing/signer-uploads.routes.ts';
+import { attachmentsRoutes } from './modules/documents/attachments.routes.ts';
 import { organizationRoutes } from './modules/orgs/organization.routes.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
 
@@ -155,6 +157,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(webRoutes);
   await app.register(signingRoutes);
   await app.register(bulkSendsRoutes);
+  await app.register(signerUploadRoutes);
+  await app.register(attachmentsRoutes);
   await app.register(organizationRoutes);
   await app.register(eventsRoutes);
 

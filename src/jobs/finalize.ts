@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AppDeps } from '../deps.ts';
-import type { DocumentRow, Executor, SignerRow } from '../db/database.ts';
+import type { AttachmentRow, DocumentRow, Executor, SignerRow } from '../db/database.ts';
 import { completedMail } from '../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../modules/audit/audit.ts';
 import { emitEvent } from '../modules/events/emit.ts';
-import { transitionDocument } from '../modules/documents/documents.repository.ts';
+import { listAttachments, transitionDocument } from '../modules/documents/documents.repository.ts';
 import { documentEventData } from '../modules/documents/documents.service.ts';
 import { listFields } from '../modules/fields/fields.repository.ts';
 import { listSigners } from '../modules/signers/signers.repository.ts';
@@ -32,7 +32,16 @@ function completionTime(signers: SignerRow[]): string {
     .at(-1)!;
 }
 
-function finalizeInput(doc: DocumentRow, sourcePath: string, completedAt: string, signers: SignerRow[], fields: Awaited<ReturnType<typeof listFields>>): FinalizeInput {
+function finalizeInput(
+  doc: DocumentRow,
+  sourcePath: string,
+  completedAt: string,
+  signers: SignerRow[],
+  fields: Awaited<ReturnType<typeof listFields>>,
+  attachments: AttachmentRow[],
+): FinalizeInput {
+  const byId = new Map(attachments.map((a) => [a.id, a]));
+  const signerName = new Map(signers.map((s) => [s.id, s.name]));
   return {
     sourcePath,
     document: { id: doc.id, name: doc.name, documentHash: doc.document_hash, completedAt },
@@ -48,7 +57,15 @@ function finalizeInput(doc: DocumentRow, sourcePath: string, completedAt: string
     })),
     fields: fields
       .filter((f) => f.value !== null && f.value !== '')
-      .map((f) => ({ type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, value: f.value })),
+      // A file field shows the name of the file attached (its value is the attachment id).
+      .map((f) => ({ type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, value: f.type === 'file' ? (byId.get(f.value!)?.name ?? f.value) : f.value })),
+    attachments: attachments.map((a) => ({
+      name: a.name,
+      contentType: a.content_type,
+      fileSize: a.file_size,
+      sha256: a.sha256,
+      signerName: (a.signer_id && signerName.get(a.signer_id)) || '',
+    })),
   };
 }
 
@@ -84,6 +101,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
   if (!doc.file_key) throw new PermanentJobError(`the document has no file to seal`);
   const completedAt = completionTime(signers);
   const fields = await listFields(deps.db, doc.id);
+  const attachments = await listAttachments(deps.db, doc.id);
 
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'signet-finalize-'));
   try {
@@ -93,7 +111,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
     let sealed: FinalizeResult;
     try {
-      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields), deps.config, outputPath, deps.config.finalizeTimeoutMs);
+      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields, attachments), deps.config, outputPath, deps.config.finalizeTimeoutMs);
     } catch (err) {
       // The same file would break the same bound again: no retry, and no other document waits on it.
       if (err instanceof WorkerLimitError || err instanceof PdfLimitError) throw new PermanentJobError(`Sealing refused: ${err.message}`);

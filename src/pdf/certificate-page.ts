@@ -105,6 +105,24 @@ export function buildCertificatePages(factory: ObjectFactory, input: FinalizeInp
     y -= 12;
   });
 
+  const attachments = input.attachments ?? [];
+  if (attachments.length > 0) {
+    ensure(40);
+    y -= 6;
+    canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, `Attachments (${attachments.length})`);
+    y -= 24;
+    for (const a of attachments) {
+      const rows = [
+        row('File', `${a.name} (${a.contentType}, ${a.fileSize} bytes)`),
+        row('Attached by', a.signerName || 'Unknown'),
+        row('SHA-256', a.sha256, 'Courier', 8.5),
+      ];
+      ensure(rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12);
+      for (const r of rows) drawRow(r);
+      y -= 8;
+    }
+  }
+
   pages.forEach((page, i) => {
     page.text(
       'Helvetica',

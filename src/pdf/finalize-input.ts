@@ -27,10 +27,21 @@ export interface FinalizeField {
   value: string | null;
 }
 
+/** A file attached by a signer (or identity evidence), listed on the certificate page with its hash. */
+export interface FinalizeAttachment {
+  name: string;
+  contentType: string;
+  fileSize: number;
+  sha256: string;
+  /** Who attached it; '' when unknown. */
+  signerName: string;
+}
+
 export interface FinalizeInput {
   /** Path of a local temp file holding the original PDF (the caller copies it out of storage first). */
   sourcePath: string;
   document: { id: string; name: string; documentHash: string; completedAt: string };
   signers: FinalizeSigner[];
   fields: FinalizeField[];
+  attachments?: FinalizeAttachment[];
 }

@@ -44,6 +44,7 @@ export type AuditAction =
   | 'signer.identity_approved'
   | 'signer.identity_rejected'
   | 'signer.invitation_failed'
+  | 'signer.file_uploaded'
   | 'field.added'
   | 'field.updated'
   | 'field.removed';

@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Dialect } from '../../db/create-db.ts';
-import type { DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
+import type { AttachmentRow, DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
 import { nameStatement } from '../../db/named-statements.ts';
 
 /*
@@ -18,13 +18,7 @@ export type DetailField = Pick<
   FieldRow,
   'id' | 'type' | 'label' | 'page' | 'x' | 'y' | 'width' | 'height' | 'required' | 'read_only' | 'assigned_to' | 'placeholder' | 'default_value' | 'options' | 'value'
 >;
-export interface DetailAttachment {
-  id: string;
-  name: string;
-  content_type: string;
-  file_size: number;
-  created_at: string;
-}
+export type DetailAttachment = Pick<AttachmentRow, 'id' | 'name' | 'content_type' | 'file_size' | 'sha256' | 'kind' | 'signer_id' | 'field_id' | 'created_at'>;
 
 export interface DocumentDetailRows {
   row: DocumentRow;
@@ -39,7 +33,7 @@ const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
 const FIELD_COLUMNS: (keyof DetailField)[] = [
   'id', 'type', 'label', 'page', 'x', 'y', 'width', 'height', 'required', 'read_only', 'assigned_to', 'placeholder', 'default_value', 'options', 'value',
 ];
-const ATTACHMENT_COLUMNS: (keyof DetailAttachment)[] = ['id', 'name', 'content_type', 'file_size', 'created_at'];
+const ATTACHMENT_COLUMNS: (keyof DetailAttachment)[] = ['id', 'name', 'content_type', 'file_size', 'sha256', 'kind', 'signer_id', 'field_id', 'created_at'];
 
 function childArray(dialect: Dialect, table: string, columns: string[], orderBy: string): string {
   const pairs = columns.map((c) => `'${c}', c.${c}`).join(', ');

@@ -85,7 +85,17 @@ export function toDocumentDetail(row: DocumentRow, signers: DetailSigner[], fiel
   detail.signers = signers.map(toSigner);
   detail.fields = fields.map(toField);
   detail.actionRequired = row.status === 'action_required' ? actionRequiredOf(row, signers) : null;
-  detail.attachments = attachments.map((a) => ({ id: a.id, name: a.name, contentType: a.content_type, fileSize: a.file_size, createdAt: a.created_at }));
+  detail.attachments = attachments.map((a) => ({
+    id: a.id,
+    name: a.name,
+    contentType: a.content_type,
+    fileSize: a.file_size,
+    sha256: a.sha256,
+    kind: a.kind,
+    signerId: a.signer_id,
+    fieldId: a.field_id,
+    createdAt: a.created_at,
+  }));
   return detail;
 }
 

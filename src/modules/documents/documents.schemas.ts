@@ -37,13 +37,20 @@ export const DocumentListItem = Type.Object(
 );
 export type DocumentListItemT = Static<typeof DocumentListItem>;
 
-export const Attachment = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  contentType: Type.String(),
-  fileSize: Type.Integer(),
-  createdAt: Timestamp,
-});
+export const Attachment = Type.Object(
+  {
+    id: Id('att'),
+    name: Type.String(),
+    contentType: Type.String(),
+    fileSize: Type.Integer({ description: 'Bytes' }),
+    sha256: Type.String({ description: 'SHA-256 hex of the bytes as stored (download them with `GET /api/v1/documents/{id}/attachments/{attachmentId}`)' }),
+    kind: StringEnum(['signer_upload', 'identity_evidence'] as const, { description: '`signer_upload`: a file field; `identity_evidence`: an ID photo (`requireKyc`)' }),
+    signerId: Nullable(Type.String()),
+    fieldId: Nullable(Type.String({ description: 'The `file` field it fills (signer uploads)' })),
+    createdAt: Timestamp,
+  },
+  { description: 'A file attached to the document by a signer' },
+);
 
 export const ActionRequired = Type.Union(
   [Type.Object(

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
 
-export const FIELD_TYPES = ['signature', 'initials', 'name', 'email', 'date', 'text', 'number', 'checkbox', 'dropdown', 'radio'] as const;
+export const FIELD_TYPES = ['signature', 'initials', 'name', 'email', 'date', 'text', 'number', 'checkbox', 'dropdown', 'radio', 'file'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 /** Types that need `options`; every other type must leave it null. */
 export const OPTION_TYPES: readonly string[] = ['dropdown', 'radio'];

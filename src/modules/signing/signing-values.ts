@@ -127,7 +127,12 @@ const isEmpty = (raw: Raw | undefined) => raw === undefined || (typeof raw === '
  * each of them (null when left empty). Every problem is reported at once as a 400
  * `validation_error` whose details name `body.values.<fieldId>` (or `body.signature`).
  */
-export function resolveValues(fields: FieldRow[], input: Pick<CompleteInput, 'values' | 'signature'>): Map<string, string | null> {
+export function resolveValues(
+  fields: FieldRow[],
+  input: Pick<CompleteInput, 'values' | 'signature'>,
+  /** The signer's current upload per `file` field (field id → attachment id). */
+  uploads: ReadonlyMap<string, { id: string }> = new Map(),
+): Map<string, string | null> {
   const problems: ErrorDetail[] = [];
   const values = input.values ?? {};
   const mine = new Map(fields.map((f) => [f.id, f]));
@@ -159,6 +164,11 @@ export function resolveValues(fields: FieldRow[], input: Pick<CompleteInput, 'va
         problems.push({ path: SIGNATURE_TYPES.includes(field.type) ? 'body.signature' : path, message: `is required (${field.label || field.type})` });
       }
       result.set(field.id, null);
+      continue;
+    }
+    if (field.type === 'file') {
+      if (raw !== uploads.get(field.id)?.id) problems.push({ path, message: 'must be the attachmentId answered by PUT …/fields/{fieldId}/file for this field' });
+      else result.set(field.id, raw);
       continue;
     }
     const checked = checkValue(field, raw!);

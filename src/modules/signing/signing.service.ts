@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { FieldRow, SignerRow } from '../../db/database.ts';
-import { invalidState, notFound } from '../../http/errors.ts';
+import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { declinedMail, declinedSenderMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
@@ -16,6 +16,7 @@ import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { verifyOtp } from './signing-otp.ts';
 import { FINISHED_SIGNER, isTurnOf, OPEN_DOCUMENT, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
 import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
+import { uploadsOf } from './signer-uploads.ts';
 import type { CompleteInput, CompleteResultT, DeclineInput, DeclineResultT, SigningFieldT, SigningLinkT, SigningSessionT } from './signing.schemas.ts';
 
 const fieldsOf = (fields: FieldRow[], signer: SignerRow) => fields.filter((f) => f.assigned_to === signer.position);
@@ -148,7 +149,7 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
   requireTurn(doc, await listSigners(deps.db, doc.id), signer);
   requireVerified(doc, signer);
   // Drawn signatures are decoded once, here, within their pixel budget: sealing then meets only images Signet wrote.
-  const values = await normalizeDrawnValues(resolveValues(fieldsOf(await listFields(deps.db, doc.id), signer), input));
+  const values = await normalizeDrawnValues(resolveValues(fieldsOf(await listFields(deps.db, doc.id), signer), input, await uploadsOf(deps.db, doc.id, signer.id)));
   // The code is checked last: a mistake in the values must not cost one of its attempts.
   if (doc.otp_method === 'email') await verifyOtp(deps, doc, signer, input.otp, meta);
 
@@ -159,6 +160,13 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
     requireOpen(locked, current);
     requireTurn(locked, await listSigners(trx, doc.id), current);
     requireVerified(locked, current);
+    // An upload named in the values must still be the field's (a second upload replaces the first).
+    const uploads = await uploadsOf(trx, doc.id, signer.id);
+    for (const [fieldId, value] of values) {
+      if (value !== null && uploads.has(fieldId) && uploads.get(fieldId)!.id !== value) {
+        throw new AppError('validation_error', `body.values.${fieldId} names a file replaced meanwhile`, [{ path: `body.values.${fieldId}`, message: 'names a file replaced meanwhile; use the latest attachmentId' }]);
+      }
+    }
 
     const now = deps.clock.now().toISOString();
     for (const [fieldId, value] of values) await updateField(trx, fieldId, { value, updated_at: now });

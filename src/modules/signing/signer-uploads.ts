@@ -1,0 +1,117 @@
+import type { Readable } from 'node:stream';
+import type { AppDeps } from '../../deps.ts';
+import type { AttachmentRow, Executor } from '../../db/database.ts';
+import { AppError, notFound } from '../../http/errors.ts';
+import { newId } from '../../ids.ts';
+import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { discardObjects, refusalOf, safeFilename } from '../documents/file-intake.ts';
+import { UPLOAD_CONTENT_TYPES, type UploadContentType } from '../documents/documents.schemas.ts';
+import { streamToStorage } from '../documents/stream-to-storage.ts';
+import { invalidLink, resolveToken } from './signing-links.ts';
+import { requireOpen } from './signing-rules.ts';
+import * as repo from './signing.repository.ts';
+
+/*
+ * Files a signer attaches through a `file` field (API.md §9): PDF, PNG, JPEG or WebP, at most
+ * 10 MB, streamed to storage while counted, hashed and checked against the declared type (never
+ * held whole). Each is an attachment of the document (`signer_upload`); a second upload for the
+ * same field replaces the first. `complete` then names it: `values[fieldId] = attachmentId`.
+ */
+
+export const SIGNER_UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
+
+const EXTENSION: Record<UploadContentType, string> = { 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+
+/** The signer's current upload for each of their `file` fields: field id → attachment. */
+export async function uploadsOf(db: Executor, documentId: string, signerId: string): Promise<Map<string, AttachmentRow>> {
+  const rows = await db
+    .selectFrom('attachments')
+    .selectAll()
+    .where('document_id', '=', documentId)
+    .where('signer_id', '=', signerId)
+    .where('kind', '=', 'signer_upload')
+    .execute();
+  return new Map(rows.map((r) => [r.field_id!, r]));
+}
+
+export interface FieldUpload {
+  contentType: string | undefined;
+  contentLength: number | undefined;
+  filename: string | undefined;
+  body: Readable | undefined;
+}
+
+/** Stores a signer's file for one of their `file` fields; answers the new attachment's id. */
+export async function uploadFieldFile(deps: AppDeps, token: string, fieldId: string, upload: FieldUpload, meta: RequestMeta): Promise<{ attachmentId: string }> {
+  const { signer, doc } = await resolveToken(deps.db, deps, token);
+  requireOpen(doc, signer);
+  const field = await deps.db.selectFrom('fields').selectAll().where('document_id', '=', doc.id).where('id', '=', fieldId).executeTakeFirst();
+  if (!field || field.assigned_to !== signer.position) throw notFound('Field');
+  if (field.type !== 'file') throw new AppError('invalid_state', `Field ${fieldId} is a ${field.type} field, not a file field`);
+  const contentType = (upload.contentType ?? '').split(';')[0].trim().toLowerCase() as UploadContentType;
+  if (!UPLOAD_CONTENT_TYPES.includes(contentType)) {
+    throw new AppError('unsupported_media_type', `Send the file as one of ${UPLOAD_CONTENT_TYPES.join(', ')}`);
+  }
+  const limits = { contentType, maxBytes: SIGNER_UPLOAD_MAX_BYTES };
+  if (upload.contentLength !== undefined && upload.contentLength > SIGNER_UPLOAD_MAX_BYTES) throw new AppError('payload_too_large', 'The file is larger than 10 MB');
+  if (!upload.body) throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
+
+  const attachmentId = newId('att');
+  const base = (upload.filename ?? '').trim();
+  const name = (base === '' ? `${field.label || 'upload'}.${EXTENSION[contentType]}` : base).slice(0, 200);
+  const key = `orgs/${doc.org_id}/documents/${doc.id}/attachments/${attachmentId}/${safeFilename(name)}`;
+  let file;
+  try {
+    file = await streamToStorage(deps.storage, key, upload.body, limits);
+  } catch (err) {
+    await discardObjects(deps.storage, [key]);
+    throw refusalOf(err, limits) ?? err;
+  }
+  if (file.size === 0) {
+    await discardObjects(deps.storage, [key]);
+    throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
+  }
+
+  let replaced: AttachmentRow | undefined;
+  try {
+    replaced = await deps.db.transaction().execute(async (trx) => {
+      // Locked like `complete`, so a completion never names an upload replaced meanwhile.
+      const locked = await repo.lockDocument(trx, doc.id);
+      const current = await repo.findSignerById(trx, signer.id);
+      if (!locked || !current) throw invalidLink();
+      requireOpen(locked, current);
+      const previous = (await uploadsOf(trx, doc.id, signer.id)).get(fieldId);
+      if (previous) await trx.deleteFrom('attachments').where('id', '=', previous.id).execute();
+      const now = deps.clock.now().toISOString();
+      await trx
+        .insertInto('attachments')
+        .values({
+          id: attachmentId,
+          document_id: doc.id,
+          name,
+          file_key: key,
+          content_type: contentType,
+          file_size: file.size,
+          created_at: now,
+          kind: 'signer_upload',
+          sha256: file.sha256,
+          signer_id: signer.id,
+          field_id: fieldId,
+        })
+        .execute();
+      await writeAudit(trx, deps.clock, {
+        orgId: doc.org_id,
+        documentId: doc.id,
+        action: 'signer.file_uploaded',
+        details: `${current.name} <${current.email}> attached "${name}" (${contentType}, ${file.size} bytes, SHA-256 ${file.sha256}) to field ${fieldId}${previous ? `, replacing ${previous.id}` : ''}`,
+        meta,
+      });
+      return previous;
+    });
+  } catch (err) {
+    await discardObjects(deps.storage, [key]);
+    throw err;
+  }
+  if (replaced) await discardObjects(deps.storage, [replaced.file_key]);
+  return { attachmentId };
+}
