@@ -1,5 +1,7 @@
 import type { AppDeps } from '../deps.ts';
 import type { MailMessage } from '../mail/mailer.ts';
+import { renderMailHtml, renderMailText } from '../mail/layout.ts';
+import { orgBrandOf } from '../modules/orgs/organization.service.ts';
 import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
 import { cancelBulkDocuments, processBulkRows } from '../modules/bulk-sends/bulk-send-rows.ts';
 import { isPermanentSealingError, onSealingFailed } from '../modules/documents/sealing.service.ts';
@@ -22,8 +24,15 @@ const isPermanentSmtpError = (err: unknown) => {
 export function registerJobHandlers(deps: AppDeps): void {
   deps.jobs.register(
     'mail',
-    async ({ storageAttachments, signingInvitation: _invitation, ...message }) => {
+    async ({ storageAttachments, signingInvitation: _invitation, orgId, content, ...message }) => {
       const mail: MailMessage = { ...message };
+      // Rendered now, not when queued: the organization's current name, colour, logo and Reply-To.
+      if (orgId && content) {
+        const brand = await orgBrandOf(deps.db, deps.config.publicUrl, orgId);
+        mail.text = renderMailText(content, brand.name);
+        mail.html = await renderMailHtml(message.subject, content, brand);
+        if (brand.replyTo) mail.replyTo = brand.replyTo;
+      }
       if (storageAttachments?.length) {
         mail.attachments = [];
         for (const a of storageAttachments) {

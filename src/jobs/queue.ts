@@ -5,6 +5,7 @@ import type { Dialect } from '../db/create-db.ts';
 import type { Db, Executor, JobRow } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import type { Pacer } from './pacer.ts';
+import type { MailContent } from '../mail/layout.ts';
 
 /** Job kinds and their payloads. A job is committed with the change that caused it (outbox). */
 export interface JobPayloads {
@@ -13,6 +14,9 @@ export interface JobPayloads {
     subject: string;
     text: string;
     html?: string;
+    /** What the mail says and whose it is: rendered in the organization's look when sent (mail/templates.ts). */
+    orgId?: string;
+    content?: MailContent;
     /** Files read from storage when the mail is sent (the signed PDF): job payloads stay small. */
     storageAttachments?: { filename: string; storageKey: string; contentType: string }[];
     /** Set on mails carrying a signing link: a final delivery failure makes the document `action_required`. */

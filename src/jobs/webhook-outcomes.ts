@@ -128,7 +128,7 @@ export class OutcomeRecorder {
       await cancelPendingDeliveries(trx, webhookId, nowIso);
       const org = await trx.selectFrom('organizations').select(['name', 'admin_email']).where('id', '=', orgId).executeTakeFirst();
       if (org) {
-        const mail = webhookDeactivatedMail({ to: org.admin_email, orgName: org.name, webhookId, url: outcome.url, failures, lastError: outcome.result.error ?? '' });
+        const mail = webhookDeactivatedMail({ orgId, to: org.admin_email, orgName: org.name, webhookId, url: outcome.url, failures, lastError: outcome.result.error ?? '' });
         await enqueueJob(trx, clock, 'mail', mail);
       }
     }

@@ -8,6 +8,7 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  replyTo?: string;
   attachments?: { filename: string; path?: string; content?: string | Buffer; contentType?: string }[];
 }
 

@@ -1,144 +1,153 @@
 import type { DocumentRow, SignerRow } from '../db/database.ts';
+import { renderMailText, type MailContent } from './layout.ts';
 import type { MailMessage } from './mailer.ts';
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-function compose(to: string, subject: string, paragraphs: string[]): MailMessage {
-  const body = paragraphs.filter(Boolean);
-  return {
-    to,
-    subject,
-    text: body.join('\n\n') + '\n',
-    html: body.map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('\n'),
-  };
+/**
+ * Every mail Signet sends, as what it says (MailContent) for an organization (`orgId`). The mail
+ * job renders it when it sends it (jobs/handlers.ts): HTML in the organization's colours with its
+ * logo, the plain-text part, and the organization's Reply-To. `text` is the plain-text part
+ * without the organization's footer, kept for anything that reads the payload before sending.
+ */
+export interface OutgoingMail extends MailMessage {
+  orgId: string;
+  content: MailContent;
 }
 
-/** The invitation sent by `send`. */
-export function invitationMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; yourTurn: boolean; link?: string }): MailMessage {
-  const { doc, signer, orgName } = args;
-  const subject = doc.email_subject ?? `${orgName} sent you "${doc.name}" to ${signer.role === 'cc' ? 'review' : 'sign'}`;
-  const note = doc.email_message ?? doc.message;
-  const action =
-    signer.role === 'cc'
-      ? 'You are receiving a copy; you will get the signed document when everyone has signed.'
-      : args.yourTurn
-        ? args.link
-          ? `It is your turn to ${signer.role === 'approver' ? 'approve' : 'sign'}. Open this link to do so: ${args.link}`
-          : `It is your turn to ${signer.role === 'approver' ? 'approve' : 'sign'}.`
-        : args.link
-          ? `Other signers come before you; we will email you again when it is your turn. You can already read the document here: ${args.link}`
-          : 'Other signers come before you; we will email you again when it is your turn.';
-  return compose(signer.email, subject, [
-    `Hello ${signer.name},`,
-    `${orgName} has sent you the document "${doc.name}".`,
-    note ? `Message from ${orgName}:\n${note}` : '',
-    action,
-  ]);
-}
-
-/** Sent to every recipient who had not completed when the sender cancels. */
-export function cancellationMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string }): MailMessage {
-  const { doc, signer, orgName } = args;
-  return compose(signer.email, `"${doc.name}" was cancelled`, [
-    `Hello ${signer.name},`,
-    `${orgName} has cancelled the document "${doc.name}". No action is needed from you; any signing link you received no longer works.`,
-  ]);
+/** Builds a mail; mails of any module go through here, so they all look alike. */
+export function composeMail(orgId: string, to: string, subject: string, content: MailContent): OutgoingMail {
+  const clean = { ...content, paragraphs: content.paragraphs.filter(Boolean), after: content.after?.filter(Boolean) };
+  return { to, subject, orgId, content: clean, text: renderMailText(clean, 'your sender') };
 }
 
 const verb = (signer: SignerRow) => (signer.role === 'approver' ? 'approve' : 'sign');
+const Verb = (signer: SignerRow) => (signer.role === 'approver' ? 'Approve' : 'Sign');
+
+/** The invitation sent by `send`. */
+export function invitationMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; yourTurn: boolean; link?: string }): OutgoingMail {
+  const { doc, signer, orgName, link } = args;
+  const subject = doc.email_subject ?? `${orgName} sent you "${doc.name}" to ${signer.role === 'cc' ? 'review' : 'sign'}`;
+  const note = doc.email_message ?? doc.message;
+  const content: MailContent = {
+    greeting: `Hello ${signer.name},`,
+    paragraphs: [`${orgName} has sent you the document "${doc.name}".`],
+    quote: note ? { label: `Message from ${orgName}:`, text: note } : undefined,
+  };
+  if (signer.role === 'cc') {
+    content.after = ['You are receiving a copy; you will get the signed document when everyone has signed.'];
+  } else if (args.yourTurn) {
+    content.paragraphs.push(`It is your turn to ${verb(signer)}.`);
+    if (link) content.button = { label: `${Verb(signer)} the document`, url: link };
+  } else {
+    content.paragraphs.push('Other signers come before you; we will email you again when it is your turn.');
+    if (link) content.button = { label: 'Read the document', url: link };
+  }
+  return composeMail(doc.org_id, signer.email, subject, content);
+}
+
+/** Sent to every recipient who had not completed when the sender cancels. */
+export function cancellationMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string }): OutgoingMail {
+  const { doc, signer, orgName } = args;
+  return composeMail(doc.org_id, signer.email, `"${doc.name}" was cancelled`, {
+    greeting: `Hello ${signer.name},`,
+    paragraphs: [`${orgName} has cancelled the document "${doc.name}".`, 'No action is needed from you; any signing link you received no longer works.'],
+  });
+}
 
 /** Sequential signing: the previous signer finished, now this one may sign. */
-export function yourTurnMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; link: string }): MailMessage {
+export function yourTurnMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; link: string }): OutgoingMail {
   const { doc, signer, orgName, link } = args;
-  return compose(signer.email, `Your turn to ${verb(signer)} "${doc.name}"`, [
-    `Hello ${signer.name},`,
-    `Everyone before you has finished with "${doc.name}" from ${orgName}. It is now your turn to ${verb(signer)}.`,
-    `Open this link to ${verb(signer)}: ${link}`,
-  ]);
+  return composeMail(doc.org_id, signer.email, `Your turn to ${verb(signer)} "${doc.name}"`, {
+    greeting: `Hello ${signer.name},`,
+    paragraphs: [`Everyone before you has finished with "${doc.name}" from ${orgName}. It is now your turn to ${verb(signer)}.`],
+    button: { label: `${Verb(signer)} the document`, url: link },
+  });
 }
 
 /** `reminderFrequency`: the signer whose turn it is has not acted yet. */
-export function reminderMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; link: string }): MailMessage {
+export function reminderMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; link: string }): OutgoingMail {
   const { doc, signer, orgName, link } = args;
   const deadline = doc.expires_at ? ` It expires on ${doc.expires_at.slice(0, 10)}.` : '';
-  return compose(signer.email, `Reminder: "${doc.name}" is waiting for you`, [
-    `Hello ${signer.name},`,
-    `${orgName} is still waiting for you to ${verb(signer)} "${doc.name}".${deadline}`,
-    `Open this link to ${verb(signer)}: ${link}`,
-  ]);
+  return composeMail(doc.org_id, signer.email, `Reminder: "${doc.name}" is waiting for you`, {
+    greeting: `Hello ${signer.name},`,
+    paragraphs: [`${orgName} is still waiting for you to ${verb(signer)} "${doc.name}".${deadline}`],
+    button: { label: `${Verb(signer)} the document`, url: link },
+  });
 }
 
 /** The one-time code of a document whose `otpMethod` is `email`. */
-export function otpMail(args: { doc: DocumentRow; signer: SignerRow; code: string; minutes: number }): MailMessage {
+export function otpMail(args: { doc: DocumentRow; signer: SignerRow; code: string; minutes: number }): OutgoingMail {
   const { doc, signer, code, minutes } = args;
-  return compose(signer.email, `Your signing code: ${code}`, [
-    `Hello ${signer.name},`,
-    `Your code to sign "${doc.name}" is ${code}. It is valid for ${minutes} minutes.`,
-    'If you did not ask for it, ignore this email; nobody can sign without the code.',
-  ]);
+  return composeMail(doc.org_id, signer.email, `Your signing code: ${code}`, {
+    greeting: `Hello ${signer.name},`,
+    paragraphs: [`Your code to sign "${doc.name}" is ${code}. It is valid for ${minutes} minutes.`],
+    code,
+    after: ['If you did not ask for it, ignore this email; nobody can sign without the code.'],
+  });
 }
 
 /** The signed copy, to every signer, approver and cc recipient. */
-export function completedMail(args: { doc: DocumentRow; recipient: SignerRow; orgName: string; downloadLink?: string }): MailMessage {
+export function completedMail(args: { doc: DocumentRow; recipient: SignerRow; orgName: string; downloadLink?: string }): OutgoingMail {
   const { doc, recipient, orgName, downloadLink } = args;
-  return compose(recipient.email, `"${doc.name}" is signed by everyone`, [
-    `Hello ${recipient.name},`,
-    `Everyone has signed "${doc.name}" from ${orgName}.`,
-    downloadLink
-      ? `The signed PDF is too large to attach; download it here (the link works for 30 days): ${downloadLink}`
-      : 'The signed PDF is attached. Keep it for your records.',
-  ]);
+  return composeMail(doc.org_id, recipient.email, `"${doc.name}" is signed by everyone`, {
+    greeting: `Hello ${recipient.name},`,
+    paragraphs: [
+      `Everyone has signed "${doc.name}" from ${orgName}.`,
+      downloadLink ? 'The signed PDF is too large to attach; download it here (the link works for 30 days).' : 'The signed PDF is attached. Keep it for your records.',
+    ],
+    button: downloadLink ? { label: 'Download the signed PDF', url: downloadLink } : undefined,
+  });
 }
 
 /** A signer declined: the other recipients learn that the document will not be completed. */
-export function declinedMail(args: { doc: DocumentRow; recipient: SignerRow; decliner: SignerRow; orgName: string }): MailMessage {
+export function declinedMail(args: { doc: DocumentRow; recipient: SignerRow; decliner: SignerRow; orgName: string }): OutgoingMail {
   const { doc, recipient, decliner, orgName } = args;
-  return compose(recipient.email, `"${doc.name}" was declined`, [
-    `Hello ${recipient.name},`,
-    `${decliner.name} declined to sign "${doc.name}" from ${orgName}, so it will not be completed. No action is needed from you; your signing link no longer works.`,
-  ]);
+  return composeMail(doc.org_id, recipient.email, `"${doc.name}" was declined`, {
+    greeting: `Hello ${recipient.name},`,
+    paragraphs: [
+      `${decliner.name} declined to sign "${doc.name}" from ${orgName}, so it will not be completed.`,
+      'No action is needed from you; your signing link no longer works.',
+    ],
+  });
 }
 
 /** A signer declined: the sender (organization admin) learns who and why. */
-export function declinedSenderMail(args: { doc: DocumentRow; to: string; decliner: SignerRow; reason: string }): MailMessage {
+export function declinedSenderMail(args: { doc: DocumentRow; to: string; decliner: SignerRow; reason: string }): OutgoingMail {
   const { doc, to, decliner, reason } = args;
-  return compose(to, `${decliner.name} declined "${doc.name}"`, [
-    `${decliner.name} <${decliner.email}> declined to sign "${doc.name}" (${doc.id}).`,
-    `Reason given:\n${reason}`,
-  ]);
+  return composeMail(doc.org_id, to, `${decliner.name} declined "${doc.name}"`, {
+    paragraphs: [`${decliner.name} <${decliner.email}> declined to sign "${doc.name}" (${doc.id}).`],
+    quote: { label: 'Reason given:', text: reason },
+  });
 }
 
 /** `expiresAt` passed before everyone signed. */
-export function expiredMail(args: { doc: DocumentRow; recipient: SignerRow; orgName: string }): MailMessage {
+export function expiredMail(args: { doc: DocumentRow; recipient: SignerRow; orgName: string }): OutgoingMail {
   const { doc, recipient, orgName } = args;
-  return compose(recipient.email, `"${doc.name}" has expired`, [
-    `Hello ${recipient.name},`,
-    `The document "${doc.name}" from ${orgName} expired before everyone signed. No action is needed from you; your signing link no longer works.`,
-  ]);
+  return composeMail(doc.org_id, recipient.email, `"${doc.name}" has expired`, {
+    greeting: `Hello ${recipient.name},`,
+    paragraphs: [`The document "${doc.name}" from ${orgName} expired before everyone signed.`, 'No action is needed from you; your signing link no longer works.'],
+  });
 }
 
-/** The sender must act: an invitation bounced, or identity evidence awaits review. */
-export function actionRequiredMail(args: { doc: DocumentRow; to: string; reason: string }): MailMessage {
+/** The sender must act: an invitation bounced, identity evidence awaits review, sealing failed. */
+export function actionRequiredMail(args: { doc: DocumentRow; to: string; reason: string }): OutgoingMail {
   const { doc, to, reason } = args;
-  return compose(to, `Action required on "${doc.name}"`, [
-    `The document "${doc.name}" (${doc.id}) needs your attention: ${reason}`,
-    'Signing resumes once you have resolved it.',
-  ]);
+  return composeMail(doc.org_id, to, `Action required on "${doc.name}"`, {
+    paragraphs: [`The document "${doc.name}" (${doc.id}) needs your attention: ${reason}`, 'Signing resumes once you have resolved it.'],
+  });
 }
 
 /** The sender reviewed the signer's identity evidence. */
-export function verificationResultMail(args: { doc: DocumentRow; signer: SignerRow; approved: boolean; note?: string; link: string }): MailMessage {
+export function verificationResultMail(args: { doc: DocumentRow; signer: SignerRow; approved: boolean; note?: string; link: string }): OutgoingMail {
   const { doc, signer, approved, note, link } = args;
   return approved
-    ? compose(signer.email, `Identity confirmed for "${doc.name}"`, [
-        `Hello ${signer.name},`,
-        `Your identity was confirmed. You can now ${verb(signer)} "${doc.name}": ${link}`,
-      ])
-    : compose(signer.email, `Please upload your ID again for "${doc.name}"`, [
-        `Hello ${signer.name},`,
-        'The photo of your ID could not be accepted.',
-        note ? `Reason: ${note}` : '',
-        `Upload a new photo here: ${link}`,
-      ]);
+    ? composeMail(doc.org_id, signer.email, `Identity confirmed for "${doc.name}"`, {
+        greeting: `Hello ${signer.name},`,
+        paragraphs: [`Your identity was confirmed. You can now ${verb(signer)} "${doc.name}".`],
+        button: { label: `${Verb(signer)} the document`, url: link },
+      })
+    : composeMail(doc.org_id, signer.email, `Please upload your ID again for "${doc.name}"`, {
+        greeting: `Hello ${signer.name},`,
+        paragraphs: ['The photo of your ID could not be accepted.', note ? `Reason: ${note}` : ''],
+        button: { label: 'Upload a new photo', url: link },
+      });
 }

@@ -15,6 +15,11 @@ export interface SinkMessage {
   from: string;
   subject: string;
   text: string;
+  /** The HTML part, '' when none. */
+  html: string;
+  replyTo: string;
+  /** The message as it came over the wire (headers, MIME parts, transfer encodings). */
+  raw: string;
   attachments: { filename: string; contentType: string; content: Buffer }[];
 }
 
@@ -59,13 +64,22 @@ export class SmtpSink {
         callback();
       },
       onData(stream, session, callback) {
-        simpleParser(stream)
-          .then((parsed) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        new Promise<Buffer>((resolve, reject) => {
+          stream.once('end', () => resolve(Buffer.concat(chunks)));
+          stream.once('error', reject);
+        })
+          .then(async (raw) => ({ raw, parsed: await simpleParser(raw) }))
+          .then(({ raw, parsed }) => {
             const message: SinkMessage = {
               to: (session.envelope.rcptTo || []).map((r) => r.address.toLowerCase()),
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
               subject: parsed.subject ?? '',
               text: parsed.text ?? '',
+              html: typeof parsed.html === 'string' ? parsed.html : '',
+              replyTo: parsed.replyTo?.text ?? '',
+              raw: raw.toString('utf8'),
               attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? '', contentType: a.contentType, content: a.content })),
             };
             if (!sink!.holdMs) {

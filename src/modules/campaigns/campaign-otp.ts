@@ -2,7 +2,8 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
-import { enqueueJob, type JobPayloads } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import { composeMail, type OutgoingMail } from '../../mail/templates.ts';
 import { OTP_MAX_ATTEMPTS, OTP_RESEND_MS, OTP_TTL_MS, OTP_WINDOW_MS, OTP_WINDOW_SENDS } from '../signing/signing-otp.ts';
 import { maskEmail } from '../signing/signing-rules.ts';
 import type { OtpResultT } from '../signing/signing.schemas.ts';
@@ -25,14 +26,14 @@ function rateLimited(message: string, retryAtMs: number, nowMs: number): AppErro
   return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
 }
 
-function otpMailFor(campaign: CampaignRow, to: string, code: string): JobPayloads['mail'] {
+function otpMailFor(campaign: CampaignRow, to: string, code: string): OutgoingMail {
   const minutes = OTP_TTL_MS / 60_000;
-  const lines = [
-    'Hello,',
-    `Your code to sign "${campaign.name}" is ${code}. It is valid for ${minutes} minutes.`,
-    'If you did not ask for it, ignore this email; nobody can sign with your address without the code.',
-  ];
-  return { to, subject: `Your signing code: ${code}`, text: `${lines.join('\n\n')}\n` };
+  return composeMail(campaign.org_id, to, `Your signing code: ${code}`, {
+    greeting: 'Hello,',
+    paragraphs: [`Your code to sign "${campaign.name}" is ${code}. It is valid for ${minutes} minutes.`],
+    code,
+    after: ['If you did not ask for it, ignore this email; nobody can sign with your address without the code.'],
+  });
 }
 
 /** Emails a fresh code to `email` for this campaign (a new code voids the previous one). */

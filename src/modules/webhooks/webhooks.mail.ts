@@ -1,22 +1,26 @@
-import type { JobPayloads } from '../../jobs/queue.ts';
+import { composeMail, type OutgoingMail } from '../../mail/templates.ts';
 
 /** Sent to the organization's admin when 20 consecutive failed attempts deactivate a webhook. */
 export function webhookDeactivatedMail(args: {
+  orgId: string;
   to: string;
   orgName: string;
   webhookId: string;
   url: string;
   failures: number;
   lastError: string;
-}): JobPayloads['mail'] {
+}): OutgoingMail {
   const url = withoutCredentials(args.url);
-  const lines = [
-    'Hello,',
-    `The webhook ${args.webhookId} of ${args.orgName}, which sends events to ${url}, failed ${args.failures} times in a row and has been deactivated. It receives no events until it is reactivated.`,
-    `Last error: ${args.lastError}`,
-    `Once the endpoint works again, reactivate it with PATCH /api/v1/webhooks/${args.webhookId} and the body {"status": "active"}. Failed deliveries can be re-sent with POST /api/v1/webhooks/${args.webhookId}/deliveries/{deliveryId}/retry.`,
-  ];
-  return { to: args.to, subject: `Webhook deactivated after ${args.failures} consecutive failures`, text: `${lines.join('\n\n')}\n` };
+  return composeMail(args.orgId, args.to, `Webhook deactivated after ${args.failures} consecutive failures`, {
+    greeting: 'Hello,',
+    paragraphs: [
+      `The webhook ${args.webhookId} of ${args.orgName}, which sends events to ${url}, failed ${args.failures} times in a row and has been deactivated. It receives no events until it is reactivated.`,
+    ],
+    quote: { label: 'Last error:', text: args.lastError || 'none recorded' },
+    after: [
+      `Once the endpoint works again, reactivate it with PATCH /api/v1/webhooks/${args.webhookId} and the body {"status": "active"}. Failed deliveries can be re-sent with POST /api/v1/webhooks/${args.webhookId}/deliveries/{deliveryId}/retry.`,
+    ],
+  });
 }
 
 /** A URL may carry basic-auth credentials for the receiver; they stay out of email. */
