@@ -59,6 +59,19 @@ export function signingApi(token) {
     requestOtp: () => call('POST', '/otp', {}),
     complete: (body) => call('POST', '/complete', body),
     decline: (reason) => call('POST', '/decline', { reason }),
+    /** A `file` field's file: the bytes as they are, typed by their own Content-Type; resolves to the attachment id. */
+    async fieldFile(fieldId, file) {
+      let res;
+      const url = `${base}/fields/${encodeURIComponent(fieldId)}/file?filename=${encodeURIComponent(file.name.slice(0, 200))}`;
+      try {
+        res = await fetch(url, { method: 'PUT', headers: { 'content-type': file.type || 'application/octet-stream', accept: 'application/json' }, body: file, credentials: 'omit', cache: 'no-store' });
+      } catch {
+        throw new ApiError(0, 'network_error', 'The upload did not reach the server. Check your connection and try again.');
+      }
+      const json = await res.json().catch(() => null);
+      if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? `The server answered ${res.status}.`, json?.error?.details);
+      return json.data.attachmentId;
+    },
     /** Identity evidence (KYC): the image bytes as they are, typed by their own Content-Type. */
     async identity(file) {
       let res;

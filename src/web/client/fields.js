@@ -2,6 +2,7 @@
 // page (x, y, width, height from the top-left), so it stays in place at any width.
 
 import { h, nextId } from './dom.js';
+import { fileControl } from './file-field.js';
 
 const TYPE_LABELS = {
   signature: 'Signature',
@@ -14,6 +15,7 @@ const TYPE_LABELS = {
   checkbox: 'Checkbox',
   dropdown: 'Choose an option',
   radio: 'Choose one',
+  file: 'Attach a file',
 };
 
 const PEN = () => {
@@ -82,6 +84,9 @@ export function createFieldControl(field, ctx) {
     case 'signature':
     case 'initials':
       control = signatureControl(field, element, common, ctx);
+      break;
+    case 'file':
+      control = fileControl(field, element, common, ctx);
       break;
     case 'checkbox': {
       const input = h('input', { ...common, class: undefined, type: 'checkbox', checked: /^(true|1|yes|on|x)$/i.test(initial) });
@@ -193,6 +198,7 @@ export function createFieldControl(field, ctx) {
       if (field.type === 'initials') return 'Add your initials here.';
       if (field.type === 'checkbox') return 'Tick this box to continue.';
       if (field.type === 'dropdown' || field.type === 'radio') return 'Choose an option.';
+      if (field.type === 'file') return control.check?.() ?? 'Attach a file here.';
       return 'This field is required.';
     }
     return control.check?.() ?? null;

@@ -74,6 +74,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     limits: LIMITS,
     onChange: () => updateProgress(),
     onSign: (field) => sign(field),
+    upload: (field, file) => api.fieldFile(field.id, file),
   };
   for (const field of fields) {
     const page = pages[field.page - 1];
