@@ -47,6 +47,8 @@ import { signerUploadRoutes } from './modules/signing/signer-uploads.routes.ts';
 import { attachmentsRoutes } from './modules/documents/attachments.routes.ts';
 import { organizationRoutes } from './modules/orgs/organization.routes.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
+import { verifyRoutes } from './modules/verify/verify.routes.ts';
+import { verifyPageRoutes } from './web/verify-page.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -161,6 +163,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(attachmentsRoutes);
   await app.register(organizationRoutes);
   await app.register(eventsRoutes);
+  await app.register(verifyRoutes);
+  await app.register(verifyPageRoutes);
 
   return app;
 }

@@ -7,6 +7,7 @@ import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
 import { closeFinalizeWorker } from './pdf/finalize-worker.ts';
+import { closeVerifyWorker } from './pdf/verify-worker.ts';
 import { closeIntakeWorker } from './pdf/page-count.ts';
 
 /**
@@ -73,7 +74,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
       // attempts in hand finish and are recorded, which releases their leases.
       await Promise.all([app.close(), app.deps.jobs.stop(), app.deps.deliveries.stop(), stopSchedulers()]);
       clearInterval(sweep);
-      await Promise.all([closeFinalizeWorker(), closeIntakeWorker()]);
+      await Promise.all([closeFinalizeWorker(), closeIntakeWorker(), closeVerifyWorker()]);
       app.deps.mailer.close();
       await database.close();
       process.exit(0);

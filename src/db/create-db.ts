@@ -19,6 +19,7 @@ import * as m0009 from './migrations/0009-identity-attempts.ts';
 import * as m0010a from './migrations/0010a-sealing-failures.ts';
 import * as m0010b from './migrations/0010b-idempotency-per-key.ts';
 import * as m0012 from './migrations/0012-long-term-signatures.ts';
+import * as m0012b from './migrations/0012b-verify-hash-indexes.ts';
 import * as m0013a from './migrations/0013a-bulk-sends.ts';
 import * as m0013b from './migrations/0013b-attachment-details.ts';
 import * as m0014 from './migrations/0014-organization-branding.ts';
@@ -61,6 +62,7 @@ export const migrations: Record<string, Migration> = {
   '0010a-sealing-failures': m0010a,
   '0010b-idempotency-per-key': m0010b,
   '0012-long-term-signatures': m0012,
+  '0012b-verify-hash-indexes': m0012b,
   '0013a-bulk-sends': m0013a,
   '0013b-attachment-details': m0013b,
   '0014-organization-branding': m0014,

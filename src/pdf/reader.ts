@@ -42,9 +42,9 @@ interface RandomAccess {
   close(): void;
 }
 
-function fileAccess(fd: number): RandomAccess {
+function fileAccess(fd: number, upTo = Infinity): RandomAccess {
   return {
-    length: fstatSync(fd).size,
+    length: Math.min(fstatSync(fd).size, upTo),
     readAt: (buf, offset, length, position) => readSync(fd, buf, offset, length, position),
     close: () => closeSync(fd),
   };
@@ -124,8 +124,9 @@ export class PdfFile {
     this.src = new FileSource(io);
   }
 
-  static open(path: string): PdfFile {
-    return PdfFile.read(fileAccess(openSync(path, 'r')));
+  /** `upTo`: read the file as if it ended there (an earlier revision of an incrementally updated file). */
+  static open(path: string, upTo?: number): PdfFile {
+    return PdfFile.read(fileAccess(openSync(path, 'r'), upTo));
   }
 
   /** The same reader over bytes in memory (uploads checked in the intake worker). */
@@ -151,6 +152,19 @@ export class PdfFile {
   /** Fills `buf` from `position` (streams the original into the output); returns the count read. */
   readInto(buf: Buffer, position: number): number {
     return this.io.readAt(buf, 0, Math.min(buf.length, this.size - position), position);
+  }
+
+  /** Where the newest revision keeps object `num` (a changed location means a later revision redefined it). */
+  location(num: number): string | undefined {
+    const e = this.xref.get(num);
+    if (!e || e.kind === 'free') return undefined;
+    // A compressed object also moves when its object stream is redefined.
+    return e.kind === 'offset' ? `@${e.offset}` : `${e.stream}#${e.index}${this.location(e.stream) ?? ''}`;
+  }
+
+  /** Numbers of the objects in use. */
+  objectNumbers(): number[] {
+    return [...this.xref.keys()].filter((n) => this.location(n) !== undefined);
   }
 
   /** Highest object number in use plus one: where our new objects start. */

@@ -1,0 +1,73 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { Data, errors } from '../../http/schemas.ts';
+import { matchDocument, verifyUpload, VERIFY_MAX_BYTES } from './verify.service.ts';
+import { VerificationReport } from './verify.schemas.ts';
+
+/** Requests per minute per client IP on the public check (no key; each one hashes and parses up to 50 MB). */
+export const PUBLIC_VERIFY_PER_MINUTE = 10;
+
+const Binary = { type: 'string', format: 'binary' } as const;
+
+/**
+ * `POST /api/v1/verify` (documents.read) and `POST /verify/check` (public, behind the
+ * `/verify` page): the raw PDF in, the report out. In their own plugin, whose content-type
+ * parser hands the body over as a stream, so a 50 MB file never sits in memory.
+ */
+export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
+  const deps = fastify.deps;
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  fastify.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
+  });
+  const length = (header: string | undefined) => (header && /^[0-9]+$/.test(header) ? Number(header) : undefined);
+
+  fastify.post(
+    '/api/v1/verify',
+    {
+      bodyLimit: VERIFY_MAX_BYTES,
+      config: {
+        scope: 'documents.read',
+        // Documented with its binary body; the runtime route takes no body schema (the body is a stream).
+        swaggerTransform: ({ schema, url }) => ({
+          url,
+          schema: {
+            ...schema,
+            body: { description: `The PDF bytes, at most ${VERIFY_MAX_BYTES} bytes`, content: { 'application/pdf': { schema: Binary } } },
+          },
+        }),
+      },
+      schema: {
+        tags: ['Verification'],
+        operationId: 'verifyPdf',
+        summary: 'Verify the signatures of a PDF',
+        description:
+          `The raw PDF as the body (any \`Content-Type\`; at most ${VERIFY_MAX_BYTES} bytes, 413). Any PDF: Signet's or another signer's. ` +
+          'Each signature is checked against the bytes it covers and its certificate; its RFC 3161 timestamp against the signature; ' +
+          'the DSS for revocation data; document timestamps for B-LTA. Trust in the certificates themselves (a trusted root) is the ' +
+          "reader's to judge: `certificate` says who they are. `document` is your organization's document whose signed file or original " +
+          'has this SHA-256. Not a PDF, or one that cannot be read: 415. Nothing is stored.',
+        response: { 200: { ...Data(VerificationReport), description: 'The report' }, ...errors(400, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { report, sha256 } = await verifyUpload(request.body as Readable | undefined, length(request.headers['content-length']));
+      return { data: { ...report, document: await matchDocument(deps.db, sha256, request.auth!.orgId) } };
+    },
+  );
+
+  fastify.post(
+    '/verify/check',
+    {
+      bodyLimit: VERIFY_MAX_BYTES,
+      config: { rateLimit: { max: PUBLIC_VERIFY_PER_MINUTE, timeWindow: 60_000 } },
+      schema: { hide: true },
+    },
+    async (request) => {
+      const { report } = await verifyUpload(request.body as Readable | undefined, length(request.headers['content-length']));
+      // The public page tells whether the file is a Signet document, never whose or what it is.
+      return { data: { ...report, document: null } };
+    },
+  );
+}
