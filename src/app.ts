@@ -10,7 +10,8 @@ import { frameworkErrors, registerErrorHandler } from './http/error-handler.ts';
 import { registerGeo } from './http/geo.ts';
 import { trustedPeers } from './http/proxy.ts';
 import { registerIdempotency } from './http/idempotency.ts';
-import { registerRateLimit } from './http/rate-limit.ts';
+import { connectRedis, registerRateLimit } from './http/rate-limit.ts';
+import { Counters } from './http/counters.ts';
 import { registerReadCache } from './http/read-cache.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
@@ -73,6 +74,16 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       serializers: { req: serializeRequest },
     },
     bodyLimit: 1024 * 1024,
+    // Slow senders cannot hold sockets: headers within headersMs, the whole request within
+    // requestMs, no traffic at all for idleMs, idle keep-alive connections closed after keepAliveMs.
+    connectionTimeout: config.timeouts.idleMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    requestTimeout: config.timeouts.requestMs,
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      // Node checks those two timeouts on this interval (30 s by default): a tenth of the shorter.
+      connectionsCheckingInterval: Math.max(100, Math.min(config.timeouts.headersMs, config.timeouts.requestMs || Infinity) / 10),
+    },
     genReqId: () => newId('req' as never),
     requestIdHeader: false,
     // Only the named proxies: X-Forwarded-For from anyone else is ignored (http/proxy.ts).
@@ -87,7 +98,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     options.database.commitStats,
     options.database.dialect === 'postgres' ? () => batchStats(options.database.db) : undefined,
   );
+  const redis = await connectRedis(app, config);
+  const counters = new Counters(redis);
   const deps: AppDeps = {
+    counters,
     config,
     db: options.database.db,
     dialect: options.database.dialect,
@@ -119,7 +133,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerAuth(app, deps.db, options.database.changeMark, options.database.keysMark);
   registerReadCache(app, options.database.changeMark, deps.metrics);
   registerIdempotency(app, deps.db, clock);
-  await registerRateLimit(app, config);
+  await registerRateLimit(app, config, redis, counters);
   app.addSchema(ErrorBody);
 
   await app.register(swagger, {

@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { DbHandle } from './db/create-db.ts';
 import type { Metrics } from './http/metrics.ts';
+import type { Counters } from './http/counters.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { JobRunner } from './jobs/queue.ts';
 import type { DeliveryWorker } from './jobs/webhook-delivery.ts';
@@ -26,6 +27,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Key for signed, short-lived tokens (upload URLs); shared by all instances via the database. */
   secret: Buffer;
+  /** Shared counters for per-campaign and per-address limits (http/counters.ts). */
+  counters: Counters;
   /** Whether the signing certificate opens (`/readyz`). */
   certificate: CertificateCheck;
 }

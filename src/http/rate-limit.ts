@@ -1,65 +1,105 @@
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { AppError } from './errors.ts';
+import { limited, type Counters } from './counters.ts';
 
 /** Operational routes a load balancer or browser polls; limiting them would only cause false alarms. */
 const UNLIMITED = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
 
 const WINDOW_MS = 60_000;
 
-/**
- * `RATE_LIMIT_PER_MINUTE` requests per minute per API key (per client IP on routes without a
- * key: signing links, uploads, public campaign pages); `0` turns limiting off. The check runs in
- * `preValidation`, i.e. after authentication has set `request.auth` and before the body is
- * validated, so refused requests count too. With `REDIS_URL` every instance draws on one budget.
- */
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
-  const max = config.rateLimitPerMinute;
-  if (max === 0) return;
+/** Connects to `REDIS_URL` for shared counters, or returns undefined (in-process counters). */
+export async function connectRedis(app: FastifyInstance, config: Config): Promise<Redis | undefined> {
+  if (!config.redisUrl) return undefined;
+  const redis = new Redis(config.redisUrl, {
+    // Fail fast instead of queueing while Redis is away; skipOnError then lets the request through.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    lazyConnect: false,
+  });
+  const client = redis;
+  // ioredis retries forever and emits an error per attempt; log each outage once.
+  let up = false;
+  let warned = false;
+  client.on('ready', () => {
+    up = true;
+    warned = false;
+  });
+  client.on('error', (err: Error) => {
+    if (warned) return;
+    warned = true;
+    up = false;
+    app.log.warn({ err: err.message }, 'rate limit: Redis unreachable; requests pass unlimited until it is back');
+  });
+  // Start counting from the first request when Redis is there; do not hold startup hostage when it is not.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2_000);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('ready', done);
+    client.once('error', done);
+  });
+  if (!up) app.log.warn('rate limit: starting without Redis');
+  app.addHook('onClose', async () => {
+    await client.quit().catch(() => client.disconnect());
+  });
+  return redis;
+}
 
-  let redis: Redis | undefined;
-  if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, {
-      // Fail fast instead of queueing while Redis is away; skipOnError then lets the request through.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2_000,
-      lazyConnect: false,
-    });
-    const client = redis;
-    // ioredis retries forever and emits an error per attempt; log each outage once.
-    let up = false;
-    let warned = false;
-    client.on('ready', () => {
-      up = true;
-      warned = false;
-    });
-    client.on('error', (err: Error) => {
-      if (warned) return;
-      warned = true;
-      up = false;
-      app.log.warn({ err: err.message }, 'rate limit: Redis unreachable; requests pass unlimited until it is back');
-    });
-    // Start counting from the first request when Redis is there; do not hold startup hostage when it is not.
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 2_000);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      client.once('ready', done);
-      client.once('error', done);
-    });
-    if (!up) app.log.warn('rate limit: starting without Redis');
-    app.addHook('onClose', async () => {
-      await client.quit().catch(() => client.disconnect());
+/** The secret a route takes in its path (signing links, upload URLs), if it has one. */
+const tokenOf = (request: FastifyRequest): string | undefined => {
+  const params = request.params as { token?: unknown } | undefined;
+  return typeof params?.token === 'string' ? params.token : undefined;
+};
+
+const clientIp = (request: FastifyRequest) => request.ip ?? request.socket?.remoteAddress ?? '';
+
+/**
+ * Every limit on who may ask, checked in `onRequest`, before any body is read:
+ *
+ * - `RATE_LIMIT_PER_MINUTE` requests per minute per API key (per client IP on routes without a
+ *   key: signing links, uploads, public campaign pages); `0` turns this one off. It runs after
+ *   the key is authenticated, so it counts per key, and before validation, so refused requests
+ *   count too.
+ * - `RATE_LIMIT_TOKEN_PER_MINUTE` per signing or upload token (whatever IPs it comes from).
+ * - `AUTH_FAILURES_PER_MINUTE` 401 answers per client IP: past it the IP gets 429 for the rest of
+ *   the minute, before its key is even looked up (no guessing keys or tokens at full speed).
+ *
+ * With `REDIS_URL` every instance draws on one budget.
+ */
+export async function registerRateLimit(app: FastifyInstance, config: Config, redis: Redis | undefined, counters: Counters): Promise<void> {
+  const { perTokenPerMinute, authFailuresPerMinute } = config.limits;
+  // Before the route's own hooks (authentication included): an IP over its failures is not looked up.
+  app.addHook('onRequest', async (request) => {
+    if (UNLIMITED.test(request.routeOptions.url ?? '')) return;
+    if (authFailuresPerMinute > 0) {
+      const failures = await counters.hit(`authfail:${clientIp(request)}`, WINDOW_MS, { peek: true });
+      if (failures.count >= authFailuresPerMinute) {
+        throw limited(`Too many failed authentications from your address (at most ${authFailuresPerMinute} a minute)`, failures.resetMs);
+      }
+    }
+    const token = tokenOf(request);
+    if (token !== undefined && perTokenPerMinute > 0) {
+      // Hashed: the key names no secret, in memory or in Redis.
+      await counters.take(`token:${hash('sha256', token, 'hex')}`, perTokenPerMinute, WINDOW_MS, 'requests per minute with one link');
+    }
+  });
+  if (authFailuresPerMinute > 0) {
+    app.addHook('onResponse', async (request, reply) => {
+      if (reply.statusCode === 401) await counters.hit(`authfail:${clientIp(request)}`, WINDOW_MS);
     });
   }
 
+  const max = config.rateLimitPerMinute;
+  if (max === 0) return;
   await app.register(rateLimit, {
-    hook: 'preValidation',
+    hook: 'onRequest',
     max,
     timeWindow: WINDOW_MS,
     enableDraftSpec: true,

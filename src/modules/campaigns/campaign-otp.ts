@@ -2,6 +2,8 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
+import { HOUR } from '../../http/counters.ts';
+import { retryOnConflict } from '../../db/conflicts.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { composeMail, type OutgoingMail } from '../../mail/templates.ts';
 import { OTP_MAX_ATTEMPTS, OTP_RESEND_MS, OTP_TTL_MS, OTP_WINDOW_MS, OTP_WINDOW_SENDS } from '../signing/signing-otp.ts';
@@ -39,7 +41,8 @@ function otpMailFor(campaign: CampaignRow, to: string, code: string): OutgoingMa
 /** Emails a fresh code to `email` for this campaign (a new code voids the previous one). */
 export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawEmail: string): Promise<OtpResultT> {
   const email = normalize(rawEmail);
-  return deps.db.transaction().execute(async (trx) => {
+  // Two requests for the same address at once both find no code and both insert one: the loser retries and is refused as a resend.
+  return retryOnConflict(() => deps.db.transaction().execute(async (trx) => {
     const now = deps.clock.now();
     const nowMs = now.getTime();
     const previous = await trx
@@ -60,6 +63,15 @@ export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawE
         if (windowSends >= OTP_WINDOW_SENDS) throw rateLimited(`At most ${OTP_WINDOW_SENDS} codes per hour`, started + OTP_WINDOW_MS, nowMs);
       }
     }
+    // Mail to strangers' addresses is bounded per form and per address (across forms), not only per pair.
+    const { campaignOtpMailsPerHour, addressOtpMailsPerHour } = deps.config.limits;
+    await deps.counters.takeAll(
+      [
+        { key: `otp-mail:address:${email}`, max: addressOtpMailsPerHour, what: 'codes per hour to one email address' },
+        { key: `otp-mail:campaign:${campaign.id}`, max: campaignOtpMailsPerHour, what: 'codes per hour from this form' },
+      ],
+      HOUR,
+    );
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
     await trx.deleteFrom('campaign_otps').where('campaign_id', '=', campaign.id).where('email', '=', email).execute();
@@ -78,7 +90,7 @@ export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawE
       .execute();
     await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code));
     return { sentTo: maskEmail(email), expiresAt, resendAfter: new Date(nowMs + OTP_RESEND_MS).toISOString() };
-  });
+  }));
 }
 
 /**

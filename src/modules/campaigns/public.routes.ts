@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data } from '../../http/schemas.ts';
 import { OtpResult } from '../signing/signing.schemas.ts';
 import * as service from './public.service.ts';
+import { openCampaign } from './public.service.ts';
 import { OtpBody, PublicCampaign, SlugParams, SubmissionBody, SubmissionResult } from './public.schemas.ts';
 import { submitToCampaign } from './submission.ts';
 
@@ -79,9 +80,16 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
     },
   );
 
+  /** An unknown, paused or closed campaign is refused before the body is read. */
+  const liveCampaign = async (request: FastifyRequest) => {
+    await openCampaign(deps, (request.params as { slug: string }).slug);
+  };
+
   app.post(
     '/api/v1/public/campaigns/:slug/otp',
     {
+      onRequest: liveCampaign,
+      bodyLimit: 16 * 1024,
       schema: {
         tags,
         security: [],
@@ -101,6 +109,7 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
   app.post(
     '/api/v1/public/campaigns/:slug/submissions',
     {
+      onRequest: liveCampaign,
       // A drawn signature may be 1 MB on its own, plus initials and values (as on the signing API).
       bodyLimit: 4 * 1024 * 1024,
       schema: {

@@ -12,6 +12,7 @@ import { issueLink } from '../signing/signing-links.ts';
 import { mailYourTurn } from '../signing/signing-flow.ts';
 import { completeSigning } from '../signing/signing.service.ts';
 import { resolveValues } from '../signing/signing-values.ts';
+import { HOUR } from '../../http/counters.ts';
 import { copyFields, copyTemplateFile, discardFiles, signerRow } from '../templates/template-copy.ts';
 import { closeCampaign } from './campaign-closing.ts';
 import { consumeCampaignOtp, verifyCampaignOtp } from './campaign-otp.ts';
@@ -61,6 +62,15 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
   // values get the check completeSigning makes below, on the template's fields.
   if (!kyc) resolveValues(visitorFields(open).map(asFieldRow), { values: input.values ?? {}, signature: input.signature });
   if (campaign.require_otp === 1) await verifyCampaignOtp(deps, campaign, input.email, input.otp);
+  // Each submission mails its address (invitations, the signed copy): bounded per form and per address across forms.
+  const { campaignSubmissionsPerHour, addressSubmissionsPerHour } = deps.config.limits;
+  await deps.counters.takeAll(
+    [
+      { key: `submit:address:${input.email.trim().toLowerCase()}`, max: addressSubmissionsPerHour, what: 'submissions per hour from one email address' },
+      { key: `submit:campaign:${campaign.id}`, max: campaignSubmissionsPerHour, what: 'submissions per hour to this form' },
+    ],
+    HOUR,
+  );
 
   const documentId = newId('doc');
   const { columns, written } = await copyTemplateFile(deps, parts.template, documentId);

@@ -25,6 +25,8 @@ const MAC_BYTES = 32;
 const MAX_TOKEN_CHARS = 2000;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+const isCanonical = (part: string) => Buffer.from(part, 'base64url').toString('base64url') === part;
+
 function mac(secret: Buffer, payload: string): Buffer {
   return createHmac('sha256', secret).update(PURPOSE).update(payload).digest();
 }
@@ -51,6 +53,9 @@ export function verifyUploadToken(secret: Buffer, token: string, now: Date): Upl
   const parts = token.split('.');
   if (parts.length !== 2 || !BASE64URL.test(parts[0]) || !BASE64URL.test(parts[1])) throw forged();
   const [payload, signature] = parts;
+  // Base64url decoding ignores the unused bits of the last character, so several spellings decode
+  // to the same bytes: only the one this server wrote (the canonical form) is the token.
+  if (!isCanonical(payload) || !isCanonical(signature)) throw forged();
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(secret, payload))) throw forged();
 

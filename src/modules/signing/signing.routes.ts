@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
@@ -7,6 +7,7 @@ import { actorOf } from '../documents/documents.routes.ts';
 import * as service from './signing.service.ts';
 import { sendOtp } from './signing-otp.ts';
 import { decideVerification, precheckIdentity, submitIdentity } from './signing-identity.ts';
+import { resolveToken } from './signing-links.ts';
 import {
   CompleteBody,
   CompleteResult,
@@ -54,6 +55,11 @@ const PdfResponse = {
 export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const deps = fastify.deps;
+
+  /** A forged, revoked or expired link is refused before its body is read. */
+  const knownToken = async (request: FastifyRequest) => {
+    await resolveToken(deps.db, deps, (request.params as { token: string }).token);
+  };
 
   // Identity photos arrive as raw image bytes; this parser exists only inside this plugin.
   app.addContentTypeParser([...IDENTITY_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: SIGNING_LIMITS.identityMaxBytes }, (_req, body, done) =>
@@ -106,6 +112,8 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/api/v1/signing/:token/otp',
     {
+      onRequest: knownToken,
+      bodyLimit: 16 * 1024,
       schema: {
         tags,
         security: [],
@@ -123,6 +131,7 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/api/v1/signing/:token/complete',
     {
+      onRequest: knownToken,
       // A drawn signature may be 1 MB on its own, plus initials and values.
       bodyLimit: 4 * 1024 * 1024,
       schema: {
@@ -151,6 +160,8 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/api/v1/signing/:token/decline',
     {
+      onRequest: knownToken,
+      bodyLimit: 16 * 1024,
       schema: {
         tags,
         security: [],
