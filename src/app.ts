@@ -29,6 +29,8 @@ import { loadServerSecret } from './server-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
 import { serializeRequest } from './http/log-redaction.ts';
+import { deriveKey, loadSecretKey } from './secret-key.ts';
+import { sealPlaintextWebhookSecrets } from './modules/webhooks/webhook-secrets.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { filesRoutes } from './modules/documents/files.routes.ts';
@@ -57,6 +59,8 @@ export interface BuildOptions {
   storage?: Storage;
   mailer?: Mailer;
   clock?: Clock;
+  /** SECRET_KEY's bytes, when the caller already loaded them (server.ts); otherwise loaded here. */
+  secretKey?: Buffer;
   /** Poll interval of the job runner (tests use a short one). */
   jobPollMs?: number;
   /** How long a claimed job is held before another runner may take it (renewed while it runs). */
@@ -100,6 +104,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   );
   const redis = await connectRedis(app, config);
   const counters = new Counters(redis);
+  const webhookKey = deriveKey(options.secretKey ?? (await loadSecretKey(config)), 'webhook-secrets');
+  await sealPlaintextWebhookSecrets(options.database.db, webhookKey);
   const deps: AppDeps = {
     counters,
     config,
@@ -112,8 +118,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       kind: 'mail',
       pacer: new Pacer(config.mailRatePerSecond),
     }),
-    deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics }, { pollMs: options.jobPollMs }),
+    deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics, webhookKey }, { pollMs: options.jobPollMs }),
     secret: await loadServerSecret(options.database.db),
+    webhookKey,
     certificate: new CertificateCheck(config),
     metrics,
   };

@@ -30,6 +30,7 @@ const EnvSchema = Type.Object({
   DELETED_RETENTION_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WEBHOOK_LOG_DAYS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
   SIGNING_CERT_P12: Type.Optional(Type.String()),
   SIGNING_CERT_PASSWORD: Type.Optional(Type.String()),
   REDIS_URL: Type.Optional(Type.String()),
@@ -124,6 +125,8 @@ export interface Config {
   readonly sealingRetrySchedule: readonly number[];
   /** Days a deleted document's files and evidence are kept before they are erased. */
   readonly deletedRetentionDays: number;
+  /** SECRET_KEY (required in production); undefined: generated into `dataDir` (src/secret-key.ts). */
+  readonly secretKey: string | undefined;
   readonly signingCertP12: string | undefined;
   readonly signingCertPassword: string | undefined;
   readonly redisUrl: string | undefined;
@@ -252,6 +255,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookLogDays: Number(e.WEBHOOK_LOG_DAYS ?? 30),
     deletedRetentionDays: Number(e.DELETED_RETENTION_DAYS ?? 30),
     sealingRetrySchedule: parseSchedule(e.SEALING_RETRY_SCHEDULE ?? '10s,1m,5m,30m', 'SEALING_RETRY_SCHEDULE'),
+    secretKey: e.SECRET_KEY,
     signingCertP12: e.SIGNING_CERT_P12,
     signingCertPassword: e.SIGNING_CERT_PASSWORD,
     redisUrl: e.REDIS_URL,

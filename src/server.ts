@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
+import { loadSecretKey } from './secret-key.ts';
 import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
@@ -27,6 +28,8 @@ export function openDatabase(config: Config, options: { server?: boolean } = {})
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
+  // In production SECRET_KEY must be set: refuse to start without it, before touching anything.
+  const secretKey = await loadSecretKey(config);
   // Refuse to start rather than accept signatures that can never be sealed.
   const certProblem = await new CertificateCheck(config).problem();
   if (certProblem !== null) {
@@ -36,7 +39,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   }
   const database = openDatabase(config, { server: true });
   await migrate(database.db);
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config, database, secretKey });
 
   if (!config.production) {
     const created = await bootstrapDefaultOrg(database.db);

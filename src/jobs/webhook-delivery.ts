@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { openText } from '../secret-key.ts';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { Config } from '../config.ts';
@@ -24,6 +25,8 @@ export interface DeliveryWorkerDeps {
   log: FastifyBaseLogger;
   /** Counts attempts by outcome for /metrics, when given. */
   metrics?: Metrics;
+  /** Opens the webhook secrets, stored encrypted (src/secret-key.ts). */
+  webhookKey: Buffer;
 }
 
 /** The outcome label of an attempt, for the attempts counter. */
@@ -164,7 +167,7 @@ export class DeliveryWorker {
     const body = envelopeBody({ id: claim.id, eventType: claim.event_type, eventCreatedAt: target.event_created_at, eventData: target.event_data });
     const startedAt = clock.now();
     const headers = deliveryHeaders({
-      secret: target.secret,
+      secret: openText(this.deps.webhookKey, target.secret),
       deliveryId: claim.id,
       eventType: claim.event_type,
       timestamp: Math.floor(startedAt.getTime() / 1000),

@@ -199,7 +199,7 @@ describe('signet serve bootstrap', () => {
 
   it('prints no key and creates no organization in production', async () => {
     const inst = await install();
-    const server = await startServe(inst, { NODE_ENV: 'production' });
+    const server = await startServe(inst, { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(64) });
     try {
       expect(server.output().stdout).not.toMatch(KEY);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);

@@ -106,7 +106,7 @@ describe('POST /api/v1/webhooks', () => {
   });
 
   it('requires HTTPS when NODE_ENV is production', async () => {
-    const prod = await buildTestApp({ env: { ...ENV, NODE_ENV: 'production' }, database: t.database });
+    const prod = await buildTestApp({ env: { ...ENV, NODE_ENV: 'production', SECRET_KEY: 'y'.repeat(64) }, database: t.database });
     try {
       const http = await prod.request('POST', '/api/v1/webhooks', { body: { url: URL_OK, events: ['document.completed'] } });
       expect(http.status).toBe(400);

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
+import { sealText } from '../../secret-key.ts';
 import type { Config } from '../../config.ts';
 import type { Executor, WebhookRow } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
@@ -30,6 +31,8 @@ async function requireWebhook(db: Executor, orgId: string, id: string): Promise<
 export async function createWebhook(deps: AppDeps, orgId: string, input: CreateWebhookInput) {
   await requireDeliverableUrl(deps.config, input.url);
   const now = deps.clock.now().toISOString();
+  // Stored encrypted; the plaintext is answered once, here.
+  const secret = newWebhookSecret();
   const row: WebhookRow = {
     id: newId('whk'),
     org_id: orgId,
@@ -37,7 +40,7 @@ export async function createWebhook(deps: AppDeps, orgId: string, input: CreateW
     events: JSON.stringify(input.events),
     status: 'active',
     description: input.description ?? null,
-    secret: newWebhookSecret(),
+    secret,
     failure_count: 0,
     created_at: now,
     updated_at: now,
@@ -47,7 +50,7 @@ export async function createWebhook(deps: AppDeps, orgId: string, input: CreateW
     if ((await repo.countWebhooks(trx, orgId)) >= MAX_WEBHOOKS_PER_ORG) {
       throw new AppError('limit_reached', `An organization can register at most ${MAX_WEBHOOKS_PER_ORG} webhooks; delete one first`);
     }
-    await repo.insertWebhook(trx, row);
+    await repo.insertWebhook(trx, { ...row, secret: sealText(deps.webhookKey, secret) });
   });
   return toCreatedWebhook(row);
 }
@@ -96,7 +99,7 @@ export async function deleteWebhook(deps: AppDeps, orgId: string, id: string): P
 export async function rotateSecret(deps: AppDeps, orgId: string, id: string) {
   await requireWebhook(deps.db, orgId, id);
   const secret = newWebhookSecret();
-  await repo.updateWebhook(deps.db, id, { secret, updated_at: deps.clock.now().toISOString() });
+  await repo.updateWebhook(deps.db, id, { secret: sealText(deps.webhookKey, secret), updated_at: deps.clock.now().toISOString() });
   return { ...toWebhook(await requireWebhook(deps.db, orgId, id)), secret };
 }
 
