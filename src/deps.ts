@@ -27,13 +27,10 @@ export interface AppDeps {
   metrics: Metrics;
   /** Key for signed, short-lived tokens (upload URLs); shared by all instances via the database. */
   secret: Buffer;
-<<<<<<< HEAD
   /** Shared counters for per-campaign and per-address limits (http/counters.ts). */
   counters: Counters;
-=======
   /** Key that encrypts webhook secrets at rest, derived from SECRET_KEY (src/secret-key.ts). */
   webhookKey: Buffer;
->>>>>>> 4266052 (SECRET_KEY (required in production, generated into DATA_DIR/secret.key in development): webhook secrets stored encrypted (AES-256-GCM, key derived by HKDF), plaintext ones encrypted on start; deliveries and rotation unchanged for receivers)
   /** Whether the signing certificate opens (`/readyz`). */
   certificate: CertificateCheck;
 }
