@@ -24,8 +24,10 @@ const isPermanentSmtpError = (err: unknown) => {
 export function registerJobHandlers(deps: AppDeps): void {
   deps.jobs.register(
     'mail',
-    async ({ storageAttachments, signingInvitation: _invitation, orgId, content, ...message }) => {
-      const mail: MailMessage = { ...message };
+    async ({ storageAttachments, signingInvitation: _invitation, orgId, content, ...message }, job) => {
+      // The same Message-ID on every attempt of one mail job: a mail re-sent after a crash (sent,
+      // then killed before its job was deleted) is recognisably the same message, not a second one.
+      const mail: MailMessage = { ...message, messageId: `<${job.id}@${new URL(deps.config.publicUrl).hostname}>` };
       // Rendered now, not when queued: the organization's current name, colour, logo and Reply-To.
       if (orgId && content) {
         const brand = await orgBrandOf(deps.db, deps.config.publicUrl, orgId);

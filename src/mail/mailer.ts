@@ -9,6 +9,8 @@ export interface MailMessage {
   text: string;
   html?: string;
   replyTo?: string;
+  /** `<id@host>`; nodemailer makes one up when absent. */
+  messageId?: string;
   attachments?: { filename: string; path?: string; content?: string | Buffer; contentType?: string }[];
 }
 
