@@ -59,6 +59,8 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     stopSchedulers = startSchedulers(app.deps, app.log);
   }
   await app.listen({ port: config.port, host: config.host });
+  // One line for a person at the terminal, whatever the log level (the log has the addresses too).
+  process.stdout.write(`Signet is running at ${config.publicUrl} (API reference: ${config.publicUrl}/docs)\n`);
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -23,6 +23,8 @@ export function validationDetails(context: string | undefined, errors: AjvLikeEr
       message = 'is required';
     } else if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
       message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    } else {
+      message = plainMessage(e) ?? message;
     }
     return { path: [context, path].filter(Boolean).join('.'), message, keyword: e.keyword };
   });
@@ -36,6 +38,43 @@ export function validationDetails(context: string | undefined, errors: AjvLikeEr
       return true;
     })
     .map(({ path, message }) => ({ path, message }));
+}
+
+/** What a pattern asks for, said plainly (a regular expression means nothing to most readers). */
+const PATTERNS: Record<string, string> = {
+  '\\S': 'must not be blank',
+  '^#[0-9A-Fa-f]{6}$': 'must be a hex colour such as #0F766E',
+  '^\\+?[0-9 ().-]{3,32}$': 'must be a phone number: digits, spaces and + ( ) . -',
+  '^data:image/(png|jpeg);base64,': 'must be a data:image/png;base64,… or data:image/jpeg;base64,… URL',
+};
+const FORMATS: Record<string, string> = {
+  'date-time': 'must be a date-time with a time zone, e.g. 2026-12-01T12:00:00Z',
+  date: 'must be a date such as 2026-12-01',
+  email: 'must be an email address',
+  uri: 'must be an absolute URL',
+};
+
+/** Ajv's wording for a failed rule, in plain words; undefined keeps Ajv's own. */
+function plainMessage(e: AjvLikeError): string | undefined {
+  const p = e.params ?? {};
+  switch (e.keyword) {
+    case 'pattern':
+      return PATTERNS[String(p.pattern)] ?? 'is not in the expected format (see the API reference)';
+    case 'format':
+      return FORMATS[String(p.format)] ?? `must be a valid ${String(p.format)}`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'minItems':
+      return `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+    case 'minProperties':
+      return 'must set at least one field';
+    default:
+      return undefined;
+  }
 }
 
 function send(reply: FastifyReply, status: number, code: ErrorCode | string, message: string, details?: unknown[]) {

@@ -19,6 +19,13 @@ const TOKEN = /^[A-Za-z0-9._~-]{8,100}$/;
 const YEAR = 365 * 24 * 3600;
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
+  // Someone opening the server's address in a browser lands on the API reference; a program gets
+  // where things are.
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    if ((request.headers.accept ?? '').includes('text/html')) return reply.redirect('/docs', 302);
+    return { name: 'Signet', docs: '/docs', openapi: '/openapi.json', health: '/healthz' };
+  });
+
   const assets = loadStaticAssets();
   const assetBase = `/assets/app/${assets.version}/`;
   const pdfjsBase = `/assets/pdfjs/${assets.pdfjsVersion}/`;

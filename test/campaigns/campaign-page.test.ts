@@ -97,6 +97,48 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
     await page.close();
   });
 
+  it("fills the template's name and email fields from the visitor's details, asks no phone unless collectPhone, and says the document is complete", async () => {
+    const tpl = await createTemplate(t, {
+      name: 'Membership form',
+      roles: [{ name: 'Member' }],
+      fields: [
+        field({ type: 'name', label: 'Member name', x: 10, y: 20, width: 40, height: 3 }),
+        field({ type: 'email', label: 'Member email', x: 10, y: 30, width: 40, height: 3 }),
+        field({ type: 'signature', label: 'Signature', x: 10, y: 60, width: 35, height: 7 }),
+      ],
+    });
+    await giveTemplateFile(t, tpl);
+    const c = await createCampaign(t, { templateId: tpl, name: 'Members', collectPhone: false });
+    const page = await browser.newPage({ width: 1280, height: 900 });
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${origin}/c/${c.slug}`);
+    await page.waitForSelector('body[data-view="campaign"]', { timeout: 20_000 });
+    await eventually(() => page.locator('.page[data-rendered]').count()).toBe(1);
+    expect(await page.getByLabel('Phone').count()).toBe(0);
+
+    await page.getByLabel('Full name').fill('Katherine Johnson');
+    await page.getByLabel('Email', { exact: true }).fill('katherine@example.test');
+    expect(await page.getByLabel('Member name (required)').inputValue()).toBe('Katherine Johnson');
+    expect(await page.getByLabel('Member email (required)').inputValue()).toBe('katherine@example.test');
+    // Once the visitor edits the field itself, their details no longer overwrite it.
+    await page.getByLabel('Member name (required)').fill('K. Johnson');
+    await page.getByLabel('Full name').fill('Katherine G. Johnson');
+    expect(await page.getByLabel('Member name (required)').inputValue()).toBe('K. Johnson');
+
+    await page.getByRole('button', { name: 'Signature (required)' }).click();
+    await drawOnPad(page);
+    await page.getByRole('button', { name: 'Adopt and sign' }).click();
+    await page.getByRole('button', { name: 'Sign and submit' }).click();
+    await visible(page.locator('[data-state="done_all"]'));
+    expect(await textOf(page.locator('[data-state="done_all"]'))).not.toContain('once everyone has signed');
+    const subs = (await t.request('GET', `/api/v1/campaigns/${c.id}/submissions`)).body.data;
+    const doc = (await t.request('GET', `/api/v1/documents/${subs[0].id}`)).body.data;
+    expect(doc.fields.find((f: { label: string }) => f.label === 'Member name').value).toBe('K. Johnson');
+    expect(doc.fields.find((f: { label: string }) => f.label === 'Member email').value).toBe('katherine@example.test');
+    expect(pageProblems(browser.problems)).toEqual([]);
+    await page.close();
+  });
+
   it('asks for the emailed code when the campaign requires one', async () => {
     const c = await campaignOnTemplate({ requireOtp: true, collectPhone: false });
     const page = await browser.newPage({ width: 390, height: 844 });

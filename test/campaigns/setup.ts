@@ -31,6 +31,7 @@ export const FULL_KEYS = [
   'submissionCount',
   'templateId',
   'updatedAt',
+  'url',
   'welcomeMessage',
   'welcomeTitle',
 ];
@@ -48,6 +49,7 @@ export const LIST_KEYS = [
   'submissionCount',
   'templateId',
   'updatedAt',
+  'url',
 ];
 export const CREATE_KEYS = [
   'brandColor',
@@ -62,4 +64,5 @@ export const CREATE_KEYS = [
   'slug',
   'status',
   'templateId',
+  'url',
 ];

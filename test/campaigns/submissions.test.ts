@@ -123,7 +123,7 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
     const city = page.fields.find((f: any) => f.label === 'City');
     const res = await submit(c.slug, visitor(1, { values: { [city.id]: 'Lisbon' } }));
     expect(res.status).toBe(201);
-    expect(res.body.data).toEqual({ id: expect.stringMatching(/^doc_/), status: 'pending', redirectUrl: 'https://example.com/thanks', signingUrl: '' });
+    expect(res.body.data).toEqual({ id: expect.stringMatching(/^doc_/), status: 'pending', allSigned: true, redirectUrl: 'https://example.com/thanks', signingUrl: '' });
     const id = res.body.data.id;
 
     const doc = (await t.request('GET', `/api/v1/documents/${id}`)).body.data;

@@ -24,6 +24,9 @@ describe('signet org list / org update / key create without --org', () => {
     const inst = await install();
     const server = await startServe(inst);
     const bootstrapKey = server.output().stdout.match(KEY)![0];
+    // One line for the person at the terminal: where it runs and where the reference is.
+    const port = new URL(server.url).port;
+    expect(server.output().stdout).toContain(`Signet is running at http://localhost:${port} (API reference: http://localhost:${port}/docs)\n`);
     await server.stop();
 
     const list = await runCli(inst, ['org', 'list', '--json']);

@@ -106,6 +106,8 @@ describe.skipIf(!hasChromium)('signing page in Chromium', () => {
     await page.getByRole('button', { name: 'Adopt and sign' }).click();
     await eventually(() => page.locator('.field-signature img').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     await eventually(() => textOf(page.locator('.progress'))).toContain('10 of 10 required');
+    // No required field left: "Next field" is gone, Finish is the one step left.
+    await eventually(() => page.getByRole('button', { name: 'Next field' }).isVisible()).toBe(false);
 
     await page.getByRole('button', { name: 'Finish' }).click();
     await visible(page.locator('[data-state="done_all"]'));

@@ -17,7 +17,7 @@ export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) =
 
 /** `campaign.closed` with the campaign as it is now and why it closed. */
 export async function emitClosed(trx: Executor, deps: AppDeps, campaign: CampaignRow, reason: CloseReason): Promise<void> {
-  await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.closed', { campaign: toCampaign(campaign), reason });
+  await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.closed', { campaign: toCampaign(campaign, deps.config.publicUrl), reason });
 }
 
 /**

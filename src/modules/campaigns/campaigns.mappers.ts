@@ -1,11 +1,13 @@
 import type { CampaignRow, SignerRow } from '../../db/database.ts';
 import type { CampaignListItemT, CampaignT, CreatedCampaignT, SubmissionT } from './campaigns.schemas.ts';
 
-export function toCampaign(row: CampaignRow): CampaignT {
+/** `publicUrl` is `PUBLIC_URL`: the campaign's public link is `{publicUrl}/c/{slug}`. */
+export function toCampaign(row: CampaignRow, publicUrl: string): CampaignT {
   return {
     id: row.id,
     name: row.name,
     slug: row.slug,
+    url: `${publicUrl}/c/${row.slug}`,
     status: row.status as CampaignT['status'],
     submissionCount: row.submission_count,
     maxSubmissions: row.max_submissions,
@@ -23,12 +25,13 @@ export function toCampaign(row: CampaignRow): CampaignT {
   };
 }
 
-export function toCampaignListItem(row: CampaignRow): CampaignListItemT {
-  const c = toCampaign(row);
+export function toCampaignListItem(row: CampaignRow, publicUrl: string): CampaignListItemT {
+  const c = toCampaign(row, publicUrl);
   return {
     id: c.id,
     name: c.name,
     slug: c.slug,
+    url: c.url,
     status: c.status,
     submissionCount: c.submissionCount,
     maxSubmissions: c.maxSubmissions,
@@ -42,12 +45,13 @@ export function toCampaignListItem(row: CampaignRow): CampaignListItemT {
   };
 }
 
-export function toCreatedCampaign(row: CampaignRow): CreatedCampaignT {
-  const c = toCampaign(row);
+export function toCreatedCampaign(row: CampaignRow, publicUrl: string): CreatedCampaignT {
+  const c = toCampaign(row, publicUrl);
   return {
     id: c.id,
     name: c.name,
     slug: c.slug,
+    url: c.url,
     status: c.status,
     maxSubmissions: c.maxSubmissions,
     expiresAt: c.expiresAt,

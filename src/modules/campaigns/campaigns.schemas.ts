@@ -24,7 +24,8 @@ const MaxSubmissions = Type.Integer({
 const common = {
   id: Id('cmp'),
   name: Type.String(),
-  slug: Type.String({ description: 'Slugified name plus `-` and 6 random characters; read-only. The public link is `PUBLIC_URL/c/{slug}`' }),
+  slug: Type.String({ description: 'Slugified name plus `-` and 6 random characters; read-only. The public link is `url`' }),
+  url: Type.String({ description: 'The public signing link to share: `PUBLIC_URL/c/{slug}`' }),
   status: Status,
   submissionCount: Type.Integer({ description: 'Submissions received so far' }),
   maxSubmissions: Type.Integer({ minimum: 1 }),
@@ -52,6 +53,7 @@ export const CampaignListItem = Type.Object(
     'id',
     'name',
     'slug',
+    'url',
     'status',
     'submissionCount',
     'maxSubmissions',
@@ -68,7 +70,7 @@ export const CampaignListItem = Type.Object(
 export type CampaignListItemT = Static<typeof CampaignListItem>;
 
 export const CreatedCampaign = Type.Object(
-  pick('id', 'name', 'slug', 'status', 'maxSubmissions', 'expiresAt', 'collectPhone', 'requireOtp', 'brandColor', 'redirectUrl', 'templateId', 'createdAt'),
+  pick('id', 'name', 'slug', 'url', 'status', 'maxSubmissions', 'expiresAt', 'collectPhone', 'requireOtp', 'brandColor', 'redirectUrl', 'templateId', 'createdAt'),
   { $id: 'CreatedCampaign' },
 );
 export type CreatedCampaignT = Static<typeof CreatedCampaign>;

@@ -73,12 +73,12 @@ export async function createCampaign(deps: AppDeps, orgId: string, input: Create
       updated_at: now,
     };
     await repo.insertCampaign(trx, row);
-    return toCreatedCampaign(row);
+    return toCreatedCampaign(row, deps.config.publicUrl);
   });
 }
 
 export async function getCampaign(deps: AppDeps, orgId: string, id: string) {
-  return toCampaign(await closeIfExpired(deps, await requireCampaign(deps.db, orgId, id)));
+  return toCampaign(await closeIfExpired(deps, await requireCampaign(deps.db, orgId, id)), deps.config.publicUrl);
 }
 
 export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCampaignsQueryT) {
@@ -91,7 +91,7 @@ export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCam
   // Campaigns found past their expiresAt are closed now rather than shown active until the next sweep.
   const nowMs = deps.clock.now().getTime();
   const current = await Promise.all(rows.map((row) => (row.status === 'active' && isExpired(row, nowMs) ? closeIfExpired(deps, row) : row)));
-  return { data: current.map(toCampaignListItem), meta };
+  return { data: current.map((row) => toCampaignListItem(row, deps.config.publicUrl)), meta };
 }
 
 /**
@@ -146,7 +146,7 @@ export async function updateCampaign(deps: AppDeps, orgId: string, id: string, i
       // Still active after the edit, but it can take no more submissions: it closes as it would on its own.
       updated = (await closeCampaign(trx, deps, updated, full ? 'max_submissions' : 'expired')).campaign;
     }
-    return toCampaign(updated);
+    return toCampaign(updated, deps.config.publicUrl);
   });
 }
 

@@ -58,6 +58,7 @@ export const SubmissionResult = Type.Object({
   status: StringEnum(DOCUMENT_STATUSES, {
     description: '`pending` until the signed PDF is produced (then `completed`), or while later roles still have to sign',
   }),
+  allSigned: Type.Boolean({ description: 'True when nobody else has to sign (the signed copy follows by mail once produced); false while later roles still have to' }),
   redirectUrl: Type.String({ description: 'Where to send the visitor now; "" when the campaign has none' }),
   signingUrl: Type.String({
     description: 'Only for `requireKyc` campaigns: the visitor’s own signing link, where they upload identity evidence and sign once it is approved; "" otherwise',

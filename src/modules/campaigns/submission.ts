@@ -157,7 +157,7 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       const data = await documentEventData(trx, campaign.org_id, documentId);
       await emitEvent(trx, deps.clock, campaign.org_id, 'document.created', data);
       await emitEvent(trx, deps.clock, campaign.org_id, 'document.sent', data);
-      await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.submission.created', { ...data, campaign: toCampaign(taken) });
+      await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.submission.created', { ...data, campaign: toCampaign(taken, deps.config.publicUrl) });
       if (taken.submission_count >= taken.max_submissions) await closeCampaign(trx, deps, taken, 'max_submissions');
 
       // Parallel signing: the fixed signers may sign at once, so they are invited now; in sequential
@@ -179,9 +179,9 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
   }
 
   const redirectUrl = campaign.redirect_url;
-  if (kyc) return { id: documentId, status: 'pending', redirectUrl, signingUrl: link };
+  if (kyc) return { id: documentId, status: 'pending', allSigned: false, redirectUrl, signingUrl: link };
   const documentValues = Object.fromEntries(Object.entries(input.values ?? {}).map(([templateFieldId, v]) => [fieldIds.get(templateFieldId)!, v]));
   const done = await completeSigning(deps, tokenOf(link), { values: documentValues, signature: input.signature }, meta);
-  return { id: documentId, status: done.documentStatus, redirectUrl, signingUrl: '' };
+  return { id: documentId, status: done.documentStatus, allSigned: done.allSigned, redirectUrl, signingUrl: '' };
 }
 

@@ -156,6 +156,13 @@ async function start() {
     controls.push(control);
   }
   const byId = new Map(controls.map((c) => [c.field.id, c]));
+  // The template's name and email fields take what the visitor types under "Your details".
+  for (const [detail, type] of [[name, 'name'], [email, 'email']]) {
+    detail.input.addEventListener('input', () => {
+      for (const c of controls) if (c.field.type === type) c.prefill?.(detail.value());
+      clearStatus();
+    });
+  }
 
   function clearStatus() {
     if (!controls.some((c) => c.element.classList.contains('is-invalid'))) {
@@ -241,7 +248,7 @@ async function start() {
       location.assign(next);
       return;
     }
-    showState(result.status === 'completed' ? 'done_all' : 'done', { documentName: campaign.document.name });
+    showState(result.allSigned || result.status === 'completed' ? 'done_all' : 'done', { documentName: campaign.document.name });
   }
 
   submitButton.addEventListener('click', async () => {

@@ -153,8 +153,17 @@ export function createFieldControl(field, ctx) {
         value: initial || (field.readOnly ? '' : kind.prefill ?? ''),
       });
       element.append(input);
+      // Until the signer types here, a name or email field follows what they give elsewhere (the
+      // campaign page's "Full name" and "Email").
+      let edited = false;
+      input.addEventListener('input', () => (edited = true));
       control = {
         focusTarget: input,
+        prefill: (value) => {
+          if (edited || field.readOnly) return;
+          input.value = value;
+          element.classList.toggle('is-filled', input.value.trim() !== '');
+        },
         value: () => (field.type === 'number' && input.value !== '' ? Number(input.value) : input.value.trim()),
         // A number input holding "12e" reports an empty value; `badInput` catches it so it is not taken as empty.
         filled: () => input.value.trim() !== '' || input.validity.badInput,
