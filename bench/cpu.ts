@@ -29,7 +29,7 @@ const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : ['bare', 'health', 'get-by-id', 'list', 'create'];
 const db = await openBenchDatabase('sqlite');
 try {
-  const seeded = await seedDocuments(db.handle.db, 100_000);
+  const seeded = await seedDocuments(db, 100_000);
   await db.handle.close();
   const server = await startSignet(db.env);
   const headers = { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' };

@@ -130,6 +130,20 @@ export async function startSignet(env: Record<string, string>, nodeArgs: string[
   return proc;
 }
 
+/** The naive reference implementation (bench/naive.ts) on the same database. */
+export async function startNaive(env: Record<string, string>): Promise<RunningProcess> {
+  const port = await freePort();
+  const target = env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : { SQLITE_FILE: path.join(env.DATA_DIR, 'signet.db') };
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/naive.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), NODE_ENV: 'production', ...target },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const proc = track(child, port);
+  await waitForPort(port, child);
+  return proc;
+}
+
 /** The baseline: bare node:http answering a fixed JSON body of `bytes` bytes. */
 export async function startBaseline(bytes: number): Promise<RunningProcess> {
   const port = await freePort();

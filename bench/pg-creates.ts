@@ -43,7 +43,7 @@ function postgresCpuMs(): number {
 
 const db = await openBenchDatabase('postgres', url);
 try {
-  const seeded = await seedDocuments(db.handle.db, 20_000);
+  const seeded = await seedDocuments(db, 20_000);
   await sql`checkpoint`.execute(db.handle.db);
   // What createDocument reads of the server's dependencies on this path.
   const deps = { clock: systemClock, dialect: 'postgres', db: db.handle.db } as unknown as AppDeps;

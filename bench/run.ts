@@ -1,18 +1,19 @@
 /**
  * `npm run bench [-- scenario …]`: loads Signet with autocannon from this machine and prints each
- * figure next to a baseline measured in the same run (bare node:http answering a JSON body of
- * the same size, same connections and duration, loaded in turns with Signet). Writes bench/results/latest.json and an SVG chart.
- * PostgreSQL runs too when BENCH_DATABASE_URL is set.
+ * figure next to references measured in the same run, loaded in turns with Signet: bare
+ * node:http answering a JSON body of the same size, and the naive implementation (bench/naive.ts)
+ * on the same database. Writes bench/results/latest.json and an SVG chart. PostgreSQL runs too
+ * when BENCH_DATABASE_URL is set.
  */
 import { execFileSync } from 'node:child_process';
-import { sql } from 'kysely';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { seedDocuments, type Seeded } from './seed.ts';
-import { loadInTurns, openBenchDatabase, percentile, ROOT, startBaseline, startSignet, type BenchDatabase, type RunningProcess } from './harness.ts';
+import { seedOrganizations, targetOf, type Seeded } from './seed.ts';
+import { loadInTurns, openBenchDatabase, ROOT, startBaseline, startNaive, startSignet, type BenchDatabase, type RunningProcess } from './harness.ts';
 import { writeChart } from './chart.ts';
 import { extraScenarios } from './scenarios.ts';
+import { loadMixInTurns, READ_MIX, type Stream } from './mix.ts';
 
 export interface ScenarioResult {
   ratio?: number | null;
@@ -70,84 +71,135 @@ async function versusBaseline(ctx: Context, options: { path: string; method?: 'G
   }
 }
 
-async function timed(url: string, headers: Record<string, string>) {
-  const started = process.hrtime.bigint();
-  const res = await fetch(url, { headers });
-  const body = (await res.json()) as { meta: { nextCursor: string | null }; data: unknown[] };
-  if (!res.ok) throw new Error(`${url}: ${res.status}`);
-  return { ms: Number(process.hrtime.bigint() - started) / 1e6, body };
+/** Organizations and documents of the realistic scenarios (BENCH_SCALE shrinks both, e.g. 0.1). */
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const ORGS = Math.max(10, Math.round(1000 * SCALE));
+const LARGE = Math.round(1_000_000 * SCALE);
+
+/** The environment of a Signet process with `off` switched off (config.ts PERF_OFF). */
+const switchedOff = (ctx: Context, off: string) => ({ ...ctx.db.env, PERF_OFF: off });
+
+/**
+ * Signet, the naive implementation and the bare server under the same streams, in turns. The
+ * bare server answers every request with a body of the mix's mean response size.
+ */
+async function versusNaive(ctx: Context, streams: Stream[], goal: string): Promise<Omit<ScenarioResult, 'database'>> {
+  const naive = await startNaive(ctx.db.env);
+  const bare = await startBaseline(await meanBodySize(ctx, streams));
+  try {
+    const [signet, n, b] = await loadMixInTurns(
+      [{ name: 'signet', url: ctx.server.url }, { name: 'naive', url: naive.url }, { name: 'bare', url: bare.url }],
+      ctx.seeded,
+      streams,
+    );
+    if (signet.non2xx > 0 || signet.errors > 0) console.warn(`  ! ${signet.non2xx} non-2xx and ${signet.errors} errors under load`);
+    const p99 = Object.entries(signet.classes).map(([c, f]) => `${c} ${f.p99Ms}`).join(', ');
+    const creates = signet.classes.create;
+    return {
+      ratio: round3(signet.reqPerSec / b.reqPerSec),
+      naiveRatio: round3(signet.reqPerSec / n.reqPerSec),
+      reqPerSec: Math.round(signet.reqPerSec),
+      naiveReqPerSec: Math.round(n.reqPerSec),
+      baselineReqPerSec: Math.round(b.reqPerSec),
+      p99Ms: Math.max(...Object.values(signet.classes).map((f) => f.p99Ms)),
+      classes: signet.classes,
+      naiveClasses: n.classes,
+      summary:
+        `${Math.round(signet.reqPerSec)} req/s = ${(signet.reqPerSec / b.reqPerSec).toFixed(3)} bare, ${(signet.reqPerSec / n.reqPerSec).toFixed(2)} naive; p99 ms ${p99}` +
+        (creates && streams.length > 1 ? `; creates ${creates.perSec}/s (naive ${n.classes.create?.perSec ?? 0}/s)` : ''),
+      goal,
+    };
+  } finally {
+    await Promise.all([naive.stop(), bare.stop()]);
+  }
 }
 
-const SMALL = 100_000;
-const LARGE = 1_000_000;
+const round3 = (n: number) => Number(n.toFixed(3));
+
+/** The mean response size of the streams' requests, from a sample of each class. */
+async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
+  const org = ctx.seeded.orgs[0];
+  const auth = { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' };
+  const sizes = {
+    detail: await bodySize(`${ctx.server.url}/api/v1/documents/${ctx.seeded.detailId}`, { headers: auth }),
+    list: await bodySize(`${ctx.server.url}/api/v1/documents?limit=25`, { headers: auth }),
+    create: await bodySize(`${ctx.server.url}/api/v1/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Size probe' }) }),
+  };
+  let total = 0;
+  let weight = 0;
+  for (const s of streams) {
+    for (const c of ['detail', 'list', 'create'] as const) {
+      total += s.mix[c] * s.connections * sizes[c];
+      weight += s.mix[c] * s.connections;
+    }
+  }
+  return Math.round(total / weight);
+}
+
+/** What each performance mechanism gains on read-mix: Signet as shipped against Signet without it, in turns. */
+async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>> {
+  const names = ctx.db.name === 'sqlite' ? ['read-cache', 'key-cache', 'group-commit', 'checkpointer'] : ['read-cache', 'key-cache', 'change-feed', 'batched-creates', 'named-statements'];
+  const wanted = process.env.BENCH_SWITCHES ? process.env.BENCH_SWITCHES.split(',') : names;
+  const variants = await Promise.all(names.filter((n) => wanted.includes(n)).map(async (off) => ({ off, server: await startSignet(switchedOff(ctx, off)) })));
+  try {
+    const results = await loadMixInTurns(
+      [{ name: 'all on', url: ctx.server.url }, ...variants.map((v) => ({ name: v.off, url: v.server.url }))],
+      ctx.seeded,
+      [{ mix: READ_MIX, connections: 50 }],
+    );
+    const on = results[0];
+    const gains: Record<string, unknown> = {};
+    for (const [i, v] of variants.entries()) {
+      const r = results[i + 1];
+      gains[v.off] = { gain: round3(on.reqPerSec / r.reqPerSec - 1), offReqPerSec: Math.round(r.reqPerSec), p99Ms: Object.fromEntries(Object.entries(r.classes).map(([c, f]) => [c, f.p99Ms])) };
+    }
+    return {
+      reqPerSec: Math.round(on.reqPerSec),
+      gains,
+      summary: Object.entries(gains).map(([n, g]) => `${n} ${((g as { gain: number }).gain * 100).toFixed(1)}%`).join(', '),
+      goal: 'a mechanism stays only if it gains >= 10% (all on vs it off, read-mix, in turns)',
+    };
+  } finally {
+    await Promise.all(variants.map((v) => v.server.stop()));
+  }
+}
 
 const scenarios: Record<string, Scenario> = {
-  'get-by-id': {
-    seed: SMALL,
-    run: (ctx) =>
-      versusBaseline(ctx, { path: `/api/v1/documents/${ctx.seeded.detailId}` }, '>= 0.40 x baseline; p99 <= 20 ms at 50 connections'),
+  'read-mix': {
+    seed: LARGE,
+    run: (ctx) => versusNaive(ctx, [{ mix: READ_MIX, connections: 50 }], '>= 0.25 x bare (SQLite), >= 0.15 x bare (PostgreSQL), >= 1.5 x naive; p99 <= 25 ms per class'),
   },
-  list: {
-    seed: SMALL,
-    run: (ctx) => versusBaseline(ctx, { path: '/api/v1/documents?limit=25' }, '>= 0.25 x baseline'),
+  'get-random': {
+    seed: LARGE,
+    run: (ctx) => versusNaive(ctx, [{ mix: { detail: 1, list: 0, create: 0 }, connections: 50 }], 'printed'),
   },
-  create: {
-    seed: SMALL,
+  'list-random': {
+    seed: LARGE,
+    run: (ctx) => versusNaive(ctx, [{ mix: { detail: 0, list: 1, create: 0 }, connections: 50 }], 'printed'),
+  },
+  'create-under-load': {
+    seed: LARGE,
     run: (ctx) =>
-      versusBaseline(
+      versusNaive(
         ctx,
-        { path: '/api/v1/documents', method: 'POST', body: JSON.stringify({ name: 'Benchmark agreement', message: 'Please sign' }) },
-        '>= 0.15 x baseline',
+        [{ mix: { detail: 0.8, list: 0.2, create: 0 }, connections: 45 }, { mix: { detail: 0, list: 0, create: 1 }, connections: 5 }],
+        '>= 1,000 creates/s with p99 <= 20 ms (SQLite); reads by 45 connections, creates by 5',
       ),
   },
-  'deep-pagination': {
+  switches: { seed: LARGE, run: switches },
+  // Cache-hit figures: one URL again and again, no write anywhere. Not what users do.
+  'get-by-id': {
     seed: LARGE,
-    async run(ctx) {
-      const pages: number[] = [];
-      let cursor: string | null = null;
-      const started = Date.now();
-      do {
-        const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-        const { ms, body } = await timed(`${ctx.server.url}/api/v1/documents?limit=100${q}`, ctx.auth);
-        pages.push(ms);
-        cursor = body.meta.nextCursor;
-      } while (cursor);
-      const head = pages.slice(0, 20);
-      const tail = pages.slice(-20);
-      const first = percentile(head, 50);
-      const last = percentile(tail, 50);
-      return {
-        pages: pages.length,
-        totalSeconds: Number(((Date.now() - started) / 1000).toFixed(1)),
-        firstPageMs: Number(first.toFixed(2)),
-        lastPageMs: Number(last.toFixed(2)),
-        ratio: Number((last / first).toFixed(3)),
-        summary: `${pages.length} pages in ${((Date.now() - started) / 1000).toFixed(1)} s; first ${first.toFixed(1)} ms, last ${last.toFixed(1)} ms`,
-        goal: 'last page <= 1.5 x first page (ratio = last/first, median of 20 pages each)',
-      };
-    },
+    run: (ctx) => versusBaseline(ctx, { path: `/api/v1/documents/${ctx.seeded.detailId}` }, 'cache-hit figure (one URL again and again)'),
   },
-  search: {
+  list: {
     seed: LARGE,
-    async run(ctx) {
-      const terms = ['#12345', 'lease offer #9', 'amendment', 'quote #77', 'renewal order', 'no-such-document', 'NDA #5000', 'policy'];
-      const times: number[] = [];
-      for (let round = 0; round < 5; round++) {
-        for (const term of terms) {
-          // A limit of its own per round: each query is answered by the database, not from the
-          // read cache (which would answer a repeated URL from memory).
-          const { ms } = await timed(`${ctx.server.url}/api/v1/documents?limit=${25 - round}&search=${encodeURIComponent(term)}`, ctx.auth);
-          times.push(ms);
-        }
-      }
-      return {
-        p50Ms: Number(percentile(times, 50).toFixed(2)),
-        p99Ms: Number(percentile(times, 99).toFixed(2)),
-        queries: times.length,
-        summary: `p50 ${percentile(times, 50).toFixed(1)} ms over ${times.length} queries`,
-        goal: 'p50 printed; < 50 ms on PostgreSQL',
-      };
-    },
+    run: (ctx) => versusBaseline(ctx, { path: '/api/v1/documents?limit=25' }, 'cache-hit figure (one URL again and again)'),
+  },
+  create: {
+    seed: LARGE,
+    run: (ctx) =>
+      versusBaseline(ctx, { path: '/api/v1/documents', method: 'POST', body: JSON.stringify({ name: 'Benchmark agreement', message: 'Please sign' }) }, 'printed (one organization)'),
   },
   ...extraScenarios,
 };
@@ -167,11 +219,8 @@ async function main() {
     const needed = Math.max(1, ...names.filter((n) => kind === 'sqlite' || !scenarios[n].sqliteOnly).map((n) => scenarios[n].seed));
     const db = await openBenchDatabase(kind, process.env.BENCH_DATABASE_URL);
     try {
-      console.log(`\n${kind}: seeding ${needed.toLocaleString('en')} documents…`);
-      const seeded = await seedDocuments(db.handle.db, needed, console.log);
-      // PostgreSQL would otherwise still be checkpointing the load (spread over minutes) while the
-      // scenarios run, its writes competing with theirs (uploads write 50 MB files).
-      if (kind === 'postgres') await sql`checkpoint`.execute(db.handle.db);
+      console.log(`\n${kind}: seeding ${ORGS} organizations, ${needed.toLocaleString('en')} documents…`);
+      const seeded = await seedOrganizations(db.handle.db, targetOf(db), ORGS, needed, console.log);
       await db.handle.close();
       // Closing SQLite checkpoints the load into the database file: a gigabyte of dirty pages the
       // kernel would write back during the first scenarios (and not during their baselines).

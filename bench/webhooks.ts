@@ -79,7 +79,7 @@ export async function measureWebhooks(log: (line: string) => void = () => {}): P
   const receivers = [await startReceiver(), await startReceiver()];
   let server: Awaited<ReturnType<typeof startSignet>> | null = null;
   try {
-    const seeded = await seedDocuments(db.handle.db, 1000);
+    const seeded = await seedDocuments(db, 1000);
     server = await startSignet({ ...db.env, NODE_ENV: 'development', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
     const auth = { authorization: `Bearer ${seeded.key}` };
     for (const r of receivers) {

@@ -137,8 +137,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerEmptyBody(app);
   registerMetrics(app, deps.metrics);
   registerErrorHandler(app);
-  registerAuth(app, deps.db, options.database.changeMark, options.database.keysMark);
-  registerReadCache(app, options.database.changeMark, deps.metrics);
+  const off = config.perfOff;
+  registerAuth(app, deps.db, off.has('read-cache') ? undefined : options.database.changeMark, off.has('key-cache') ? undefined : options.database.keysMark);
+  registerReadCache(app, off.has('read-cache') ? undefined : options.database.changeMark, deps.metrics);
   registerIdempotency(app, deps.db, clock);
   await registerRateLimit(app, config, redis, counters);
   app.addSchema(ErrorBody);

@@ -7,6 +7,14 @@ import { Value } from 'typebox/value';
  * The whole environment Signet reads, in one schema. `loadConfig` is the only place that
  * touches `process.env`; everything else receives the frozen result.
  */
+/**
+ * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
+ * what each gains against the same server without it (ARCHITECTURE.md, convention 14).
+ */
+export const PERF_MECHANISMS = ['read-cache', 'key-cache', 'change-feed', 'group-commit', 'checkpointer', 'batched-creates', 'named-statements'] as const;
+export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
+const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');
+
 const EnvSchema = Type.Object({
   PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
   HOST: Type.Optional(Type.String()),
@@ -40,6 +48,7 @@ const EnvSchema = Type.Object({
   ),
   WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   READ_CACHE: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  PERF_OFF: Type.Optional(Type.String({ pattern: `^((${PERF_MECHANISMS_PATTERN})(,|$))*$` })),
   GEOIP_DB: Type.Optional(Type.String()),
   TRUST_PROXY: Type.Optional(Type.String()),
   MAIL_ATTACHMENT_MAX_BYTES: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
@@ -139,6 +148,8 @@ export interface Config {
    * (http/read-cache.ts); on PostgreSQL through its change notifications (db/pg-change-feed.ts).
    */
   readonly readCache: boolean;
+  /** Performance mechanisms turned off, to measure what each gains (`npm run bench -- switches`). */
+  readonly perfOff: ReadonlySet<PerfMechanism>;
   /** A MaxMind-format (.mmdb) city or country database for audit GeoIP; undefined: none. */
   readonly geoipDb: string | undefined;
   /**
@@ -263,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL ?? 'info',
     workers: (e.WORKERS ?? 'on') === 'on',
     readCache: (e.READ_CACHE ?? 'on') === 'on',
+    perfOff: new Set((e.PERF_OFF ?? '').split(',').filter(Boolean) as PerfMechanism[]),
     geoipDb: e.GEOIP_DB,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     mailAttachmentMaxBytes: Number(e.MAIL_ATTACHMENT_MAX_BYTES ?? 10 * 1024 * 1024),

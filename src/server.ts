@@ -21,8 +21,10 @@ export function openDatabase(config: Config, options: { server?: boolean } = {})
   return createDb({
     databaseUrl: config.databaseUrl,
     sqliteFile: path.join(config.dataDir, 'signet.db'),
-    checkpointInBackground: options.server,
-    watchChanges: config.readCache && (options.server === true || config.databaseUrl === undefined),
+    checkpointInBackground: options.server && !config.perfOff.has('checkpointer'),
+    watchChanges: config.readCache && !config.perfOff.has('change-feed') && (options.server === true || config.databaseUrl === undefined),
+    groupCommit: !config.perfOff.has('group-commit'),
+    namedStatements: !config.perfOff.has('named-statements'),
   });
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteAdapter, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
 import { PgChangeFeed } from './pg-change-feed.ts';
@@ -89,6 +89,10 @@ export interface DbOptions {
    * SQLite's marks cost nothing until read. Default: on for SQLite, off for PostgreSQL.
    */
   watchChanges?: boolean;
+  /** SQLite: group commit (sqlite-group-commit.ts); default on. */
+  groupCommit?: boolean;
+  /** PostgreSQL: the hottest statements named (named-statements.ts); default on. */
+  namedStatements?: boolean;
 }
 
 export function createDb(options: DbOptions): DbHandle {
@@ -108,7 +112,7 @@ export function createDb(options: DbOptions): DbHandle {
       pool.on('connect', (client) => feed.sessionOpened(pid(client)));
       pool.on('remove', (client) => feed.sessionClosed(pid(client)));
     }
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool, feed) }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool, feed, options.namedStatements !== false) }) });
     const close = async () => {
       await feed?.stop();
       await db.destroy();
@@ -126,8 +130,8 @@ export function createDb(options: DbOptions): DbHandle {
   // indexes) are then also done in memory.
   sqlite.pragma('temp_store = MEMORY');
   const statements = withStatementCache(sqlite);
-  const dialect = new GroupCommitSqliteDialect(statements);
-  const db = new Kysely<Database>({ dialect });
+  const dialect = options.groupCommit === false ? undefined : new GroupCommitSqliteDialect(statements);
+  const db = new Kysely<Database>({ dialect: dialect ?? new SqliteDialect({ database: statements }) });
   const checkpointer =
     options.checkpointInBackground && options.sqliteFile !== ':memory:'
       ? startCheckpointer(options.sqliteFile, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`))
@@ -138,7 +142,7 @@ export function createDb(options: DbOptions): DbHandle {
     await checkpointer?.stop();
   };
   const marks = options.watchChanges === false ? {} : changeMarksOf(sqlite, statements);
-  return { db, dialect: 'sqlite', ...marks, commitStats: () => dialect.stats(), close };
+  return { db, dialect: 'sqlite', ...marks, commitStats: dialect ? () => dialect.stats() : undefined, close };
 }
 
 /**

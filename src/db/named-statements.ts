@@ -33,14 +33,14 @@ export interface QueryObserver {
 }
 
 /** The pool as Kysely sees it: clients whose registered statements go out by name. */
-export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver): PostgresPool {
+export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver, naming = true): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       const state: QueryState = { changed: false, keys: false };
       const run = (textOrCursor: unknown, values?: ReadonlyArray<unknown>) => {
         if (typeof textOrCursor === 'string') {
-          const name = names.get(textOrCursor);
+          const name = naming ? names.get(textOrCursor) : undefined;
           if (name) return client.query({ name, text: textOrCursor, values: values as unknown[] });
           return client.query(textOrCursor, values as unknown[]);
         }

@@ -134,7 +134,7 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
   try {
     const built = buildNewDocument(deps, actor, id, input, seed, now);
     const { row, signerRows, fieldRows, audit } = built;
-    if (deps.dialect === 'postgres' && !input.folderId && !seed) {
+    if (deps.dialect === 'postgres' && !input.folderId && !seed && !deps.config.perfOff.has('batched-creates')) {
       // The list item of what was just inserted (no read back: nothing else can have changed it yet).
       const data = toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
       // One statement for this create and the others of this turn (db/pg-insert-batch.ts). A

@@ -1,0 +1,130 @@
+import autocannon from 'autocannon';
+import { percentile } from './harness.ts';
+import { SEARCH_WORDS, type Seeded } from './seed.ts';
+
+/** Shares of each request class in a mix, summing to 1. */
+export interface Mix {
+  detail: number;
+  list: number;
+  create: number;
+}
+export type RequestClass = keyof Mix;
+const CLASSES: RequestClass[] = ['detail', 'list', 'create'];
+
+export const READ_MIX: Mix = { detail: 0.7, list: 0.2, create: 0.1 };
+
+/** One server under load, and what it answers (Signet, the naive one, the bare one). */
+export interface Side {
+  name: string;
+  url: string;
+}
+
+export interface ClassFigures {
+  count: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface MixResult {
+  reqPerSec: number;
+  non2xx: number;
+  errors: number;
+  classes: Partial<Record<RequestClass, ClassFigures & { perSec: number }>>;
+}
+
+const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
+const LIST_STATUSES = ['draft', 'pending', 'completed', 'cancelled'];
+
+/**
+ * Each request: a random organization (its key), then by the mix's shares a random one of its
+ * documents (detail), a first list page with random filters (none, a status, a search word, both;
+ * a limit of 10, 25 or 50), or a create (a name and a signer).
+ */
+function setupRequest(seeded: Seeded, mix: Mix) {
+  let created = 0;
+  return (req: autocannon.Request, context: { kind?: RequestClass }): autocannon.Request => {
+    const org = pick(seeded.orgs);
+    const headers = { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' };
+    const r = Math.random();
+    if (r < mix.detail) {
+      context.kind = 'detail';
+      return { ...req, method: 'GET' as const, path: `/api/v1/documents/${pick(org.documents)}`, headers, body: undefined };
+    }
+    if (r < mix.detail + mix.list) {
+      context.kind = 'list';
+      const q = new URLSearchParams({ limit: String(pick([10, 25, 50])) });
+      const f = Math.random();
+      if (f < 0.25) q.set('status', pick(LIST_STATUSES));
+      else if (f < 0.5) q.set('search', pick(SEARCH_WORDS));
+      else if (f < 0.6) (q.set('status', pick(LIST_STATUSES)), q.set('search', pick(SEARCH_WORDS)));
+      return { ...req, method: 'GET' as const, path: `/api/v1/documents?${q}`, headers, body: undefined };
+    }
+    context.kind = 'create';
+    created++;
+    const body = JSON.stringify({ name: `Mix agreement ${created}`, signers: [{ name: 'Ann Signer', email: `ann${created}@example.test` }] });
+    return { ...req, method: 'POST' as const, path: '/api/v1/documents', headers, body };
+  };
+}
+
+/** Connections that each send requests of one mix; a load runs one or more streams at once. */
+export interface Stream {
+  mix: Mix;
+  connections: number;
+}
+
+type Tracker = ReturnType<typeof autocannon> & { on(event: 'response', listener: (client: { requestIterator?: { context?: { kind?: RequestClass } } }, status: number, bytes: number, ms: number) => void): unknown };
+
+/** One round of `seconds` on one side, its streams at once; latencies kept per request class. */
+async function round(side: Side, seeded: Seeded, streams: Stream[], seconds: number, record?: Record<RequestClass, number[]>): Promise<autocannon.Result[]> {
+  return Promise.all(
+    streams.map((stream) => {
+      const instance = autocannon({ url: side.url, connections: stream.connections, duration: seconds, requests: [{ setupRequest: setupRequest(seeded, stream.mix) }] }) as Tracker;
+      if (record) {
+        instance.on('response', (client, _status, _bytes, ms) => {
+          const kind = client.requestIterator?.context?.kind;
+          if (kind) record[kind].push(ms);
+        });
+      }
+      return instance as unknown as Promise<autocannon.Result>;
+    }),
+  );
+}
+
+/**
+ * Loads every side with the mix in turns: an unmeasured warm-up of each, then `rounds` rounds of
+ * `durationSec / rounds` seconds on each side in order, so whatever else the machine does lands
+ * on every side alike. The bare server gets the same requests (it answers any with its fixed body).
+ */
+export async function loadMixInTurns(
+  sides: Side[],
+  seeded: Seeded,
+  streams: Stream[],
+  options: { durationSec?: number; rounds?: number } = {},
+): Promise<MixResult[]> {
+  const warmup = Number(process.env.BENCH_WARMUP ?? 3);
+  const rounds = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 5);
+  const each = (options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10)) / rounds;
+  const records = sides.map(() => ({ detail: [], list: [], create: [] }) as Record<RequestClass, number[]>);
+  const results: autocannon.Result[][] = sides.map(() => []);
+  for (const side of sides) await round(side, seeded, streams, warmup);
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, side] of sides.entries()) results[k].push(...(await round(side, seeded, streams, each, records[k])));
+  }
+  return sides.map((_side, k) => {
+    // Streams of a round run at once: the time is the rounds', not the sum over streams.
+    const seconds = results[k].reduce((n, r) => n + r.duration, 0) / streams.length;
+    const classes: MixResult['classes'] = {};
+    for (const c of CLASSES) {
+      const times = records[k][c];
+      if (times.length === 0) continue;
+      classes[c] = { count: times.length, perSec: Math.round(times.length / seconds), p50Ms: round2(percentile(times, 50)), p99Ms: round2(percentile(times, 99)) };
+    }
+    return {
+      reqPerSec: results[k].reduce((n, r) => n + r.requests.total, 0) / seconds,
+      non2xx: results[k].reduce((n, r) => n + r.non2xx, 0),
+      errors: results[k].reduce((n, r) => n + r.errors, 0),
+      classes,
+    };
+  });
+}
+const round2 = (n: number) => Number(n.toFixed(2));
