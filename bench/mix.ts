@@ -108,7 +108,11 @@ export async function loadMixInTurns(
   const results: autocannon.Result[][] = sides.map(() => []);
   for (const side of sides) await round(side, seeded, streams, warmup);
   for (let i = 0; i < rounds; i++) {
-    for (const [k, side] of sides.entries()) results[k].push(...(await round(side, seeded, streams, each, records[k])));
+    // Each round starts at another side, so no side always follows the same one.
+    for (let j = 0; j < sides.length; j++) {
+      const k = (i + j) % sides.length;
+      results[k].push(...(await round(sides[k], seeded, streams, each, records[k])));
+    }
   }
   return sides.map((_side, k) => {
     // Streams of a round run at once: the time is the rounds', not the sum over streams.

@@ -136,11 +136,17 @@ async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
   return Math.round(total / weight);
 }
 
-/** What each performance mechanism gains on read-mix: Signet as shipped against Signet without it, in turns. */
+/**
+ * What each performance mechanism gains on read-mix: Signet as shipped against Signet with it
+ * switched off (PERF_OFF), in turns, plus a second process as shipped (`control`): the gap
+ * between the two identical servers is the run's noise floor.
+ */
 async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>> {
-  const names = ctx.db.name === 'sqlite' ? ['read-cache', 'key-cache', 'group-commit', 'checkpointer'] : ['read-cache', 'key-cache', 'change-feed', 'batched-creates', 'named-statements'];
+  const names = ctx.db.name === 'sqlite' ? [] : ['key-cache', 'batched-creates', 'named-statements'];
   const wanted = process.env.BENCH_SWITCHES ? process.env.BENCH_SWITCHES.split(',') : names;
-  const variants = await Promise.all(names.filter((n) => wanted.includes(n)).map(async (off) => ({ off, server: await startSignet(switchedOff(ctx, off)) })));
+  const variants = await Promise.all(
+    ['control', ...names.filter((n) => wanted.includes(n))].map(async (off) => ({ off, server: await startSignet(off === 'control' ? ctx.db.env : switchedOff(ctx, off)) })),
+  );
   try {
     const results = await loadMixInTurns(
       [{ name: 'all on', url: ctx.server.url }, ...variants.map((v) => ({ name: v.off, url: v.server.url }))],
@@ -148,7 +154,7 @@ async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>>
       [{ mix: READ_MIX, connections: 50 }],
     );
     const on = results[0];
-    const gains: Record<string, unknown> = {};
+    const gains: Record<string, { gain: number; offReqPerSec: number; p99Ms: Record<string, number> }> = {};
     for (const [i, v] of variants.entries()) {
       const r = results[i + 1];
       gains[v.off] = { gain: round3(on.reqPerSec / r.reqPerSec - 1), offReqPerSec: Math.round(r.reqPerSec), p99Ms: Object.fromEntries(Object.entries(r.classes).map(([c, f]) => [c, f.p99Ms])) };
@@ -156,8 +162,8 @@ async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>>
     return {
       reqPerSec: Math.round(on.reqPerSec),
       gains,
-      summary: Object.entries(gains).map(([n, g]) => `${n} ${((g as { gain: number }).gain * 100).toFixed(1)}%`).join(', '),
-      goal: 'a mechanism stays only if it gains >= 10% (all on vs it off, read-mix, in turns)',
+      summary: Object.entries(gains).map(([n, g]) => `${n} ${(g.gain * 100).toFixed(1)}%`).join(', '),
+      goal: 'a mechanism stays only if it gains >= 10% (all on vs it off, read-mix, in turns; control = a second identical server)',
     };
   } finally {
     await Promise.all(variants.map((v) => v.server.stop()));
@@ -211,8 +217,10 @@ async function main() {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const names = wanted.length > 0 ? wanted : Object.keys(scenarios);
   for (const n of names) if (!scenarios[n]) throw new Error(`Unknown scenario ${n}; known: ${Object.keys(scenarios).join(', ')}`);
-  const databases: ('sqlite' | 'postgres')[] = ['sqlite'];
+  let databases: ('sqlite' | 'postgres')[] = ['sqlite'];
   if (process.env.BENCH_DATABASE_URL) databases.push('postgres');
+  // BENCH_ONLY=postgres (or sqlite): one of them.
+  if (process.env.BENCH_ONLY) databases = databases.filter((d) => d === process.env.BENCH_ONLY);
 
   const results: Record<string, ScenarioResult> = {};
   for (const kind of databases) {

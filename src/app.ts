@@ -12,7 +12,6 @@ import { trustedPeers } from './http/proxy.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { connectRedis, registerRateLimit } from './http/rate-limit.ts';
 import { Counters } from './http/counters.ts';
-import { registerReadCache } from './http/read-cache.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
@@ -99,7 +98,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const clock = options.clock ?? systemClock;
   const metrics = new Metrics(
     options.database.db,
-    options.database.commitStats,
     options.database.dialect === 'postgres' ? () => batchStats(options.database.db) : undefined,
   );
   const redis = await connectRedis(app, config);
@@ -137,9 +135,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerEmptyBody(app);
   registerMetrics(app, deps.metrics);
   registerErrorHandler(app);
-  const off = config.perfOff;
-  registerAuth(app, deps.db, off.has('read-cache') ? undefined : options.database.changeMark, off.has('key-cache') ? undefined : options.database.keysMark);
-  registerReadCache(app, off.has('read-cache') ? undefined : options.database.changeMark, deps.metrics);
+  registerAuth(app, deps.db, config.perfOff.has('key-cache') ? undefined : options.database.keysMark);
   registerIdempotency(app, deps.db, clock);
   await registerRateLimit(app, config, redis, counters);
   app.addSchema(ErrorBody);

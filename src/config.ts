@@ -11,7 +11,7 @@ import { Value } from 'typebox/value';
  * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
  * what each gains against the same server without it (ARCHITECTURE.md, convention 14).
  */
-export const PERF_MECHANISMS = ['read-cache', 'key-cache', 'change-feed', 'group-commit', 'checkpointer', 'batched-creates', 'named-statements'] as const;
+export const PERF_MECHANISMS = ['key-cache', 'batched-creates', 'named-statements'] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');
 
@@ -47,7 +47,6 @@ const EnvSchema = Type.Object({
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),
   WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
-  READ_CACHE: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   PERF_OFF: Type.Optional(Type.String({ pattern: `^((${PERF_MECHANISMS_PATTERN})(,|$))*$` })),
   GEOIP_DB: Type.Optional(Type.String()),
   TRUST_PROXY: Type.Optional(Type.String()),
@@ -143,11 +142,6 @@ export interface Config {
   readonly logLevel: string;
   /** Background workers (mail, webhook delivery, schedulers) run in this process. */
   readonly workers: boolean;
-  /**
-   * Answers of read routes and API keys kept in memory while the database is unchanged
-   * (http/read-cache.ts); on PostgreSQL through its change notifications (db/pg-change-feed.ts).
-   */
-  readonly readCache: boolean;
   /** Performance mechanisms turned off, to measure what each gains (`npm run bench -- switches`). */
   readonly perfOff: ReadonlySet<PerfMechanism>;
   /** A MaxMind-format (.mmdb) city or country database for audit GeoIP; undefined: none. */
@@ -273,7 +267,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: Number(e.RATE_LIMIT_PER_MINUTE ?? 600),
     logLevel: e.LOG_LEVEL ?? 'info',
     workers: (e.WORKERS ?? 'on') === 'on',
-    readCache: (e.READ_CACHE ?? 'on') === 'on',
     perfOff: new Set((e.PERF_OFF ?? '').split(',').filter(Boolean) as PerfMechanism[]),
     geoipDb: e.GEOIP_DB,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

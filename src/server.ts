@@ -13,17 +13,14 @@ import { closeIntakeWorker } from './pdf/page-count.ts';
 
 /**
  * The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise.
- * The server checkpoints SQLite's WAL on a worker thread and, unless READ_CACHE=off, keeps the
- * change marks its caches need (on PostgreSQL a listening connection, which the CLI's short runs
- * do not open, nor a checkpointer).
+ * On PostgreSQL the server listens for changes to the key tables, for its API key cache (a
+ * connection the CLI's short runs do not open); PERF_OFF=key-cache turns it off.
  */
 export function openDatabase(config: Config, options: { server?: boolean } = {}) {
   return createDb({
     databaseUrl: config.databaseUrl,
     sqliteFile: path.join(config.dataDir, 'signet.db'),
-    checkpointInBackground: options.server && !config.perfOff.has('checkpointer'),
-    watchChanges: config.readCache && !config.perfOff.has('change-feed') && (options.server === true || config.databaseUrl === undefined),
-    groupCommit: !config.perfOff.has('group-commit'),
+    watchChanges: options.server === true && !config.perfOff.has('key-cache'),
     namedStatements: !config.perfOff.has('named-statements'),
   });
 }

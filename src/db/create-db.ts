@@ -1,3 +1,4 @@
+/// <reference lib="es2024.string" />
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -6,8 +7,6 @@ import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, t
 import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
 import { PgChangeFeed } from './pg-change-feed.ts';
-import { startCheckpointer } from './sqlite-checkpointer.ts';
-import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
 import * as m0004 from './migrations/0004-templates-campaigns.ts';
@@ -18,6 +17,7 @@ import * as m0008 from './migrations/0008-statement-change-notifications.ts';
 import * as m0009 from './migrations/0009-identity-attempts.ts';
 import * as m0010a from './migrations/0010a-sealing-failures.ts';
 import * as m0010b from './migrations/0010b-idempotency-per-key.ts';
+import * as m0011b from './migrations/0011b-key-change-notifications-only.ts';
 import * as m0012 from './migrations/0012-long-term-signatures.ts';
 import * as m0012b from './migrations/0012b-verify-hash-indexes.ts';
 import * as m0013a from './migrations/0013a-bulk-sends.ts';
@@ -31,21 +31,13 @@ export interface DbHandle {
   db: Db;
   dialect: Dialect;
   /**
-   * A value that changes whenever the database may have changed, by this process (rows inserted,
-   * updated or deleted on its connections, committed or not) or by any other connection (a commit:
-   * at once on SQLite, as soon as its notification arrives on PostgreSQL, pg-change-feed.ts).
-   * Equal marks mean the database is as it was. Read synchronously; null while unknown (nothing
-   * may then be cached). Absent when the handle was opened without `watchChanges`.
-   */
-  changeMark?: () => string | null;
-  /**
-   * Like changeMark, but moved by this process only through writes to the tables that decide what
-   * an API key may do (keys, organizations); any other connection's commit to them still moves
-   * it. Equal marks mean a key looked up before is as it was.
+   * PostgreSQL, with `watchChanges`: a value that changes whenever the tables that decide what an
+   * API key may do (api_keys, organizations) may have changed, by this process or, as soon as its
+   * notification arrives, by any other connection (pg-change-feed.ts). Equal marks mean a key
+   * looked up before is as it was. Read synchronously; null while unknown (nothing may then be
+   * kept).
    */
   keysMark?: () => string | null;
-  /** SQLite only: how many transactions its group commits made durable, in how many COMMITs. */
-  commitStats?: () => GroupCommitStats;
   close(): Promise<void>;
 }
 
@@ -61,6 +53,7 @@ export const migrations: Record<string, Migration> = {
   '0009-identity-attempts': m0009,
   '0010a-sealing-failures': m0010a,
   '0010b-idempotency-per-key': m0010b,
+  '0011b-key-change-notifications-only': m0011b,
   '0012-long-term-signatures': m0012,
   '0012b-verify-hash-indexes': m0012b,
   '0013a-bulk-sends': m0013a,
@@ -78,19 +71,10 @@ export interface DbOptions {
   sqliteFile: string;
   poolSize?: number;
   /**
-   * SQLite file only: checkpoint the WAL on a worker thread instead of inside commits
-   * (sqlite-checkpointer.ts). For the long-running server; short-lived processes (the CLI) and
-   * tests leave it off.
-   */
-  checkpointInBackground?: boolean;
-  /**
-   * Keep the change marks (DbHandle.changeMark, keysMark) that let the server cache reads. On
-   * PostgreSQL this listens for the database's change notifications on a connection of its own;
-   * SQLite's marks cost nothing until read. Default: on for SQLite, off for PostgreSQL.
+   * PostgreSQL: keep the keys mark (DbHandle.keysMark) that lets the server keep API keys in
+   * memory, listening for the database's change notifications on a connection of its own.
    */
   watchChanges?: boolean;
-  /** SQLite: group commit (sqlite-group-commit.ts); default on. */
-  groupCommit?: boolean;
   /** PostgreSQL: the hottest statements named (named-statements.ts); default on. */
   namedStatements?: boolean;
 }
@@ -117,7 +101,7 @@ export function createDb(options: DbOptions): DbHandle {
       await feed?.stop();
       await db.destroy();
     };
-    return { db, dialect: 'postgres', changeMark: feed?.changeMark, keysMark: feed?.keysMark, close };
+    return { db, dialect: 'postgres', keysMark: feed?.keysMark, close };
   }
   if (options.sqliteFile !== ':memory:') fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
   const sqlite = new SQLite(options.sqliteFile);
@@ -125,105 +109,57 @@ export function createDb(options: DbOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // The group commit runs each transaction in a savepoint, whose journal SQLite would otherwise
-  // spill to a temporary file past 64 KiB. Sorts that no index serves (Signet's queries have
-  // indexes) are then also done in memory.
+  // Sorts that no index serves (Signet's queries have indexes) are done in memory.
   sqlite.pragma('temp_store = MEMORY');
-  const statements = withStatementCache(sqlite);
-  const dialect = options.groupCommit === false ? undefined : new GroupCommitSqliteDialect(statements);
-  const db = new Kysely<Database>({ dialect: dialect ?? new SqliteDialect({ database: statements }) });
-  const checkpointer =
-    options.checkpointInBackground && options.sqliteFile !== ':memory:'
-      ? startCheckpointer(options.sqliteFile, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`))
-      : undefined;
-  const close = async () => {
-    await db.destroy();
-    // Last to close, the worker's connection checkpoints what is left and removes the WAL.
-    await checkpointer?.stop();
-  };
-  const marks = options.watchChanges === false ? {} : changeMarksOf(sqlite, statements);
-  return { db, dialect: 'sqlite', ...marks, commitStats: dialect ? () => dialect.stats() : undefined, close };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
+
+type Statement = Pick<SQLite.Statement, 'reader' | 'all' | 'run' | 'iterate'>;
 
 /**
  * Kysely prepares every query anew; preparing costs more than running a point lookup. Queries
  * are built from a fixed set of shapes, so prepared statements are kept by their SQL text
  * (bounded, least recently used dropped first). Reuse is safe: statements run synchronously.
- * Every statement passes through here right before it runs, which the change marks use: a row
- * change (INSERT, UPDATE, DELETE) is seen by SQLite's `total_changes()` once it has run, so the
- * marks' reading is dropped (`onChange`) to be taken afresh after it; any other statement that
- * may write (DDL) is counted (`writes`); and statements that may write naming a table API keys
- * depend on are counted apart (`keyWrites`).
+ * Each statement also makes its string parameters well-formed (wellFormed).
  */
 function withStatementCache(sqlite: SQLite.Database, max = 1000) {
-  const cache = new Map<string, { stmt: SQLite.Statement; rows: boolean; keys: boolean }>();
-  const wrapper = {
-    writes: 0,
-    keyWrites: 0,
-    onChange: () => {},
+  const cache = new Map<string, Statement>();
+  return {
     close: () => sqlite.close(),
-    prepare(sqlText: string): SQLite.Statement {
+    prepare(sqlText: string): Statement {
       let entry = cache.get(sqlText);
       if (entry) {
         cache.delete(sqlText);
       } else {
         const stmt = sqlite.prepare(sqlText);
-        entry = { stmt, rows: ROW_CHANGE.test(sqlText), keys: !stmt.readonly && m0007.KEY_TABLES.test(sqlText) };
+        entry = {
+          reader: stmt.reader,
+          all: (params: unknown[]) => stmt.all(wellFormed(params)),
+          run: (params: unknown[]) => stmt.run(wellFormed(params)),
+          iterate: (params: unknown[]) => stmt.iterate(wellFormed(params)),
+        } as Statement;
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sqlText, entry);
-      if (!entry.stmt.readonly) {
-        if (entry.rows) wrapper.onChange();
-        else wrapper.writes++;
-        if (entry.keys) wrapper.keyWrites++;
-      }
-      return entry.stmt;
+      return entry;
     },
   };
-  return wrapper;
 }
 
-/** Statements whose changes `total_changes()` counts. */
-const ROW_CHANGE = /^\s*(insert|update|delete|replace|with)\b/i;
-
 /**
- * The change marks of a SQLite database (DbHandle.changeMark, keysMark): the rows this
- * connection has changed (`total_changes()`, which a statement that matches no row leaves as it
- * was, so the background workers' polls do not retire the caches), the other statements of this
- * process that may write, and SQLite's `data_version`, which moves when another connection
- * commits. The keys mark counts instead every statement that may write naming a key table.
- * Reading both values takes a statement and a shared-memory lock, so the reading is kept for the
- * rest of the event loop's turn (the requests of one turn were all received before it began),
- * and dropped before any statement that may change rows runs.
+ * The parameters with every string valid UTF-16. A lone surrogate (half a character, possible in
+ * JSON text as `"\udfff"`) has no UTF-8 form: the driver would store its three WTF-8 bytes, read
+ * back as three U+FFFD. It is stored as one U+FFFD instead, as PostgreSQL's driver does. The
+ * check is cheap (V8 answers at once for strings of one-byte characters); copies only when needed.
  */
-function changeMarksOf(sqlite: SQLite.Database, statements: ReturnType<typeof withStatementCache>) {
-  const read = sqlite.prepare('select total_changes(), data_version from pragma_data_version').raw();
-  let reading: unknown[] | undefined;
-  let scheduled = false;
-  const forget = () => {
-    reading = undefined;
-    scheduled = false;
-  };
-  statements.onChange = () => {
-    reading = undefined;
-  };
-  const current = () => {
-    if (reading === undefined) {
-      reading = read.get() as unknown[];
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(forget);
-      }
+function wellFormed(parameters: unknown[]): unknown[] {
+  for (const p of parameters) {
+    if (typeof p === 'string' && !p.isWellFormed()) {
+      return parameters.map((v) => (typeof v === 'string' ? v.toWellFormed() : v));
     }
-    return reading;
-  };
-  return {
-    changeMark: () => {
-      const [changes, version] = current();
-      return `${statements.writes}:${changes}:${version}`;
-    },
-    keysMark: () => `${statements.keyWrites}:${current()[1]}`,
-  };
+  }
+  return parameters;
 }
 
 /**

@@ -37,7 +37,7 @@ export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver, nam
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      const state: QueryState = { changed: false, keys: false };
+      const state: QueryState = { keys: false };
       const run = (textOrCursor: unknown, values?: ReadonlyArray<unknown>) => {
         if (typeof textOrCursor === 'string') {
           const name = naming ? names.get(textOrCursor) : undefined;

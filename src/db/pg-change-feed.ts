@@ -3,27 +3,27 @@ import pg from 'pg';
 import { CHANGES_CHANNEL, KEY_TABLES } from './migrations/0007-change-notifications.ts';
 
 /*
- * The change marks of a PostgreSQL database (DbHandle.changeMark, keysMark), which let a server
- * keep answers and API keys in memory while the database is unchanged, as on SQLite.
+ * The keys mark of a PostgreSQL database (DbHandle.keysMark), which lets a server keep API keys in
+ * memory while the tables that decide what a key may do (api_keys, organizations) are unchanged.
  *
- * A mark moves
- * - when a statement of this process has changed something (reported by the pool's clients as
- *   their queries finish, before the caller sees the result: an INSERT, UPDATE or DELETE by its
- *   row count, any other statement that may write always; again when the transaction that
- *   changed something ends; the keys mark when a key table was named), and
- * - when a notification arrives on `signet_changes` (migrations 0007 and 0008: every statement
- *   that changed rows of a Signet table announces itself at commit, whoever runs it).
- * An entry stored under a mark read before its query was sent is therefore retired by any change
- * this process made before answering, and by another process's change as soon as PostgreSQL
- * delivers its notification: typically well under a millisecond after that commit, which is the
- * window in which another instance's write may not be seen yet.
+ * The mark moves
+ * - when a statement of this process that names a key table has changed something (reported by
+ *   the pool's clients as their queries finish, before the caller sees the result: an INSERT,
+ *   UPDATE or DELETE by its row count, any other statement that may write always; again when the
+ *   transaction that changed something ends), and
+ * - when a notification arrives on `signet_changes` (migrations 0007, 0008 and 0011b: every
+ *   statement that changed rows of a key table announces itself at commit, whoever runs it).
+ * A key looked up under a mark read before its query was sent is therefore retired by any key
+ * change this process made, and by another process's as soon as PostgreSQL delivers its
+ * notification: typically well under a millisecond after that commit, which is the window in
+ * which another instance's revocation may not be seen yet.
  *
- * Marks are null, and nothing is cached, while the feed is not known to work: until the listening
+ * The mark is null, and nothing is kept, while the feed is not known to work: until the listening
  * connection has received a notification this process sent through the pool (which proves that
  * notifications from other sessions arrive), whenever one of these pings, sent every second, has
  * not come back before the next, while the listening connection is down, and while the database
  * has no trigger function (not migrated yet). A pooler in transaction mode, which cannot deliver
- * notifications, thus leaves the caches off instead of stale.
+ * notifications, thus leaves the key cache off instead of stale.
  */
 
 export interface ChangeFeedOptions {
@@ -34,9 +34,8 @@ export interface ChangeFeedOptions {
   pingIntervalMs?: number;
 }
 
-/** Per pool client: what the transaction in progress has changed. */
+/** Per pool client: whether the transaction in progress has changed a key table. */
 export interface QueryState {
-  changed: boolean;
   keys: boolean;
 }
 
@@ -49,10 +48,8 @@ const ROLLBACK_TO = /^\s*rollback\s+(transaction\s+|work\s+)?to\b/i;
 const PLAIN_DML = /^\s*(insert|update|delete)\b/i;
 
 export class PgChangeFeed {
-  /** Writes by this process, and the notifications and feed restarts seen. */
-  private local = 0;
+  /** Key writes by this process, and the notifications and feed restarts seen. */
   private localKeys = 0;
-  private remote = 0;
   private remoteKeys = 0;
   private healthy = false;
   private client: pg.Client | undefined;
@@ -68,46 +65,37 @@ export class PgChangeFeed {
     void this.connect();
   }
 
-  readonly changeMark = (): string | null => (this.healthy ? `${this.local}:${this.remote}` : null);
   readonly keysMark = (): string | null => (this.healthy ? `${this.localKeys}:${this.remoteKeys}` : null);
 
   /**
    * Called by a pool client when one of its queries has finished (or failed: `rowCount`
-   * undefined), before its caller continues. An INSERT, UPDATE or DELETE that changed no row
-   * changed nothing (a worker polling for work); any other statement that may write counts, as
-   * does one whose outcome is unknown. `state` remembers, per client, that the transaction in
-   * progress changed something (and whether a key table), so that its end (COMMIT, or ROLLBACK
-   * undoing it) moves the marks again.
+   * undefined), before its caller continues. Only statements naming a key table count: an
+   * INSERT, UPDATE or DELETE that changed no row changed nothing; any other that may write counts,
+   * as does one whose outcome is unknown. `state` remembers, per client, that the transaction in
+   * progress changed a key table, so that its end (COMMIT, or ROLLBACK undoing it) moves the mark
+   * again.
    */
   queryDone(text: string, state: QueryState, rowCount?: number | null): void {
-    if (READ.test(text) || CONTROL.test(text)) return;
     if (ENDS_TRANSACTION.test(text)) {
-      if (state.changed) this.local++;
       if (state.keys) this.localKeys++;
-      if (!ROLLBACK_TO.test(text)) {
-        state.changed = false;
-        state.keys = false;
-      }
+      if (!ROLLBACK_TO.test(text)) state.keys = false;
       return;
     }
+    if (!KEY_TABLES.test(text) || READ.test(text) || CONTROL.test(text)) return;
     if (rowCount === 0 && PLAIN_DML.test(text)) return;
-    this.local++;
-    state.changed = true;
-    if (KEY_TABLES.test(text)) state.keys = true;
-    if (state.keys) this.localKeys++;
+    state.keys = true;
+    this.localKeys++;
   }
 
   /** Called when a pool client is given back: a transaction left open there has ended. */
   released(state: QueryState): void {
-    if (state.changed) this.local++;
     if (state.keys) this.localKeys++;
-    state.changed = false;
     state.keys = false;
   }
 
   /**
    * The pool's sessions, by backend process id: their commits were counted statement by statement
-   * as they ran, so their notifications are not counted again (an answer cached just after a write
+   * as they ran, so their notifications are not counted again (a key looked up just after a write
    * here stays valid). A session not known here (another process's, or one whose id a pooler
    * hides) counts as another's.
    */
@@ -173,18 +161,13 @@ export class PgChangeFeed {
   }
 
   private notified(payload: string, pid: number): void {
-    if ((payload === 'd' || payload === 'k') && this.ownSessions.has(pid)) return;
-    if (payload === 'd') {
-      this.remote++;
-    } else if (payload === 'k') {
-      this.remote++;
-      this.remoteKeys++;
+    if (payload === 'k') {
+      if (!this.ownSessions.has(pid)) this.remoteKeys++;
     } else if (payload.startsWith(`p:${this.instance}:`)) {
       const n = Number(payload.slice(this.instance.length + 3));
       this.received = Math.max(this.received, n);
       if (!this.healthy && n === this.sent) {
-        // Anything may have changed while the feed was off: marks never seen before.
-        this.remote++;
+        // Anything may have changed while the feed was off: a mark never seen before.
         this.remoteKeys++;
         this.healthy = true;
       }

@@ -72,14 +72,14 @@ const keyByHash = prepared<{ hash: string }, KeyRow>((db, p) =>
 
 /**
  * Authenticates every route that declares `config.scope`: the bearer key is hashed, looked up
- * (unrevoked), and must carry the scope. Sets `request.auth`, and `request.changeMark` first
- * when the database has one (read-cache.ts). A key found earlier is taken from memory while no
- * write has touched the key tables since, here or through another connection (`keysMark`): a
- * revocation is such a write, so it takes effect at once here, and on PostgreSQL as soon as its
- * notification reaches another instance (db/pg-change-feed.ts). Without a mark (null), every
+ * (unrevoked), and must carry the scope. Sets `request.auth`. On PostgreSQL a key found earlier
+ * is taken from memory while no write has touched the key tables since, here or through another
+ * connection (`keysMark`, db/pg-change-feed.ts): a revocation is such a write, so it takes effect
+ * at once here, and as soon as its notification reaches another instance. Without a mark (SQLite,
+ * where the lookup costs no more than keeping a mark did, or a feed not known to work), every
  * request looks its key up.
  */
-export function registerAuth(app: FastifyInstance, db: Db, changeMark?: () => string | null, keysMark?: () => string | null): void {
+export function registerAuth(app: FastifyInstance, db: Db, keysMark?: () => string | null): void {
   const known = new Map<string, { mark: string; auth: AuthContext }>();
   const lookup = async (keyHash: string, mark: string | null): Promise<AuthContext | undefined> => {
     const { rows } = await keyByHash.execute(db, { hash: keyHash });
@@ -103,7 +103,6 @@ export function registerAuth(app: FastifyInstance, db: Db, changeMark?: () => st
       return done(unauthorized('The Authorization header must be `Bearer sk_…`'));
     }
     const keyHash = hashKey(match[1]);
-    request.changeMark = changeMark ? changeMark() : null;
     const mark = keysMark ? keysMark() : null;
     const hit = mark === null ? undefined : known.get(keyHash);
     if (hit && hit.mark === mark) return accept(request, scope, hit.auth, done);

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { GroupCommitStats } from '../db/sqlite-group-commit.ts';
 
 /** The Prometheus metrics of one app instance (a registry of its own, so tests can build many apps). */
 export class Metrics {
@@ -20,12 +19,6 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
-  readonly readCache = new Counter({
-    name: 'signet_read_cache_total',
-    help: 'Read routes answered from memory (hit) or computed (miss)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
   readonly finalizeDuration = new Histogram({
     name: 'signet_pdf_finalize_duration_seconds',
     help: 'Time to produce a signed PDF',
@@ -40,7 +33,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(db: Db, commitStats?: () => GroupCommitStats, createBatches?: () => { statements: number; creates: number }) {
+  constructor(db: Db, createBatches?: () => { statements: number; creates: number }) {
     collectDefaultMetrics({ register: this.registry, prefix: 'signet_' });
     const registry = this.registry;
     const total = (name: string, help: string, read: () => number) =>
@@ -53,11 +46,6 @@ export class Metrics {
           this.inc(read());
         },
       });
-    if (commitStats) {
-      // SQLite group commit: transactions per COMMIT is what the batching saves.
-      total('signet_sqlite_commits_total', 'COMMITs of SQLite group commit batches (SQLite only)', () => commitStats().commits);
-      total('signet_sqlite_transactions_total', 'Transactions made durable by those COMMITs (SQLite only)', () => commitStats().transactions);
-    }
     if (createBatches) {
       // PostgreSQL: creates per statement, likewise (db/pg-insert-batch.ts).
       total('signet_pg_create_statements_total', 'Statements that inserted batched creates (PostgreSQL only)', () => createBatches().statements);

@@ -2,16 +2,15 @@ import { Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, migrate, migrations, type DbHandle } from '../../src/db/create-db.ts';
-import { signetTables } from '../../src/db/migrations/0007-change-notifications.ts';
+import { KEY_TABLE_NAMES, signetTables } from '../../src/db/migrations/0007-change-notifications.ts';
 import { STATEMENT_TRIGGERS } from '../../src/db/migrations/0008-statement-change-notifications.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.ts';
 
 /*
- * The change marks of a PostgreSQL database (src/db/pg-change-feed.ts). The read cache trusts
- * changeMark, the API key cache keysMark: a mark that stays put while what it covers changed
- * would serve stale answers, so every write must move it (at once when made through the handle,
- * on its notification when made elsewhere), and a mark must be null whenever the feed is not
- * known to deliver.
+ * The keys mark of a PostgreSQL database (src/db/pg-change-feed.ts), which the API key cache
+ * trusts: a mark that stays put while a key table changed would keep a revoked key working, so
+ * every write to one must move it (at once when made through the handle, on its notification when
+ * made elsewhere), and the mark must be null whenever the feed is not known to deliver.
  */
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -35,7 +34,7 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     handle = createDb({ databaseUrl: database.url, sqliteFile: '', poolSize: 3, watchChanges: true });
     other = createDb({ databaseUrl: database.url, sqliteFile: '', poolSize: 1 });
     await handle.db.insertInto('organizations').values({ id: 'org_feed', name: 'Feed', admin_email: 'a@example.test', created_at: now, updated_at: now }).execute();
-    await until('the feed is live', () => handle.changeMark!() !== null);
+    await until('the feed is live', () => handle.keysMark!() !== null);
   });
   afterAll(async () => {
     await other?.close();
@@ -43,7 +42,7 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     await database?.drop();
   });
 
-  const marks = () => ({ change: handle.changeMark!(), keys: handle.keysMark!() });
+  const marks = () => ({ keys: handle.keysMark!() });
 
   const tablesWith = async (trigger: string) => {
     const { rows } = await sql<{ table: string }>`select c.relname as table from pg_trigger t join pg_class c on c.oid = t.tgrelid
@@ -51,11 +50,10 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     return rows.map((r) => r.table).sort();
   };
 
-  it('puts the statement triggers on every table of the schema, and no row trigger', async () => {
+  it('puts the statement triggers on the key tables only, and no row trigger', async () => {
     const tables = await signetTables(handle.db);
     expect(tables).toContain('documents');
-    expect(tables).toContain('api_keys');
-    for (const name of [...STATEMENT_TRIGGERS, 'signet_changes_truncate']) expect(await tablesWith(name)).toEqual(tables);
+    for (const name of [...STATEMENT_TRIGGERS, 'signet_changes_truncate']) expect(await tablesWith(name)).toEqual([...KEY_TABLE_NAMES].sort());
     expect(await tablesWith('signet_changes')).toEqual([]);
   });
 
@@ -71,24 +69,30 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
       const down = await migrator.migrateTo('0007-change-notifications');
       expect(down.error).toBeUndefined();
       expect(await triggers()).toEqual(['signet_changes', 'signet_changes_truncate']);
-      const up = await migrator.migrateToLatest();
+      const up = await migrator.migrateTo('0008-statement-change-notifications');
       expect(up.error).toBeUndefined();
       expect(await triggers()).toEqual([...STATEMENT_TRIGGERS, 'signet_changes_truncate'].sort());
+      const documentTriggers = async () =>
+        (await sql<{ name: string }>`select t.tgname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid where c.relname = 'documents' and t.tgname like 'signet%'`.execute(db.db)).rows.length;
+      expect(await documentTriggers()).toBe(4);
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      expect(await documentTriggers()).toBe(0);
+      // And back: every table announces its changes again.
+      expect((await migrator.migrateTo('0008-statement-change-notifications')).error).toBeUndefined();
+      expect(await documentTriggers()).toBe(4);
     } finally {
       await scratch.drop();
     }
   });
 
-  it('has no marks on a handle opened without watchChanges', () => {
-    expect(other.changeMark).toBeUndefined();
+  it('has no mark on a handle opened without watchChanges', () => {
     expect(other.keysMark).toBeUndefined();
   });
 
-  it('moves both marks on a key write through the handle before the write returns, only the change mark on others', async () => {
+  it('moves the mark on a key write through the handle before the write returns, not on others', async () => {
     let before = marks();
     await handle.db.insertInto('api_keys').values({ id: 'key_1', org_id: 'org_feed', name: 'k', key_hash: 'h1', prefix: 'sk_', scopes: '[]', created_at: now }).execute();
     let after = marks();
-    expect(after.change).not.toBe(before.change);
     expect(after.keys).not.toBe(before.keys);
 
     before = after;
@@ -97,42 +101,37 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
       await trx.selectFrom('organizations').select('id').execute();
     });
     after = marks();
-    expect(after.change).not.toBe(before.change);
     expect(after.keys).not.toBe(before.keys);
 
     // Let this process's own notifications arrive, then a write that is no key's business.
     await new Promise((resolve) => setTimeout(resolve, 50));
     before = marks();
     await handle.db.insertInto('folders').values({ id: 'fld_1', org_id: 'org_feed', name: 'F', created_at: now, updated_at: now }).execute();
-    after = marks();
-    expect(after.change).not.toBe(before.change);
-    expect(after.keys).toBe(before.keys);
-    // Its own notification, when it arrives, moves nothing more: the write was counted as it ran.
+    expect(marks()).toEqual(before);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(marks()).toEqual(after);
+    expect(marks()).toEqual(before);
 
-    // Nor does a write here that changes no row, in a transaction or not; one inside a WITH does.
-    before = marks();
-    await handle.db.updateTable('jobs').set({ attempts: 1 }).where('id', '=', 'no_such_job').execute();
+    // Nor does a write here that changes no row, in a transaction or not.
+    await handle.db.updateTable('api_keys').set({ name: 'x' }).where('id', '=', 'no_such_key').execute();
     await handle.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('api_keys').where('id', '=', 'no_such_key').execute();
     });
     expect(marks()).toEqual(before);
-    await sql`with f as (insert into folders (id, org_id, name, created_at, updated_at) values ('fld_w', 'org_feed', 'W', ${now}, ${now}))
-      delete from folders where id = 'no_such_folder'`.execute(handle.db);
-    expect(marks().change).not.toBe(before.change);
-    // A transaction undone moves the marks again: what was read in between is gone.
+    // A key write inside a WITH does (its row count does not tell).
+    await sql`with k as (update api_keys set name = 'w' where id = 'key_1') delete from folders where id = 'no_such_folder'`.execute(handle.db);
+    expect(marks().keys).not.toBe(before.keys);
+    // A transaction undone moves the mark again: a key read in between is gone.
     await new Promise((resolve) => setTimeout(resolve, 50));
     let inside: ReturnType<typeof marks> | undefined;
     await handle.db
       .transaction()
       .execute(async (trx) => {
-        await trx.updateTable('folders').set({ name: 'X' }).where('id', '=', 'fld_w').execute();
+        await trx.updateTable('api_keys').set({ name: 'X' }).where('id', '=', 'key_1').execute();
         inside = marks();
         throw new Error('undo');
       })
       .catch(() => undefined);
-    expect(marks().change).not.toBe(inside!.change);
+    expect(marks().keys).not.toBe(inside!.keys);
 
     before = marks();
     await handle.db.selectFrom('api_keys').selectAll().execute();
@@ -141,17 +140,14 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     expect(marks()).toEqual(before);
   });
 
-  it('moves the marks when another connection commits, the keys mark only for key tables', async () => {
+  it('moves the mark when another connection commits to a key table, and only then', async () => {
     let before = marks();
     await other.db.insertInto('folders').values({ id: 'fld_2', org_id: 'org_feed', name: 'G', created_at: now, updated_at: now }).execute();
-    await until('the change mark moves', () => marks().change !== before.change);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(marks().keys).toBe(before.keys);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(marks()).toEqual(before);
 
-    before = marks();
     await other.db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', 'key_1').execute();
     await until('the keys mark moves', () => marks().keys !== before.keys);
-    expect(marks().change).not.toBe(before.change);
 
     // Uncommitted work announces nothing; its commit does.
     before = marks();
@@ -159,16 +155,16 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     await client.connect();
     try {
       await client.query('begin');
-      await client.query(`delete from folders where id = 'fld_2'`);
+      await client.query(`delete from api_keys where id = 'key_1'`);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(marks()).toEqual(before);
       await client.query('commit');
-      await until('the change mark moves', () => marks().change !== before.change);
-      // A statement that changes no row (another instance's worker polling) announces nothing.
+      await until('the keys mark moves', () => marks().keys !== before.keys);
+      // A statement that changes no row (another instance's poll) announces nothing.
       before = marks();
-      await client.query(`update folders set name = name where false`);
+      await client.query(`update api_keys set name = name where false`);
       await client.query(`delete from api_keys where id = 'no_such_key'`);
-      await client.query(`insert into folders select * from folders where false`);
+      await client.query(`insert into api_keys select * from api_keys where false`);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(marks()).toEqual(before);
     } finally {
@@ -176,7 +172,7 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     }
   });
 
-  it('turns the marks off while its connection is lost, and back on with new values', async () => {
+  it('turns the mark off while its connection is lost, and back on with a new value', async () => {
     const before = marks();
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
@@ -186,24 +182,21 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL change feed (skipped without TEST_
     } finally {
       await admin.end();
     }
-    await until('the marks go off', () => handle.changeMark!() === null && handle.keysMark!() === null);
+    await until('the mark goes off', () => handle.keysMark!() === null);
     // Missed while off: must not be mistaken for the state before.
-    await other.db.insertInto('folders').values({ id: 'fld_3', org_id: 'org_feed', name: 'H', created_at: now, updated_at: now }).execute();
-    await until('the feed is live again', () => handle.changeMark!() !== null, 10_000);
-    const after = marks();
-    expect(after.change).not.toBe(before.change);
-    expect(after.keys).not.toBe(before.keys);
+    await other.db.insertInto('api_keys').values({ id: 'key_3', org_id: 'org_feed', name: 'k3', key_hash: 'h3', prefix: 'sk_', scopes: '[]', created_at: now }).execute();
+    await until('the feed is live again', () => handle.keysMark!() !== null, 10_000);
+    expect(marks().keys).not.toBe(before.keys);
   });
 
-  it('keeps the marks off until the database is migrated', async () => {
+  it('keeps the mark off until the database is migrated', async () => {
     const empty = await createTestDatabase({ migrated: false });
     const fresh = createDb({ databaseUrl: empty.url, sqliteFile: '', poolSize: 2, watchChanges: true });
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(fresh.changeMark!()).toBeNull();
       expect(fresh.keysMark!()).toBeNull();
       await migrate(fresh.db);
-      await until('the feed is live', () => fresh.changeMark!() !== null);
+      await until('the feed is live', () => fresh.keysMark!() !== null);
     } finally {
       await fresh.close();
       await empty.drop();

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authOf } from '../../http/auth.ts';
-import { noReadCache } from '../../http/read-cache.ts';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data, errors, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
 import type { Actor } from './documents.service.ts';
@@ -35,7 +34,7 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/api/v1/documents',
     {
-      config: { scope: 'documents.read', readCache: true },
+      config: { scope: 'documents.read' },
       schema: {
         tags,
         operationId: 'listDocuments',
@@ -68,7 +67,7 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/api/v1/documents/:id',
     {
-      config: { scope: 'documents.read', readCache: true },
+      config: { scope: 'documents.read' },
       schema: {
         tags,
         operationId: 'getDocument',
@@ -78,7 +77,7 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Data(DocumentDetail), ...errors(400, 404, 413, 415) },
       },
     },
-    async (request) => ({ data: await service.getDocument(deps, authOf(request).orgId, request.params.id, () => noReadCache(request)) }),
+    async (request) => ({ data: await service.getDocument(deps, authOf(request).orgId, request.params.id) }),
   );
 
   app.patch(

@@ -196,11 +196,10 @@ export async function updateDocument(deps: AppDeps, actor: Actor, id: string, in
  * asks the storage, not only the database, so `onStorageChecked` is told: that answer may not be
  * kept in the read cache.
  */
-export async function getDocument(deps: AppDeps, orgId: string, id: string, onStorageChecked?: () => void) {
+export async function getDocument(deps: AppDeps, orgId: string, id: string) {
   let detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
   if (!detail) throw notFound('Document');
   if (detail.row.pending_upload_key) {
-    onStorageChecked?.();
     // Settling a direct upload changes the file columns: read the detail again once it is done.
     await settlePendingUpload(deps, detail.row);
     detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
