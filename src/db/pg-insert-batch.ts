@@ -55,7 +55,7 @@ interface Pending {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-async function buildStatement(db: Db): Promise<Statement> {
+async function buildStatement(db: Db, fanOut: string): Promise<Statement> {
   const { rows } = await sql<{ table_name: string; column_name: string; type: string; has_default: boolean }>`
     select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.atthasdef as has_default
     from pg_attribute a join pg_class c on c.oid = a.attrelid
@@ -81,16 +81,8 @@ async function buildStatement(db: Db): Promise<Statement> {
       `${table}_ as (insert into ${quote(table)} (${columns[table].map(quote).join(', ')}) select ${values} from jsonb_array_elements($${i + 1}::jsonb) r${returning})`,
     );
   }
-  // The deliveries of each event, as emitEvent makes them: one per active webhook of the event's
-  // organization subscribed to its type. A delivery's id is the event's time followed by 16
-  // hexadecimal digits of the MD5 of the event's and the webhook's ids: time-ordered, shaped like
-  // newId's (hexadecimal digits are of its alphabet), unique per event and webhook.
-  const text = `with ${ctes.join(',\n  ')}
-insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, leased_until, last_status_code, created_at, updated_at)
-select 'dlv_' || substr(e.id, 5, 10) || substr(md5(e.id || w.id), 1, 16), w.org_id, w.id, e.id, e.type,
-  'pending', 0, e.created_at, null, null, e.created_at, e.created_at
-from events_ e join webhooks w on w.org_id = e.org_id
-where w.status = 'active' and w.events::jsonb @> jsonb_build_array(e.type)`;
+  // The deliveries of each event: the caller's statement over `events_` (modules/events/emit.ts).
+  const text = `with ${ctes.join(',\n  ')}\n${fanOut}`;
   return { sql: nameStatement(text), columns, known, withDefault };
 }
 
@@ -146,7 +138,10 @@ class InsertBatcher {
   /** Statements sent and the creates they carried (metrics, tests). */
   readonly stats = { statements: 0, creates: 0, retriedAlone: 0 };
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly fanOut: string,
+  ) {}
 
   insert(rows: BatchRows): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -192,7 +187,7 @@ class InsertBatcher {
   }
 
   private async execute(batch: BatchRows[]): Promise<void> {
-    this.statement ??= buildStatement(this.db).catch((err: unknown) => {
+    this.statement ??= buildStatement(this.db, this.fanOut).catch((err: unknown) => {
       this.statement = undefined;
       throw err;
     });
@@ -206,24 +201,25 @@ class InsertBatcher {
 
 const batchers = new WeakMap<Db, InsertBatcher>();
 
-function batcherOf(db: Db): InsertBatcher {
+function batcherOf(db: Db, fanOut: string): InsertBatcher {
   let batcher = batchers.get(db);
   if (!batcher) {
-    batcher = new InsertBatcher(db);
+    batcher = new InsertBatcher(db, fanOut);
     batchers.set(db, batcher);
   }
   return batcher;
 }
 
 /**
- * Inserts one create's rows (PostgreSQL), with the webhook deliveries of its events, in a statement
- * shared with the other creates of this turn of the event loop; resolves once they are committed.
+ * Inserts one create's rows (PostgreSQL) in a statement shared with the other creates of this turn
+ * of the event loop, ending with `fanOut` (the same text on every call: the webhook deliveries of
+ * the inserted events, read from the CTE `events_`); resolves once they are committed.
  */
-export function insertBatched(db: Db, rows: BatchRows): Promise<void> {
-  return batcherOf(db).insert(rows);
+export function insertBatched(db: Db, rows: BatchRows, fanOut: string): Promise<void> {
+  return batcherOf(db, fanOut).insert(rows);
 }
 
 /** How many statements carried how many creates so far, on `db`. */
 export function batchStats(db: Db): Readonly<InsertBatcher['stats']> {
-  return batcherOf(db).stats;
+  return batchers.get(db)?.stats ?? { statements: 0, creates: 0, retriedAlone: 0 };
 }

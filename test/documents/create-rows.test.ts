@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { field, signer } from '../helpers/factories.ts';
 import { batchStats, insertBatched } from '../../src/db/pg-insert-batch.ts';
+import { DELIVERIES_OF_EVENTS_PG, deliveryId } from '../../src/modules/events/emit.ts';
 import { dialectName } from '../helpers/database.ts';
 
 /*
@@ -55,6 +56,9 @@ describe('POST /api/v1/documents writes', () => {
     for (const d of deliveries) {
       expect(d).toMatchObject({ org_id: orgId, event_type: 'document.created', status: 'pending', attempt_count: 0, leased_until: null, last_status_code: null });
       expect(d.id).toMatch(/^dlv_[0-9a-hjkmnp-tv-z]{26}$/);
+      // One id scheme on every path (emit.ts): the event's time, then a digest of both ids.
+      expect(d.id).toBe(deliveryId(event.id, d.webhook_id));
+      expect(d.id.slice(4, 14)).toBe(event.id.slice(4, 14));
       expect(d.next_attempt_at).toBe(d.created_at);
     }
     expect(new Set(deliveries.map((d) => d.id)).size).toBe(2);
@@ -191,7 +195,7 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL: batched creates (skippe
     };
     const auditRow = { id: 'aud_batch_every', org_id: orgId, document_id: document.id, action: 'document.created', details: 'd', ip_address: '10.0.0.2', user_agent: 'UA2', geo_city: 'Oslo', geo_country: 'NO', created_at: now };
     const eventRow = { id: 'evt_batch_every', org_id: orgId, type: 'document.sent', data: '{"a":[1,"x"]}', created_at: now };
-    await insertBatched(db, { documents: [document], signers: [signerRow], fields: [fieldRow], audit_logs: [auditRow], events: [eventRow] } as never);
+    await insertBatched(db, { documents: [document], signers: [signerRow], fields: [fieldRow], audit_logs: [auditRow], events: [eventRow] } as never, DELIVERIES_OF_EVENTS_PG);
     const stored = async (table: 'documents' | 'signers' | 'fields' | 'audit_logs' | 'events', id: string) => db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(await stored('documents', document.id)).toEqual(document);
     const signerStored = await stored('signers', signerRow.id);
@@ -206,8 +210,8 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL: batched creates (skippe
     const doc = await t.request('POST', '/api/v1/documents', { key, body: { name: 'Audited' } });
     const row = (id: string, extra: Record<string, unknown> = {}) => ({ id, org_id: orgId, document_id: doc.body.data.id, action: 'document.created', details: id, ip_address: '127.0.0.1', user_agent: '', geo_city: '', geo_country: '', created_at: now, ...extra }) as never;
     const results = await Promise.allSettled([
-      insertBatched(db, { audit_logs: [row('aud_batch_good')] }),
-      insertBatched(db, { audit_logs: [row('aud_batch_bad', { colour: 'red' })] }),
+      insertBatched(db, { audit_logs: [row('aud_batch_good')] }, DELIVERIES_OF_EVENTS_PG),
+      insertBatched(db, { audit_logs: [row('aud_batch_bad', { colour: 'red' })] }, DELIVERIES_OF_EVENTS_PG),
     ]);
     expect(results[0].status, String((results[0] as PromiseRejectedResult).reason)).toBe('fulfilled');
     expect(results[1].status).toBe('rejected');

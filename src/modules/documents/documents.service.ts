@@ -6,7 +6,7 @@ import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { insertBatched } from '../../db/pg-insert-batch.ts';
 import { auditRow, writeAudit, type RequestMeta } from '../audit/audit.ts';
-import { emitEvent, eventRow } from '../events/emit.ts';
+import { DELIVERIES_OF_EVENTS_PG, emitEvent, eventRow } from '../events/emit.ts';
 import { buildFieldRows, fieldBeyondPages } from '../fields/fields.rules.ts';
 import { insertFields, listFields } from '../fields/fields.repository.ts';
 import { buildSignerRows } from '../signers/signers.rules.ts';
@@ -145,7 +145,7 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
         fields: fieldRows,
         audit_logs: [auditRow(deps.clock, audit)],
         events: [eventRow(deps.clock, actor.orgId, 'document.created', data)],
-      });
+      }, DELIVERIES_OF_EVENTS_PG);
       return toCreatedDocument(row);
     }
     await deps.db.transaction().execute(async (trx) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
@@ -29,13 +30,13 @@ export async function emitEvent(
   const { rows: hooks } = await activeWebhooks.execute(trx, { orgId });
   const subscribed = options.onlyWebhookId
     ? hooks.filter((h) => h.id === options.onlyWebhookId)
-    : hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(type));
+    : hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(type)); // DELIVERIES_OF_EVENTS_PG says the same in SQL
   if (subscribed.length > 0) {
     await trx
       .insertInto('webhook_deliveries')
       .values(
         subscribed.map((h) => ({
-          id: newId('dlv'),
+          id: deliveryId(eventId, h.id),
           org_id: orgId,
           webhook_id: h.id,
           event_id: eventId,
@@ -53,6 +54,31 @@ export async function emitEvent(
   }
   return eventId;
 }
+
+/*
+ * The fan-out of an event to webhook deliveries has one home, here, in two forms side by side:
+ * emitEvent above, and DELIVERIES_OF_EVENTS_PG below for creates batched into one statement on
+ * PostgreSQL (db/pg-insert-batch.ts). A delivery goes to each active webhook of the event's
+ * organization subscribed to its type, and its id is derived from the event's and the webhook's:
+ * the event's time (so deliveries sort in time as newId's ids do) then 16 hexadecimal digits of the
+ * MD5 of both ids (hexadecimal digits are of newId's alphabet). The same event and webhook always
+ * make the same delivery id, on either path.
+ */
+
+/** The id of the delivery of event `eventId` to webhook `webhookId`. */
+export function deliveryId(eventId: string, webhookId: string): string {
+  return `dlv_${eventId.slice(4, 14)}${createHash('md5').update(eventId + webhookId).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * PostgreSQL: the deliveries of the events a statement has just inserted (its CTE `events_`
+ * returning id, org_id, type, created_at), as emitEvent makes them.
+ */
+export const DELIVERIES_OF_EVENTS_PG = `insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, leased_until, last_status_code, created_at, updated_at)
+select 'dlv_' || substr(e.id, 5, 10) || substr(md5(e.id || w.id), 1, 16), w.org_id, w.id, e.id, e.type,
+  'pending', 0, e.created_at, null, null, e.created_at, e.created_at
+from events_ e join webhooks w on w.org_id = e.org_id
+where w.status = 'active' and w.events::jsonb @> jsonb_build_array(e.type)`;
 
 /** The row of an event of `type`, stamped now (emitEvent, and creates batched on PostgreSQL). */
 export function eventRow(clock: Clock, orgId: string, type: EventType, data: Record<string, unknown>) {
