@@ -18,6 +18,8 @@ import { orgNameOf } from '../modules/signing/signing-flow.ts';
 import { isSigningRole, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
 import { enqueueJob, PermanentJobError } from './queue.ts';
 import type { FinalizeResult } from '../pdf/finalize.ts';
+import { documentTimeline } from '../modules/audit/timeline.ts';
+import type { FinalizeTimelineEntry } from '../pdf/finalize-input.ts';
 import type { FinalizeInput } from '../pdf/finalize.ts';
 import { finalizeInWorker } from '../pdf/finalize-worker.ts';
 import { WorkerLimitError } from '../pdf/bounded-worker.ts';
@@ -39,12 +41,14 @@ function finalizeInput(
   signers: SignerRow[],
   fields: Awaited<ReturnType<typeof listFields>>,
   attachments: AttachmentRow[],
+  timeline: FinalizeTimelineEntry[],
+  verifyUrl: string,
 ): FinalizeInput {
   const byId = new Map(attachments.map((a) => [a.id, a]));
   const signerName = new Map(signers.map((s) => [s.id, s.name]));
   return {
     sourcePath,
-    document: { id: doc.id, name: doc.name, documentHash: doc.document_hash, completedAt },
+    document: { id: doc.id, name: doc.name, documentHash: doc.document_hash, completedAt, verifyUrl },
     signers: signers.filter(isSigningRole).map((s) => ({
       name: s.name,
       email: s.email,
@@ -54,6 +58,7 @@ function finalizeInput(
       userAgent: s.user_agent ?? '',
       geoCity: s.geo_city ?? '',
       geoCountry: s.geo_country ?? '',
+      signature: fields.find((f) => f.type === 'signature' && f.assigned_to === s.position && f.value)?.value ?? null,
     })),
     fields: fields
       .filter((f) => f.value !== null && f.value !== '')
@@ -66,6 +71,7 @@ function finalizeInput(
       sha256: a.sha256,
       signerName: (a.signer_id && signerName.get(a.signer_id)) || '',
     })),
+    timeline,
   };
 }
 
@@ -111,7 +117,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
     let sealed: FinalizeResult;
     try {
-      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields, attachments), deps.config, outputPath, deps.config.finalizeTimeoutMs);
+      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields, attachments, await documentTimeline(deps.db, doc.id), `${deps.config.publicUrl}/verify`), deps.config, outputPath, deps.config.finalizeTimeoutMs);
     } catch (err) {
       // The same file would break the same bound again: no retry, and no other document waits on it.
       if (err instanceof WorkerLimitError || err instanceof PdfLimitError) throw new PermanentJobError(`Sealing refused: ${err.message}`);

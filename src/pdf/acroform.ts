@@ -13,6 +13,8 @@ export function addToAcroForm(
   widgetRef: PdfRef,
   factory: Alloc,
   put: (ref: PdfRef, value: PdfValue) => void,
+  /** The caller's copy of the catalog to register a new AcroForm in (the caller writes it); else written here. */
+  catalogCopy?: PdfDict,
 ): void {
   const current = tree.catalog.get('AcroForm');
   const resolved = file.resolve(current);
@@ -26,9 +28,9 @@ export function addToAcroForm(
   }
   const ref = factory.alloc();
   put(ref, acroForm);
-  const catalog = new Map(tree.catalog);
+  const catalog = catalogCopy ?? new Map(tree.catalog);
   catalog.set('AcroForm', ref);
-  put(tree.catalogRef, catalog);
+  if (!catalogCopy) put(tree.catalogRef, catalog);
 }
 
 export function asArray(v: PdfValue | undefined): PdfValue[] {

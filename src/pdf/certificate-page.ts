@@ -24,11 +24,24 @@ export function formatTimestamp(iso: string | null): string {
   return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
+/** What the finalizer measured of the document for its certificate page. */
+export interface CertificateFacts {
+  /** Size of the document's last page, in words ("595 x 842 pt (210 x 297 mm)"). */
+  lastPageSize: string;
+}
+
+const SIGNATURE_BOX = { w: 180, h: 48 };
+
 /**
  * The audit certificate as page contents (one page, more when the signers do not fit).
  * `signedBy` names the certificate that signs the file, so a reader sees who vouches for it.
  */
-export function buildCertificatePages(factory: ObjectFactory, input: FinalizeInput, signedBy: string): Canvas[] {
+export async function buildCertificatePages(
+  factory: ObjectFactory,
+  input: FinalizeInput,
+  signedBy: string,
+  facts: CertificateFacts,
+): Promise<Canvas[]> {
   const { width, height } = CERTIFICATE_PAGE_SIZE;
   const valueX = MARGIN + LABEL_WIDTH;
   const valueWidth = width - MARGIN - valueX;
@@ -85,7 +98,9 @@ export function buildCertificatePages(factory: ObjectFactory, input: FinalizeInp
     row('Document ID', input.document.id),
     row('Completed', formatTimestamp(input.document.completedAt)),
     row('Original SHA-256', input.document.documentHash, 'Courier', 8.5),
+    row('Last page size', facts.lastPageSize),
     row('Digitally signed by', signedBy),
+    ...(input.document.verifyUrl ? [row('Verify this file', `${input.document.verifyUrl} (document ${input.document.id})`)] : []),
   ]) {
     drawRow(r);
   }
@@ -93,17 +108,33 @@ export function buildCertificatePages(factory: ObjectFactory, input: FinalizeInp
   canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, `Signers (${input.signers.length})`);
   y -= 24;
 
-  input.signers.forEach((signer, i) => {
+  for (const [i, signer] of input.signers.entries()) {
     const rows = signerRows(signer, row);
-    const blockHeight = 22 + rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12;
+    const signature = signer.signature ?? '';
+    const blockHeight = 22 + rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12 + (signature ? SIGNATURE_BOX.h + 8 : 0);
     ensure(blockHeight);
     canvas.text('Helvetica-Bold', 12, MARGIN, y - 12, `${i + 1}. ${signer.name}`);
     y -= 20;
     for (const r of rows) drawRow(r);
+    if (signature) {
+      canvas.text('Helvetica-Bold', 8.5, MARGIN, y - 10, 'Signature', 0.35);
+      const box = { x: valueX, y: y - SIGNATURE_BOX.h, w: SIGNATURE_BOX.w, h: SIGNATURE_BOX.h };
+      if (signature.startsWith('data:')) {
+        const image = await factory.image(signature);
+        const scale = Math.min(box.w / image.width, box.h / image.height);
+        canvas.image(image.ref, box.x, box.y + (box.h - image.height * scale) / 2, image.width * scale, image.height * scale);
+      } else {
+        const text = signature.replace(/\s+/g, ' ').trim();
+        const size = Math.min(22, box.w / Math.max(measure.width('Times-Italic', text, 1), 0.01));
+        canvas.text('Times-Italic', size, box.x, box.y + (box.h - size) / 2, text);
+      }
+      canvas.line(valueX, box.y - 2, valueX + box.w, box.y - 2, 0.5, 0.7);
+      y -= SIGNATURE_BOX.h + 8;
+    }
     y -= 6;
     canvas.line(MARGIN, y, width - MARGIN, y, 0.5, 0.85);
     y -= 12;
-  });
+  }
 
   const attachments = input.attachments ?? [];
   if (attachments.length > 0) {
@@ -120,6 +151,20 @@ export function buildCertificatePages(factory: ObjectFactory, input: FinalizeInp
       ensure(rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12);
       for (const r of rows) drawRow(r);
       y -= 8;
+    }
+  }
+
+  const timeline = input.timeline ?? [];
+  if (timeline.length > 0) {
+    ensure(40);
+    y -= 6;
+    canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, 'Timeline (UTC)');
+    y -= 24;
+    for (const entry of timeline) {
+      const where = [entry.ipAddress && `IP ${entry.ipAddress}`, entry.location].filter(Boolean).join(', ');
+      const r = row(entry.at.slice(0, 19).replace('T', ' '), where ? `${entry.event} (${where})` : entry.event, 'Helvetica', 9);
+      ensure(rowHeight(r));
+      drawRow(r);
     }
   }
 

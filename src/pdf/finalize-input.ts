@@ -9,6 +9,18 @@ export interface FinalizeSigner {
   userAgent: string;
   geoCity: string;
   geoCountry: string;
+  /** The signer's signature as placed: typed text or a `data:image/…` URL; null when none. */
+  signature?: string | null;
+}
+
+/** One entry of the document's timeline, from its audit log. */
+export interface FinalizeTimelineEntry {
+  at: string;
+  /** What happened, in words ("Sent", "Viewed by Ada"…). */
+  event: string;
+  ipAddress: string;
+  /** "City, Country", or '' when unknown. */
+  location: string;
 }
 
 export interface FinalizeField {
@@ -40,8 +52,10 @@ export interface FinalizeAttachment {
 export interface FinalizeInput {
   /** Path of a local temp file holding the original PDF (the caller copies it out of storage first). */
   sourcePath: string;
-  document: { id: string; name: string; documentHash: string; completedAt: string };
+  /** `verifyUrl`: where anyone can check the signed file (the public /verify page). */
+  document: { id: string; name: string; documentHash: string; completedAt: string; verifyUrl?: string };
   signers: FinalizeSigner[];
   fields: FinalizeField[];
   attachments?: FinalizeAttachment[];
+  timeline?: FinalizeTimelineEntry[];
 }

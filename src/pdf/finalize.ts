@@ -16,6 +16,7 @@ import { extendLevel, stampWith, type FinalizeResult } from './levels.ts';
 import { stampFields } from './stamp.ts';
 import type { FinalizeInput } from './finalize-input.ts';
 import { addToAcroForm, asArray } from './acroform.ts';
+import { embedEvidence, evidenceJson } from './evidence.ts';
 import {
   PdfRaw,
   PdfRef,
@@ -98,7 +99,9 @@ async function finalizeFrom(
 
     await stampPages(file, tree, input, factory, put);
 
-    const certPages = buildCertificatePages(factory, input, certificateLabel(cert));
+    const last = pageGeometry(file, tree.pages[tree.pages.length - 1]);
+    const facts = { lastPageSize: describeSize(last.width, last.height) };
+    const certPages = await buildCertificatePages(factory, input, certificateLabel(cert), facts);
     const widgetRef = factory.alloc();
     const sigRef = factory.alloc();
     const certPageRefs = certPages.map((canvas, i) => {
@@ -128,7 +131,10 @@ async function finalizeFrom(
     pagesRoot.set('Count', tree.pages.length + certPageRefs.length);
     put(tree.pagesRef, pagesRoot);
 
-    addToAcroForm(file, tree, widgetRef, factory, put);
+    const catalog = new Map(tree.catalog);
+    addToAcroForm(file, tree, widgetRef, factory, put, catalog);
+    embedEvidence(file, catalog, evidenceJson(input, certificateLabel(cert), facts), input.document.completedAt, factory, put);
+    put(tree.catalogRef, catalog);
     // An invisible signature field on the certificate page; the signature covers the whole file.
     put(
       widgetRef,
@@ -167,6 +173,12 @@ async function finalizeFrom(
   } finally {
     file.close();
   }
+}
+
+/** "595 x 842 pt (210 x 297 mm)". */
+function describeSize(width: number, height: number): string {
+  const mm = (pt: number) => Math.round((pt * 25.4) / 72);
+  return `${Math.round(width)} x ${Math.round(height)} pt (${mm(width)} x ${mm(height)} mm)`;
 }
 
 /**
