@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samplePdf } from '../helpers/factories.ts';
+import { giveTemplateFile } from '../templates/setup.ts';
 import { hasPoppler, poppler } from '../pdf/pdf-helpers.ts';
 import { address, latestToken, sentDocument, signingApp, typed, type SigningTest } from './setup.ts';
 
@@ -122,5 +123,10 @@ describe('PUT /api/v1/signing/{token}/fields/{fieldId}/file', () => {
     const res = await t.request('POST', '/api/v1/templates', { body: { name: 'With upload', fields: [{ type: 'file', label: 'ID scan', page: 1, x: 1, y: 1, width: 10, height: 5 }] } });
     expect(res.status).toBe(201);
     expect(res.body.data.fields[0].type).toBe('file');
+    // A campaign visitor cannot upload (no signing token before submitting): refused up front.
+    await giveTemplateFile(t, res.body.data.id);
+    const campaign = await t.request('POST', '/api/v1/campaigns', { body: { templateId: res.body.data.id, name: 'Uploads' } });
+    expect(campaign.status).toBe(409);
+    expect(campaign.body.error.message).toMatch(/file field/);
   });
 });

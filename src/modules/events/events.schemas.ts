@@ -9,7 +9,7 @@ export const EventEnvelope = Type.Object(
     event: Type.String({ description: 'Event type, e.g. `document.completed`' }),
     api_version: Type.String({ description: `Always \`${API_VERSION}\`` }),
     created_at: Type.String({ format: 'date-time', description: 'When the change happened' }),
-    data: Type.Object({}, { additionalProperties: true, description: 'The document list item (plus `signer` or `campaign`), as delivered' }),
+    data: Type.Object({}, { additionalProperties: true, description: 'The document list item (plus `signer` or `campaign`; documents of a bulk send carry its `bulkSendId`), or for `bulk_send.completed` the bulk send (`GET /api/v1/bulk-sends/{id}`), as delivered' }),
   },
   {
     $id: 'Event',
