@@ -7,9 +7,9 @@ import { loadSecretKey } from './secret-key.ts';
 import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
-import { closeFinalizeWorker } from './pdf/finalize-worker.ts';
+import { closeFinalizeWorker, warmFinalizeWorker } from './pdf/finalize-worker.ts';
 import { closeVerifyWorker } from './pdf/verify-worker.ts';
-import { closeIntakeWorker } from './pdf/page-count.ts';
+import { closeIntakeWorker, warmIntakeWorker } from './pdf/page-count.ts';
 
 /**
  * The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise.
@@ -60,6 +60,9 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   await app.listen({ port: config.port, host: config.host });
   // One line for a person at the terminal, whatever the log level (the log has the addresses too).
   process.stdout.write(`Signet is running at ${config.publicUrl} (API reference: ${config.publicUrl}/docs)\n`);
+  // The PDF threads load their code (and the sealing one its certificate) now, not during the first upload or sealing.
+  void warmIntakeWorker();
+  if (config.workers) void warmFinalizeWorker(config, config.finalizeTimeoutMs).catch((err) => app.log.warn({ err }, 'sealing thread warm-up failed'));
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -14,7 +14,7 @@ import { TrustServiceError } from './trust-client.ts';
  */
 
 type Result = FinalizeResult;
-type Request = { input: FinalizeInput; certConfig: SigningCertConfig; longTerm: LongTermConfig; outputPath: string };
+type Request = { input: FinalizeInput; certConfig: SigningCertConfig; longTerm: LongTermConfig; outputPath: string } | { warm: SigningCertConfig };
 
 /** What the worker needs of the configuration: the certificate, and the PAdES level with its TSA (B-B when absent). */
 export type FinalizeConfig = SigningCertConfig & { longTerm?: LongTermConfig };
@@ -33,8 +33,7 @@ let workerDeadline = 0;
 const REBUILT: Record<string, new (message: string) => Error> = { PdfLimitError, WorkerLimitError, TrustServiceError };
 const rebuild = (name: string, message: string) => (REBUILT[name] ? new REBUILT[name](message) : undefined);
 
-/** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread, within `deadlineMs`. */
-export function finalizeInWorker(input: FinalizeInput, certConfig: FinalizeConfig, outputPath: string, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<Result> {
+function workerFor(deadlineMs: number): BoundedWorker<Request, Result> {
   if (!worker || workerDeadline !== deadlineMs) {
     void worker?.close();
     workerDeadline = deadlineMs;
@@ -46,10 +45,24 @@ export function finalizeInWorker(input: FinalizeInput, certConfig: FinalizeConfi
       rebuild,
     });
   }
-  // Only what the certificate needs crosses the thread boundary.
-  const cert = { dataDir: certConfig.dataDir, signingCertP12: certConfig.signingCertP12, signingCertPassword: certConfig.signingCertPassword };
+  return worker;
+}
+
+// Only what the certificate needs crosses the thread boundary.
+const certOnly = (c: SigningCertConfig): SigningCertConfig => ({ dataDir: c.dataDir, signingCertP12: c.signingCertP12, signingCertPassword: c.signingCertPassword });
+
+/** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread, within `deadlineMs`. */
+export function finalizeInWorker(input: FinalizeInput, certConfig: FinalizeConfig, outputPath: string, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<Result> {
   const { level, tsa } = certConfig.longTerm ?? { level: 'B-B', tsa: null };
-  return worker.run({ input, certConfig: cert, longTerm: { level, tsa: tsa ? { ...tsa } : null }, outputPath });
+  return workerFor(deadlineMs).run({ input, certConfig: certOnly(certConfig), longTerm: { level, tsa: tsa ? { ...tsa } : null }, outputPath });
+}
+
+/**
+ * Starts the thread and loads its code and the certificate now (server start), so the first
+ * sealing does not pay for them while requests are being served.
+ */
+export async function warmFinalizeWorker(certConfig: SigningCertConfig, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<void> {
+  await workerFor(deadlineMs).run({ warm: certOnly(certConfig) });
 }
 
 /** Stops the worker (graceful shutdown, tests); calls still running are rejected. */
@@ -68,7 +81,7 @@ const certificates = new Map<string, Promise<SigningCertificate>>();
 export async function finalizeTask(req: Request): Promise<Result> {
   const { finalizePdf } = await import('./finalize.ts');
   const { loadSigningCertificate } = await import('./certificate.ts');
-  const config = req.certConfig;
+  const config = 'warm' in req ? req.warm : req.certConfig;
   const key = JSON.stringify([config.dataDir, config.signingCertP12 ?? null, config.signingCertPassword ?? null]);
   let cert = certificates.get(key);
   if (!cert) {
@@ -76,6 +89,10 @@ export async function finalizeTask(req: Request): Promise<Result> {
     certificates.set(key, cert);
     // A failure (missing file, wrong password) is retried on the next call, not cached.
     cert.catch(() => certificates.delete(key));
+  }
+  if ('warm' in req) {
+    await cert;
+    return { sha256: '', size: 0 } as Result;
   }
   return finalizePdf(req.input, await cert, req.outputPath, req.longTerm);
 }

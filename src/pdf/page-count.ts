@@ -28,20 +28,27 @@ const ENCRYPTED = 'The PDF is encrypted (password-protected); remove the protect
 
 let worker: BoundedWorker<{ bytes: Uint8Array }, number> | null = null;
 
+const intakeWorker = () =>
+  (worker ??= new BoundedWorker({
+    moduleUrl: import.meta.url,
+    exportName: 'countPagesTask',
+    deadlineMs: INTAKE_LIMITS.deadlineMs,
+    resourceLimits: { maxOldGenerationSizeMb: INTAKE_LIMITS.heapMb },
+  }));
+
+/** Starts the intake thread and loads its code now (server start), not on the first upload. */
+export async function warmIntakeWorker(): Promise<void> {
+  await intakeWorker().run({ bytes: new Uint8Array(0) }).catch(() => undefined);
+}
+
 /**
  * The number of pages of a PDF, read on a worker thread within `INTAKE_LIMITS` and `PDF_LIMITS`
  * (never on the API's event loop); rejects with `UnreadablePdfError` when it cannot be used.
  */
 export async function countPdfPages(bytes: Uint8Array): Promise<number> {
-  worker ??= new BoundedWorker({
-    moduleUrl: import.meta.url,
-    exportName: 'countPagesTask',
-    deadlineMs: INTAKE_LIMITS.deadlineMs,
-    resourceLimits: { maxOldGenerationSizeMb: INTAKE_LIMITS.heapMb },
-  });
   let pages: number;
   try {
-    pages = await worker.run({ bytes });
+    pages = await intakeWorker().run({ bytes });
   } catch (err) {
     const { name, message } = err as Error;
     if (name === 'PdfLimitError' || err instanceof WorkerLimitError) {

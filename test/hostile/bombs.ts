@@ -71,13 +71,18 @@ function assemble(objects: Obj[], compressed: Array<[number, number, number]>, r
 const PAGES = '<</Type/Pages/Kids [3 0 R]/Count 1>>';
 const PAGE = '<</Type/Page/Parent 2 0 R/MediaBox [0 0 612 792]>>';
 
-/** A one-page PDF whose catalog sits in an object stream that inflates to `inflatedBytes`. */
-export async function objectStreamBomb(inflatedBytes: number): Promise<Buffer> {
+/**
+ * A one-page PDF whose catalog sits in an object stream that inflates to `inflatedBytes`;
+ * `padBytes` adds an unused stream of that size (a file past the size parsed at upload).
+ */
+export async function objectStreamBomb(inflatedBytes: number, padBytes = 0): Promise<Buffer> {
   const catalog = '<</Type/Catalog/Pages 2 0 R>>';
   const header = Buffer.from(`1 0 `, 'latin1');
   const first = header.length;
   const data = await deflatedRun(inflatedBytes, Buffer.concat([header, Buffer.from(catalog, 'latin1')]));
-  return assemble([obj(2, PAGES), obj(3, PAGE), streamObj(4, `<</Type/ObjStm/N 1/First ${first}/Filter/FlateDecode>>`, data)], [[1, 4, 0]], 1);
+  const objects = [obj(2, PAGES), obj(3, PAGE), streamObj(4, `<</Type/ObjStm/N 1/First ${first}/Filter/FlateDecode>>`, data)];
+  if (padBytes > 0) objects.push(streamObj(5, '<<>>', Buffer.alloc(padBytes, 0x20)));
+  return assemble(objects, [[1, 4, 0]], 1);
 }
 
 /**
