@@ -126,3 +126,16 @@ describe('POST /api/v1/bulk-sends/{id}/cancel', () => {
     expect((await t.request('GET', `/api/v1/bulk-sends/${id}`)).body.data).toMatchObject({ status: 'cancelled', sent: 100, total: 120 });
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the bulk-send routes (JSON and CSV bodies), the upload and attachment routes, and bulk_send.completed', async () => {
+    const spec = (await t.request('GET', '/openapi.json', { key: null })).body;
+    const create = spec.paths['/api/v1/bulk-sends'].post;
+    expect(Object.keys(create.requestBody.content).sort()).toEqual(['application/json', 'text/csv']);
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['202', '400', '409', '413']));
+    expect(spec.paths['/api/v1/bulk-sends/{id}/cancel'].post.operationId).toBe('cancelBulkSend');
+    expect(spec.paths['/api/v1/signing/{token}/fields/{fieldId}/file'].put.operationId).toBe('uploadSigningFieldFile');
+    expect(spec.paths['/api/v1/documents/{id}/attachments/{attachmentId}'].get.operationId).toBe('downloadDocumentAttachment');
+    expect(JSON.stringify(spec)).toContain('bulk_send.completed');
+  });
+});
