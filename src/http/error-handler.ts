@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
 
 export interface AjvLikeError {
   instancePath?: string;
@@ -140,6 +141,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       return send(reply, fe.statusCode, fe.statusCode === 404 ? 'not_found' : 'validation_error', fe.message);
+    }
+    if (isDatabaseUnavailable(err)) {
+      request.log.warn({ err: err.message }, 'database unavailable');
+      const unavailable = databaseUnavailable();
+      reply.headers(unavailable.headers ?? {});
+      return send(reply, unavailable.status, unavailable.code, unavailable.message);
     }
     request.log.error({ err }, 'unexpected error');
     return send(reply, 500, 'internal_error', 'An unexpected error occurred; it has been logged with the request id');

@@ -44,6 +44,10 @@ export const ERROR_STATUS = {
   internal_error: 500,
   /** A dependency (database, storage) is unreachable. */
   service_unavailable: 503,
+  /** The database is unreachable (restarting, down); nothing was changed; retry (`Retry-After`). */
+  database_unavailable: 503,
+  /** File storage is unavailable (directory not writable, S3 endpoint down); nothing was stored; retry. */
+  storage_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

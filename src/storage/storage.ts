@@ -15,6 +15,8 @@ export interface Storage {
   delete(key: string): Promise<void>;
   /** For readiness checks. */
   ping(): Promise<void>;
+  /** Releases the driver's connections (S3 clients); nothing to do for local files. */
+  destroy?(): void;
   /**
    * Only on drivers clients can write to directly (S3): a URL that accepts a PUT of the bytes to
    * `key`, with exactly `Content-Type: contentType`, for `expiresIn` seconds. Without it, clients

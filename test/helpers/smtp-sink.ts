@@ -47,7 +47,8 @@ export class SmtpSink {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
-  static async start(options: { reject?: (address: string) => boolean } = {}): Promise<SmtpSink> {
+  /** `port`: listen there (a sink restarted where a stopped one was); default a random port. */
+  static async start(options: { reject?: (address: string) => boolean; port?: number } = {}): Promise<SmtpSink> {
     let sink: SmtpSink | undefined;
     const server = new SMTPServer({
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -98,7 +99,7 @@ export class SmtpSink {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
     });
     const port = (server.server.address() as AddressInfo).port;
     sink = new SmtpSink(server, port);
