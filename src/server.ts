@@ -10,6 +10,7 @@ import { startSchedulers } from './jobs/schedulers.ts';
 import { closeFinalizeWorker, warmFinalizeWorker } from './pdf/finalize-worker.ts';
 import { closeVerifyWorker } from './pdf/verify-worker.ts';
 import { closeIntakeWorker, warmIntakeWorker } from './pdf/page-count.ts';
+import { closeRenewWorker } from './pdf/renew-worker.ts';
 
 /**
  * The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise.
@@ -81,7 +82,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
       // attempts in hand finish and are recorded, which releases their leases.
       await Promise.all([app.close(), app.deps.jobs.stop(), app.deps.deliveries.stop(), stopSchedulers()]);
       clearInterval(sweep);
-      await Promise.all([closeFinalizeWorker(), closeIntakeWorker(), closeVerifyWorker()]);
+      await Promise.all([closeFinalizeWorker(), closeIntakeWorker(), closeVerifyWorker(), closeRenewWorker()]);
       app.deps.mailer.close();
       await database.close();
       process.exit(0);

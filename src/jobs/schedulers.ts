@@ -14,6 +14,7 @@ import { FINISHED_SIGNER, OPEN_DOCUMENT, openSigners } from '../modules/signing/
 import { closeExpiredCampaigns } from '../modules/campaigns/campaign-closing.ts';
 import { purgeEventLog } from '../modules/events/event-retention.ts';
 import { purgeExpired } from '../modules/retention/retention.ts';
+import { renewArchiveTimestamps } from './timestamp-renewal.ts';
 
 /*
  * Time-driven transitions: documents expire, signers get reminders. Every instance with workers
@@ -138,7 +139,7 @@ export async function runSchedulers(deps: AppDeps): Promise<{ expired: number; r
   return { expired, reminded, campaignsClosed, eventsPurged };
 }
 
-/** The retention purges (modules/retention) run at most this often. */
+/** The retention purges (modules/retention) and archive timestamp renewal run at most this often. */
 export const PURGE_INTERVAL_MS = 3_600_000;
 
 /**
@@ -158,6 +159,9 @@ export function startSchedulers(deps: AppDeps, log: FastifyBaseLogger, intervalM
         lastPurge = Date.now();
         const purged = await purgeExpired(deps);
         if (Object.values(purged).some((n) => n > 0)) log.info(purged, 'retention purge ran');
+        const renewal = await renewArchiveTimestamps(deps);
+        if (renewal.renewed > 0) log.info({ renewed: renewal.renewed }, 'archive timestamps renewed');
+        for (const f of renewal.failed) log.warn(f, 'archive timestamp renewal failed; tried again in an hour');
       })
       .catch((err) => log.error({ err }, 'scheduler pass failed'))
       .finally(() => {

@@ -84,6 +84,16 @@ export function verifyPdf(path: string): VerificationReport {
   }
 }
 
+/** The token of the newest document timestamp (the one covering the most bytes), or null. */
+export function lastDocumentTimestamp(file: PdfFile): Buffer | null {
+  let best: FoundSignature | null = null;
+  for (const sig of findSignatures(file)) {
+    if (!isName(sig.dict.get('SubFilter'), 'ETSI.RFC3161') || !sig.byteRange || !sig.contents) continue;
+    if (!best || sig.byteRange[2] + sig.byteRange[3] > best.byteRange![2] + best.byteRange![3]) best = sig;
+  }
+  return best?.contents ?? null;
+}
+
 /** The signature dictionaries of the AcroForm's signature fields (kids included), bounded. */
 function findSignatures(file: PdfFile): FoundSignature[] {
   const root = file.resolve(file.trailer.get('Root'));

@@ -30,6 +30,7 @@ export type AuditAction =
   | 'document.action_required'
   | 'document.resumed'
   | 'document.reseal_requested'
+  | 'document.timestamp_renewed'
   | 'signer.added'
   | 'signer.updated'
   | 'signer.removed'

@@ -1,0 +1,43 @@
+import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
+import type { TsaConfig } from './trust-client.ts';
+import { TrustServiceError } from './trust-client.ts';
+import { PdfLimitError, PdfSyntaxError } from './syntax.ts';
+
+/**
+ * Archive renewal of a B-LTA file, on a bounded worker thread: the validation data of its
+ * newest document timestamp goes into the DSS, then a fresh document timestamp covers it all
+ * (ETSI EN 319 142-1, "LTA" augmentation). Appends to the file at `path` in place.
+ */
+
+export interface RenewResult {
+  sha256: string;
+  size: number;
+  /** When the certificate of the new timestamp expires. */
+  timestampExpiresAt: string | null;
+}
+
+const REBUILT: Record<string, new (message: string) => Error> = { PdfLimitError, PdfSyntaxError, WorkerLimitError, TrustServiceError };
+let worker: BoundedWorker<{ path: string; tsa: TsaConfig }, RenewResult> | null = null;
+
+export function renewInWorker(path: string, tsa: TsaConfig): Promise<RenewResult> {
+  worker ??= new BoundedWorker({
+    moduleUrl: import.meta.url,
+    exportName: 'renewTask',
+    deadlineMs: 120_000,
+    resourceLimits: { maxOldGenerationSizeMb: 256 },
+    rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
+  });
+  return worker.run({ path, tsa: { ...tsa } });
+}
+
+export async function closeRenewWorker(): Promise<void> {
+  const w = worker;
+  worker = null;
+  if (w) await w.close();
+}
+
+/** Runs on the worker thread. */
+export async function renewTask(task: { path: string; tsa: TsaConfig }): Promise<RenewResult> {
+  const { renewArchive } = await import('./renew.ts');
+  return renewArchive(task.path, task.tsa);
+}
