@@ -26,7 +26,9 @@ describe('signet org list / org update / key create without --org', () => {
     const bootstrapKey = server.output().stdout.match(KEY)![0];
     // One line for the person at the terminal: where it runs and where the reference is.
     const port = new URL(server.url).port;
-    expect(server.output().stdout).toContain(`Signet is running at http://localhost:${port} (API reference: http://localhost:${port}/docs)\n`);
+    const startLine = `Signet is running at http://localhost:${port} (API reference: http://localhost:${port}/docs)\n`;
+    for (let i = 0; i < 100 && !server.output().stdout.includes(startLine); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(server.output().stdout).toContain(startLine);
     await server.stop();
 
     const list = await runCli(inst, ['org', 'list', '--json']);

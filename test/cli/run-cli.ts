@@ -79,7 +79,7 @@ export function runCli(inst: Installation, args: string[], extra: Record<string,
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -118,7 +118,7 @@ export async function startServe(inst: Installation, extra: Record<string, strin
     }),
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen within 30 s:\n${stdout}\n${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not listen within 60 s:\n${stdout}\n${stderr}`)), 60_000);
     const check = () => {
       if (stdout.includes('Server listening at')) {
         clearTimeout(timer);

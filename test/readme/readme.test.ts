@@ -137,7 +137,7 @@ describe.skipIf(!hasTools)('the README, run as written against a real server', (
     const out = await run(`${preamble()}\n${block('campaign')}`);
     const url = /(http:\/\/[^\s"]+\/c\/[a-z0-9-]+)\s*$/.exec(out)?.[1];
     expect(url).toMatch(new RegExp(`^${base}/c/volunteers-2026-[a-z0-9]{6}$`));
-    const slug = url.split('/c/')[1];
+    const slug = url!.split('/c/')[1];
     const page = await fetch(`${server.url}/c/${slug}`);
     expect(page.status).toBe(200);
     const pub = await fetch(`${server.url}/api/v1/public/campaigns/${slug}`);

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, FieldRow, TemplateFieldRow } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
-import { findOrgName } from '../signers/signers.repository.ts';
+import { orgBrandOf } from '../orgs/organization.service.ts';
 import type { SigningFieldT } from '../signing/signing.schemas.ts';
 import { loadTemplateParts, type TemplateParts } from '../templates/template-copy.ts';
 import { closeIfExpired, isExpired } from './campaign-closing.ts';
@@ -101,7 +101,7 @@ export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<Pu
     welcomeTitle: campaign.welcome_title,
     welcomeMessage: campaign.welcome_message,
     brandColor: campaign.brand_color,
-    senderName: await findOrgName(deps.db, campaign.org_id),
+    ...(await brandOf(deps, campaign.org_id)),
     collectPhone: campaign.collect_phone === 1,
     requireOtp: campaign.require_otp === 1,
     requireKyc: campaign.require_kyc === 1,
@@ -125,4 +125,10 @@ export async function requestOtp(deps: AppDeps, slug: string, email: string) {
   const { campaign } = await openCampaign(deps, slug);
   if (campaign.require_otp !== 1) throw invalidState('This form does not use emailed codes');
   return sendCampaignOtp(deps, campaign, email);
+}
+
+/** The organization's name and logo, as the campaign page shows them. */
+async function brandOf(deps: AppDeps, orgId: string): Promise<{ senderName: string; logoUrl: string | null }> {
+  const brand = await orgBrandOf(deps.db, deps.config.publicUrl, orgId);
+  return { senderName: brand.name, logoUrl: brand.logoUrl };
 }

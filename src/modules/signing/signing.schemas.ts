@@ -61,6 +61,8 @@ export const SigningSession = Type.Object({
     pageCount: Type.Integer({ description: 'Pages of the PDF served by `GET /api/v1/signing/{token}/file`' }),
     expiresAt: NullableTimestamp,
     senderName: Type.String({ description: 'Name of the sending organization' }),
+    brandColor: Nullable(Type.String({ description: "The sending organization's colour `#RRGGBB`; null: Signet's own" })),
+    logoUrl: Nullable(Type.String({ description: "The sending organization's logo; null when it has none" })),
   }),
   signer: Type.Object({
     id: Id('sgn'),

@@ -12,6 +12,7 @@ import { listFields, updateField } from '../fields/fields.repository.ts';
 import { findSigner, listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { advanceTurn, orgNameOf, signerEventData } from './signing-flow.ts';
+import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { verifyOtp } from './signing-otp.ts';
 import { FINISHED_SIGNER, isTurnOf, OPEN_DOCUMENT, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
@@ -83,7 +84,7 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
     return row;
   });
 
-  const [signers, fields, orgName] = await Promise.all([listSigners(deps.db, doc.id), listFields(deps.db, doc.id), orgNameOf(deps.db, doc.org_id)]);
+  const [signers, fields, brand] = await Promise.all([listSigners(deps.db, doc.id), listFields(deps.db, doc.id), orgBrandOf(deps.db, deps.config.publicUrl, doc.org_id)]);
   const verification = verificationOf(doc, current);
   return {
     document: {
@@ -94,7 +95,9 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
       signingType: doc.signing_type as SigningSessionT['document']['signingType'],
       pageCount: doc.page_count ?? 0,
       expiresAt: doc.expires_at,
-      senderName: orgName,
+      senderName: brand.name,
+      brandColor: brand.brandColor,
+      logoUrl: brand.logoUrl,
     },
     signer: {
       id: current.id,

@@ -4,7 +4,7 @@
 // public API's (`/api/v1/public/campaigns/{slug}`), which answers the same errors as the signing API.
 
 import { ApiError } from './api.js';
-import { announce, h, nextId, showMain } from './dom.js';
+import { announce, applyBrand, h, nextId, showLogo, showMain } from './dom.js';
 import { openOtpDialog } from './dialogs.js';
 import { createFieldControl, sortFields } from './fields.js';
 import { openPdf, renderPages } from './pdf-view.js';
@@ -52,20 +52,6 @@ function campaignApi() {
 }
 const api = campaignApi();
 
-/** The campaign's colour for buttons, links and focus; darker and lighter shades derived from it. */
-function applyBrand(hex) {
-  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
-  if (!m) return;
-  const [r, g, b] = m.slice(1).map((x) => parseInt(x, 16));
-  const mix = (t, c) => Math.round(c + (t - c) * 0.88);
-  const style = document.documentElement.style;
-  style.setProperty('--brand', hex);
-  style.setProperty('--brand-strong', `rgb(${Math.round(r * 0.8)}, ${Math.round(g * 0.8)}, ${Math.round(b * 0.8)})`);
-  style.setProperty('--brand-soft', `rgb(${mix(255, r)}, ${mix(255, g)}, ${mix(255, b)})`);
-  style.setProperty('--field', `rgba(${r}, ${g}, ${b}, 0.1)`);
-  style.setProperty('--field-border', `rgba(${r}, ${g}, ${b}, 0.7)`);
-}
-
 /** Shows why the form takes nothing (paused, closed, expired, full, unknown link) as a full page. */
 function showUnavailable(err) {
   if (err.status === 404 || err.status === 400) return showState('invalid', { text: 'This link does not lead to a form. Check that you copied the whole link.' });
@@ -104,6 +90,7 @@ async function start() {
     return showUnavailable(err);
   }
   applyBrand(campaign.brandColor);
+  showLogo(campaign.logoUrl, campaign.senderName);
   const title = campaign.welcomeTitle || campaign.name;
   document.title = `${title} · Signet`;
   document.getElementById('topbar-doc').textContent = campaign.senderName;

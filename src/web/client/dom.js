@@ -56,3 +56,25 @@ export function showMain(...children) {
 export function visuallyHidden(text) {
   return h('span', { class: 'visually-hidden' }, text);
 }
+
+/** The sender's colour for buttons, links and focus; darker and lighter shades derived from it. */
+export function applyBrand(hex) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
+  if (!m) return;
+  const [r, g, b] = m.slice(1).map((x) => parseInt(x, 16));
+  const mix = (t, c) => Math.round(c + (t - c) * 0.88);
+  const style = document.documentElement.style;
+  style.setProperty('--brand', hex);
+  style.setProperty('--brand-strong', `rgb(${Math.round(r * 0.8)}, ${Math.round(g * 0.8)}, ${Math.round(b * 0.8)})`);
+  style.setProperty('--brand-soft', `rgb(${mix(255, r)}, ${mix(255, g)}, ${mix(255, b)})`);
+  style.setProperty('--field', `rgba(${r}, ${g}, ${b}, 0.1)`);
+  style.setProperty('--field-border', `rgba(${r}, ${g}, ${b}, 0.7)`);
+}
+
+/** The sender's logo in place of Signet's name in the top bar, when they have one. */
+export function showLogo(url, name) {
+  const brand = document.querySelector('.topbar .brand');
+  if (!url || !brand) return;
+  brand.setAttribute('aria-label', name);
+  brand.replaceChildren(h('img', { class: 'brand-logo', src: url, alt: name }));
+}

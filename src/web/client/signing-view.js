@@ -3,7 +3,7 @@
 // Decline actions.
 
 import { ApiError } from './api.js';
-import { announce, h, showMain } from './dom.js';
+import { announce, applyBrand, h, showLogo, showMain } from './dom.js';
 import { openDeclineDialog, openOtpDialog } from './dialogs.js';
 import { createFieldControl, sortFields } from './fields.js';
 import { openPdf, renderPages } from './pdf-view.js';
@@ -17,6 +17,8 @@ import { showState } from './states.js';
 export async function signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState }) {
   const { document: doc, signer } = session;
   const fields = sortFields(session.fields);
+  applyBrand(doc.brandColor);
+  showLogo(doc.logoUrl, doc.senderName);
   const required = fields.filter((f) => f.required && !f.readOnly);
 
   const progressBar = h('div', { class: 'progress-bar' });
