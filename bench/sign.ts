@@ -16,9 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { PDFDocument, PDFName, StandardFonts, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } from 'pdf-lib';
 import { loadSigningCertificate, type SigningCertConfig } from '../src/pdf/certificate.ts';
 import { finalizePdf, type FinalizeField, type FinalizeInput } from '../src/pdf/finalize.ts';
+import type { LongTermConfig } from '../src/pdf/long-term.ts';
 
 const RUNS = Number(process.env.BENCH_SIGN_RUNS ?? 20);
-const SELF = fileURLToPath(import.meta.url);
+export const SELF = fileURLToPath(import.meta.url);
 
 /** Pages each carrying incompressible image data (`imageSide`² RGB pixels), so the size is real. */
 export async function makeDocument(pages: number, imageSide: number, useObjectStreams: boolean): Promise<Buffer> {
@@ -43,7 +44,7 @@ export async function makeDocument(pages: number, imageSide: number, useObjectSt
   return Buffer.from(await doc.save({ useObjectStreams }));
 }
 
-async function drawnSignature(): Promise<string> {
+export async function drawnSignature(): Promise<string> {
   // Imported here so the measured child process never loads sharp.
   const { default: sharp } = await import('sharp');
   const [w, h] = [300, 100];
@@ -56,7 +57,7 @@ async function drawnSignature(): Promise<string> {
   return `data:image/png;base64,${png.toString('base64')}`;
 }
 
-function inputFor(sourcePath: string, pages: number, png: string): FinalizeInput {
+export function inputFor(sourcePath: string, pages: number, png: string): FinalizeInput {
   const fields: FinalizeField[] = [
     { type: 'signature', page: pages, x: 10, y: 75, width: 30, height: 7, value: 'Alice Martin' },
     { type: 'date', page: pages, x: 10, y: 83, width: 20, height: 3, value: '2025-03-04' },
@@ -86,16 +87,16 @@ function inputFor(sourcePath: string, pages: number, png: string): FinalizeInput
 }
 
 /** The q-quantile of `ms` (nearest rank). */
-function quantile(ms: number[], q: number): number {
+export function quantile(ms: number[], q: number): number {
   const sorted = [...ms].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-function stats(ms: number[]): string {
+export function stats(ms: number[]): string {
   return `median ${quantile(ms, 0.5).toFixed(1)} ms, p95 ${quantile(ms, 0.95).toFixed(1)} ms, min ${Math.min(...ms).toFixed(1)} ms (n=${ms.length})`;
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 function pdfsigVerdict(file: string): string {
   const r = spawnSync('pdfsig', [file], { encoding: 'utf8' });
@@ -119,12 +120,12 @@ function peakRss(): number {
 }
 
 /** Child mode: finalize one file and report timings and memory as JSON on stdout. */
-async function child(args: { input: FinalizeInput; certConfig: SigningCertConfig; output: string }): Promise<void> {
+async function child(args: { input: FinalizeInput; certConfig: SigningCertConfig; output: string; longTerm?: LongTermConfig }): Promise<void> {
   const cert = await loadSigningCertificate(args.certConfig);
   const rssBefore = process.memoryUsage().rss;
   const peakBefore = peakRss();
   const started = performance.now();
-  await finalizePdf(args.input, cert, args.output);
+  await finalizePdf(args.input, cert, args.output, args.longTerm);
   const ms = performance.now() - started;
   process.stdout.write(JSON.stringify({ ms, rssBefore, peakBefore, peak: peakRss() }));
 }
