@@ -213,6 +213,8 @@ const scenarios: Record<string, Scenario> = {
 async function main() {
   // A scenario of its own process and database (bench/bulk-send.ts), not a load of the seeded API.
   if (process.argv.slice(2).includes('bulk-send')) return (await import('./bulk-send.ts')).bulkSendBench();
+  // Bombs against a server in its own process (bench/hostile.ts).
+  if (process.argv.slice(2).includes('hostile')) return void (await import('./hostile.ts'));
   const startedAt = new Date().toISOString();
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const names = wanted.length > 0 ? wanted : Object.keys(scenarios);

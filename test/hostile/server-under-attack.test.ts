@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, childEnv, cli, serve, type ChildServer } from '../helpers/child-server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -125,6 +124,10 @@ describe.skipIf(!hasProc)('a Signet under attack, in its own process', () => {
     const imageBomb = dataUrl(await pngBomb(20_000, 20_000));
     const honestPdf = await samplePdf(2);
     const formPdf = await samplePdf();
+    // One honest document sealed before watching: the first sealing and its mails load code (a
+    // one-time cost of any start, measured by `npm run bench -- hostile`), not the attack's.
+    const warm = await documentWithFile(victim, honestPdf);
+    expect(await sendAndSign(victim, warm.id)).toBe('completed');
     // The same probe with no attack first: on a machine other work keeps busy, what /healthz costs anyway.
     const quiet = watch(server);
     await new Promise((r) => setTimeout(r, 3000));
@@ -171,12 +174,7 @@ describe.skipIf(!hasProc)('a Signet under attack, in its own process', () => {
         `server under attack: peak RSS ${Math.round(seen.peakRssMb)} MB, worst /healthz ${seen.worstHealthMs} ms (${baseline.worstHealthMs} ms with no attack), failures ${seen.healthFailures}`,
       );
       expect(seen.healthFailures).toBe(0);
-      // Within 1 s. On a machine running several times more work than it has cores (a shared CI
-      // box), the scheduler alone delays answers by that much: there the bound is 2.5 s, and the
-      // test says so rather than pass silently.
-      const overloaded = os.loadavg()[0] > 2 * os.availableParallelism();
-      if (overloaded) console.warn(`server under attack: load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores; /healthz bound relaxed to 2.5 s`);
-      expect(seen.worstHealthMs).toBeLessThan(overloaded ? 2500 : 1000);
+      expect(seen.worstHealthMs).toBeLessThan(1000);
       expect(seen.peakRssMb).toBeLessThan(1536);
     }
   }, 240_000);
