@@ -83,10 +83,16 @@ export function createDb(options: DbOptions): DbHandle {
   if (options.databaseUrl) {
     // Integer columns hold counts and sizes that fit a JS number; parse int8 (count(*)) as one.
     pg.types.setTypeParser(20, (v) => Number(v));
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // A server that does not answer a connection within 3 s is treated as down (503 at once)
+    // rather than leaving requests queued behind it.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 3_000 });
     // An idle connection closed by the server (restart, failover, admin) must not crash the
     // process: the pool drops it and opens a fresh one for the next query.
     pool.on('error', () => undefined);
+    // The same for a connection checked out at that moment (between the statements of a
+    // transaction): node-pg emits its 'error' on the client, with no listener a crash. The
+    // statement in progress fails (503 database_unavailable) and the pool discards the client.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const feed = options.watchChanges
       ? new PgChangeFeed({ connectionString: options.databaseUrl, ping: (channel, payload) => pool.query('select pg_notify($1, $2)', [channel, payload]) })
       : undefined;
