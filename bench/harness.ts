@@ -121,6 +121,9 @@ export async function startSignet(env: Record<string, string>, nodeArgs: string[
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production', // no bootstrap key; the bench seeds its own organization
       RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_TOKEN_PER_MINUTE: '1000000000',
+      // Production requires one; a fixed one for the bench's throwaway databases.
+      SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789abcdef',
       ...env,
     },
     stdio: ['ignore', process.env.BENCH_STDOUT ? 'inherit' : 'ignore', 'pipe'],
