@@ -18,6 +18,7 @@ import * as m0009 from './migrations/0009-identity-attempts.ts';
 import * as m0010a from './migrations/0010a-sealing-failures.ts';
 import * as m0010b from './migrations/0010b-idempotency-per-key.ts';
 import * as m0011b from './migrations/0011b-key-change-notifications-only.ts';
+import * as m0011b2 from './migrations/0011b2-documents-search-in-list-index.ts';
 import * as m0012 from './migrations/0012-long-term-signatures.ts';
 import * as m0012b from './migrations/0012b-verify-hash-indexes.ts';
 import * as m0013a from './migrations/0013a-bulk-sends.ts';
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0010a-sealing-failures': m0010a,
   '0010b-idempotency-per-key': m0010b,
   '0011b-key-change-notifications-only': m0011b,
+  '0011b2-documents-search-in-list-index': m0011b2,
   '0012-long-term-signatures': m0012,
   '0012b-verify-hash-indexes': m0012b,
   '0013a-bulk-sends': m0013a,
