@@ -51,7 +51,7 @@ async function run(kind: 'sqlite' | 'postgres') {
     const fileKey = `templates/bench/${randomBytes(6).toString('hex')}.pdf`;
     await storage.put(fileKey, Readable.from(bytes), 'application/pdf');
     await db.handle.close();
-    const server = await startSignet({ ...db.env, SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_RATE_PER_SECOND: MAIL_RATE });
+    const server = await startSignet({ ...db.env, SECRET_KEY: randomBytes(32).toString('hex'), SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_RATE_PER_SECOND: MAIL_RATE });
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -113,7 +113,8 @@ async function run(kind: 'sqlite' | 'postgres') {
   }
 }
 
+/** SQLite, then PostgreSQL when BENCH_DATABASE_URL is set; BENCH_BULK_SKIP_SQLITE=1 runs PostgreSQL only. */
 export async function bulkSendBench(): Promise<void> {
-  await run('sqlite');
+  if (!process.env.BENCH_BULK_SKIP_SQLITE) await run('sqlite');
   if (process.env.BENCH_DATABASE_URL) await run('postgres');
 }
