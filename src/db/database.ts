@@ -7,6 +7,19 @@ import type { Generated, Insertable, Kysely, Selectable, Transaction, Updateable
  * - JSON values are text.
  */
 
+/*
+ * Status values, one union per resource with a status. Each resource's module holds its allowed
+ * transitions and is the only code that writes the column (modules/<resource>/<resource>-status.ts).
+ */
+export const DOCUMENT_STATUSES = ['draft', 'pending', 'action_required', 'completed', 'cancelled', 'expired', 'declined'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+export const SIGNER_STATUSES = ['pending', 'sent', 'viewed', 'completed', 'declined', 'cancelled'] as const;
+export type SignerStatus = (typeof SIGNER_STATUSES)[number];
+export const CAMPAIGN_STATUSES = ['active', 'paused', 'closed'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+export const WEBHOOK_STATUSES = ['active', 'inactive'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
 export interface OrganizationsTable {
   id: string;
   name: string;
@@ -55,7 +68,7 @@ export interface DocumentsTable {
   name: string;
   /** `name` lower-cased, for case-insensitive search with one index on both databases. */
   search_name: string;
-  status: string;
+  status: DocumentStatus;
   signing_type: string;
   message: string;
   email_subject: string | null;
@@ -111,7 +124,7 @@ export interface SignersTable {
   role: string;
   /** Zero-based position; `order` in the API. */
   position: number;
-  status: string;
+  status: SignerStatus;
   signed_at: string | null;
   created_at: string;
   updated_at: string;
@@ -275,7 +288,7 @@ export interface WebhooksTable {
   url: string;
   /** JSON array of event types. */
   events: string;
-  status: string;
+  status: WebhookStatus;
   description: string | null;
   secret: string;
   failure_count: number;
@@ -382,7 +395,7 @@ export interface CampaignsTable {
   name: string;
   search_name: string;
   slug: string;
-  status: string;
+  status: CampaignStatus;
   submission_count: number;
   max_submissions: number;
   collect_phone: number;
@@ -442,7 +455,15 @@ export type Executor = Kysely<Database> | Transaction<Database>;
 
 export type DocumentRow = Selectable<DocumentsTable>;
 export type NewDocumentRow = Insertable<DocumentsTable>;
-export type DocumentUpdate = Updateable<DocumentsTable>;
+/*
+ * Changes of an update that leaves `status` alone: only the status modules move a status
+ * (modules/documents/document-status.ts, signers/signer-status.ts, campaigns/campaign-status.ts,
+ * webhooks/webhook-status.ts), so the other update functions take these types.
+ */
+export type DocumentUpdate = Omit<Updateable<DocumentsTable>, 'status'>;
+export type SignerUpdate = Omit<Updateable<SignersTable>, 'status'>;
+export type CampaignUpdate = Omit<Updateable<CampaignsTable>, 'status'>;
+export type WebhookUpdate = Omit<Updateable<WebhooksTable>, 'status'>;
 export type SignerRow = Selectable<SignersTable>;
 export type FieldRow = Selectable<FieldsTable>;
 export type FolderRow = Selectable<FoldersTable>;

@@ -67,5 +67,6 @@ export function errors(...statuses: ErrorStatus[]) {
 export const NoContent = Type.Null({ description: 'No content' });
 
 /** A string that must be one of `values` (one `enum` keyword: clear errors and a clean OpenAPI document). */
+// Type.Unsafe keeps the literal union as the static type (Type.Enum with a `type` option widens it to string).
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
-  Type.Enum(values, { type: 'string', ...options } as never);
+  Type.Unsafe<T[number]>({ enum: values, type: 'string', ...options });

@@ -8,14 +8,15 @@ import type { AttachmentRow, DocumentRow, Executor, SignerRow } from '../db/data
 import { completedMail } from '../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../modules/audit/audit.ts';
 import { emitEvent } from '../modules/events/emit.ts';
-import { listAttachments, transitionDocument } from '../modules/documents/documents.repository.ts';
+import { listAttachments } from '../modules/documents/documents.repository.ts';
+import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from '../modules/documents/document-status.ts';
 import { documentEventData } from '../modules/documents/documents.service.ts';
 import { listFields } from '../modules/fields/fields.repository.ts';
 import { listSigners } from '../modules/signers/signers.repository.ts';
 import { findDocumentById, lockDocument } from '../modules/signing/signing.repository.ts';
 import { issueLink } from '../modules/signing/signing-links.ts';
 import { orgNameOf } from '../modules/signing/signing-flow.ts';
-import { isSigningRole, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
+import { isSigningRole, openSigners } from '../modules/signing/signing-rules.ts';
 import { enqueueJob, PermanentJobError } from './queue.ts';
 import type { FinalizeResult } from '../pdf/finalize.ts';
 import { documentTimeline } from '../modules/audit/timeline.ts';
@@ -101,7 +102,7 @@ async function mailSignedCopies(trx: Executor, deps: AppDeps, doc: DocumentRow, 
  */
 export async function finalizeDocument(deps: AppDeps, documentId: string): Promise<void> {
   const doc = await findDocumentById(deps.db, documentId);
-  if (!doc || !OPEN_DOCUMENT.includes(doc.status)) return;
+  if (!doc || !isOpenDocument(doc.status)) return;
   const signers = await listSigners(deps.db, doc.id);
   if (openSigners(signers).length > 0) return;
   if (!doc.file_key) throw new PermanentJobError(`the document has no file to seal`);
@@ -131,11 +132,10 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
 
     const recorded = await deps.db.transaction().execute(async (trx) => {
       const locked = await lockDocument(trx, doc.id);
-      if (!locked || !OPEN_DOCUMENT.includes(locked.status)) return false;
+      if (!locked || !isOpenDocument(locked.status)) return false;
       if (openSigners(await listSigners(trx, doc.id)).length > 0) return false;
       const now = deps.clock.now().toISOString();
-      const moved = await transitionDocument(trx, doc.id, OPEN_DOCUMENT, {
-        status: 'completed',
+      const moved = await moveDocument(trx, doc.id, OPEN_DOCUMENT_STATUSES, 'completed', {
         completed_at: completedAt,
         signed_file_key: key,
         signed_file_hash: sha256,
@@ -145,7 +145,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
         updated_at: now,
       });
       if (!moved) return false;
-      const completed = { ...locked, status: 'completed', completed_at: completedAt, signed_file_key: key, signed_file_hash: sha256 };
+      const completed: DocumentRow = { ...locked, status: 'completed', completed_at: completedAt, signed_file_key: key, signed_file_hash: sha256 };
       await writeAudit(trx, deps.clock, {
         orgId: doc.org_id,
         documentId: doc.id,

@@ -4,13 +4,14 @@ import { enqueueJob } from './queue.ts';
 import { expiredMail, reminderMail } from '../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../modules/audit/audit.ts';
 import { emitEvent } from '../modules/events/emit.ts';
-import { transitionDocument } from '../modules/documents/documents.repository.ts';
+import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from '../modules/documents/document-status.ts';
+import { INVITED_SIGNER_STATUSES, isFinishedSigner, moveSigner, UNFINISHED_SIGNER_STATUSES } from '../modules/signers/signer-status.ts';
 import { documentEventData } from '../modules/documents/documents.service.ts';
 import { listSigners } from '../modules/signers/signers.repository.ts';
-import { lockDocument, updateSignerRow } from '../modules/signing/signing.repository.ts';
+import { lockDocument } from '../modules/signing/signing.repository.ts';
 import { issueLink } from '../modules/signing/signing-links.ts';
 import { orgNameOf } from '../modules/signing/signing-flow.ts';
-import { FINISHED_SIGNER, OPEN_DOCUMENT, openSigners } from '../modules/signing/signing-rules.ts';
+import { openSigners } from '../modules/signing/signing-rules.ts';
 import { closeExpiredCampaigns } from '../modules/campaigns/campaign-closing.ts';
 import { purgeEventLog } from '../modules/events/event-retention.ts';
 import { purgeExpired } from '../modules/retention/retention.ts';
@@ -37,7 +38,7 @@ export async function expireDocuments(deps: AppDeps): Promise<number> {
   const due = await deps.db
     .selectFrom('documents')
     .select('id')
-    .where('status', 'in', OPEN_DOCUMENT as string[])
+    .where('status', 'in', OPEN_DOCUMENT_STATUSES)
     .where('expires_at', '<=', now)
     .where('deleted_at', 'is', null)
     .orderBy('expires_at')
@@ -47,13 +48,13 @@ export async function expireDocuments(deps: AppDeps): Promise<number> {
   for (const { id } of due) {
     const done = await deps.db.transaction().execute(async (trx) => {
       const doc = await lockDocument(trx, id);
-      if (!doc || !OPEN_DOCUMENT.includes(doc.status) || !doc.expires_at || doc.expires_at > now) return false;
+      if (!doc || !isOpenDocument(doc.status) || !doc.expires_at || doc.expires_at > now) return false;
       const signers = await listSigners(trx, id);
       if (openSigners(signers).length === 0) return false;
-      if (!(await transitionDocument(trx, id, OPEN_DOCUMENT, { status: 'expired', updated_at: now }))) return false;
+      if (!(await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'expired', { updated_at: now }))) return false;
       const orgName = await orgNameOf(trx, doc.org_id);
       for (const signer of signers) {
-        if (!FINISHED_SIGNER.includes(signer.status)) await updateSignerRow(trx, signer.id, { status: 'cancelled', updated_at: now });
+        if (!isFinishedSigner(signer.status)) await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
         await enqueueJob(trx, deps.clock, 'mail', expiredMail({ doc, recipient: signer, orgName }));
       }
       await writeAudit(trx, deps.clock, {
@@ -84,10 +85,10 @@ export async function sendReminders(deps: AppDeps): Promise<number> {
     .innerJoin('documents', 'documents.id', 'signers.document_id')
     .selectAll('signers')
     .select(['documents.reminder_frequency', 'documents.sent_at as document_sent_at'])
-    .where('documents.status', 'in', OPEN_DOCUMENT as string[])
+    .where('documents.status', 'in', OPEN_DOCUMENT_STATUSES)
     .where('documents.deleted_at', 'is', null)
     .where('documents.reminder_frequency', 'is not', null)
-    .where('signers.status', 'in', ['sent', 'viewed'])
+    .where('signers.status', 'in', INVITED_SIGNER_STATUSES)
     .where('signers.role', '!=', 'cc')
     .where('signers.delivery_failed_at', 'is', null)
     // Identity evidence under review: the sender, not the signer, has to act.
@@ -103,13 +104,13 @@ export async function sendReminders(deps: AppDeps): Promise<number> {
     if (!period || Date.parse(last) + period > now.getTime()) continue;
     const done = await deps.db.transaction().execute(async (trx) => {
       // Whoever moves last_notified_at first sends the reminder; everyone else sees no row change.
-      let claim = trx.updateTable('signers').set({ last_notified_at: nowIso }).where('id', '=', candidate.id).where('status', 'in', ['sent', 'viewed']);
+      let claim = trx.updateTable('signers').set({ last_notified_at: nowIso }).where('id', '=', candidate.id).where('status', 'in', INVITED_SIGNER_STATUSES);
       claim = candidate.last_notified_at === null || candidate.last_notified_at === undefined
         ? claim.where('last_notified_at', 'is', null)
         : claim.where('last_notified_at', '=', candidate.last_notified_at);
       if (Number((await claim.executeTakeFirst()).numUpdatedRows) !== 1) return false;
       const doc = await trx.selectFrom('documents').selectAll().where('id', '=', candidate.document_id).executeTakeFirstOrThrow();
-      if (!OPEN_DOCUMENT.includes(doc.status)) return false;
+      if (!isOpenDocument(doc.status)) return false;
       const { url } = await issueLink(trx, deps, doc, candidate);
       const orgName = await orgNameOf(trx, doc.org_id);
       await enqueueJob(trx, deps.clock, 'mail', {

@@ -3,11 +3,8 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db, DeliveryRow, Executor } from '../db/database.ts';
 import { newId } from '../ids.ts';
-import { enqueueJob } from './queue.ts';
 import * as repo from '../modules/webhooks/deliveries.repository.ts';
-import { cancelPendingDeliveries } from '../modules/webhooks/webhooks.repository.ts';
-import { FAILURES_BEFORE_DEACTIVATION } from '../modules/webhooks/webhooks.schemas.ts';
-import { webhookDeactivatedMail } from '../modules/webhooks/webhooks.mail.ts';
+import { afterDeactivation, countFailure } from '../modules/webhooks/webhook-status.ts';
 import type { AttemptResult } from '../modules/webhooks/sender.ts';
 
 /** One finished attempt waiting to be written. */
@@ -98,7 +95,7 @@ export class OutcomeRecorder {
         continue;
       }
       lastReset = null;
-      const hook = await repo.countFailure(trx, o.claim.webhook_id, FAILURES_BEFORE_DEACTIVATION, nowIso);
+      const hook = await countFailure(trx, o.claim.webhook_id, nowIso);
       // `inactive` comes back only from the update that crossed the threshold: once per streak.
       if (hook?.status === 'inactive') deactivated.push({ outcome: o, orgId: hook.org_id, failures: hook.failure_count });
     }
@@ -124,13 +121,7 @@ export class OutcomeRecorder {
     }
 
     for (const { outcome, orgId, failures } of deactivated) {
-      const webhookId = outcome.claim.webhook_id;
-      await cancelPendingDeliveries(trx, webhookId, nowIso);
-      const org = await trx.selectFrom('organizations').select(['name', 'admin_email']).where('id', '=', orgId).executeTakeFirst();
-      if (org) {
-        const mail = webhookDeactivatedMail({ orgId, to: org.admin_email, orgName: org.name, webhookId, url: outcome.url, failures, lastError: outcome.result.error ?? '' });
-        await enqueueJob(trx, clock, 'mail', mail);
-      }
+      await afterDeactivation(trx, clock, { webhookId: outcome.claim.webhook_id, orgId, url: outcome.url, failures, lastError: outcome.result.error ?? '', now: nowIso });
     }
     return deactivated.map((d) => ({ webhookId: d.outcome.claim.webhook_id, failures: d.failures }));
   }

@@ -4,6 +4,7 @@ import { field, signer } from '../helpers/factories.ts';
 import { batchStats, insertBatched } from '../../src/db/pg-insert-batch.ts';
 import { DELIVERIES_OF_EVENTS_PG, deliveryId } from '../../src/modules/events/emit.ts';
 import { dialectName } from '../helpers/database.ts';
+import type { WebhookStatus } from '../../src/db/database.ts';
 
 /*
  * What one create writes, whichever way the dialect writes it (a transaction on SQLite, one
@@ -18,7 +19,7 @@ let orgId: string;
 let key: string;
 const now = '2026-01-01T00:00:00.000Z';
 
-async function addWebhook(id: string, events: string, status = 'active', org = orgId) {
+async function addWebhook(id: string, events: string, status: WebhookStatus = 'active', org = orgId) {
   await t.database.handle.db
     .insertInto('webhooks')
     .values({ id, org_id: org, url: 'https://hooks.example.test/in', events, status, description: null, secret: 's', failure_count: 0, created_at: now, updated_at: now })

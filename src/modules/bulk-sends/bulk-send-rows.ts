@@ -3,7 +3,8 @@ import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { findDocument } from '../documents/documents.repository.ts';
-import { buildNewDocument, cancelDocument, insertNewDocument, IN_FLIGHT, sendDraft } from '../documents/documents.service.ts';
+import { buildNewDocument, cancelDocument, insertNewDocument, sendDraft } from '../documents/documents.service.ts';
+import { OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
 import { emitEvent } from '../events/emit.ts';
 import { listTemplateFields } from '../templates/templates.repository.ts';
 import { seedFromTemplate } from '../templates/template-copy.ts';
@@ -116,7 +117,7 @@ export async function cancelBulkDocuments(deps: AppDeps, bulkSendId: string): Pr
     .selectFrom('documents')
     .select('id')
     .where('bulk_send_id', '=', bulkSendId)
-    .where('status', 'in', IN_FLIGHT as string[])
+    .where('status', 'in', OPEN_DOCUMENT_STATUSES)
     .where('deleted_at', 'is', null)
     .orderBy('id')
     .limit(CANCEL_BATCH)

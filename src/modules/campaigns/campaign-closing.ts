@@ -2,6 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { emitEvent } from '../events/emit.ts';
 import * as repo from './campaigns.repository.ts';
+import { moveCampaign } from './campaign-status.ts';
 import { toCampaign } from './campaigns.mappers.ts';
 
 /*
@@ -31,8 +32,8 @@ export async function closeCampaign(
   reason: CloseReason,
 ): Promise<{ campaign: CampaignRow; closed: boolean }> {
   const now = deps.clock.now().toISOString();
-  if (!(await repo.closeIfActive(trx, campaign.id, now))) return { campaign, closed: false };
-  const closed = { ...campaign, status: 'closed', updated_at: now };
+  if (!(await moveCampaign(trx, campaign.id, ['active'], 'closed', { updated_at: now }))) return { campaign, closed: false };
+  const closed: CampaignRow = { ...campaign, status: 'closed', updated_at: now };
   await emitClosed(trx, deps, closed, reason);
   return { campaign: closed, closed: true };
 }

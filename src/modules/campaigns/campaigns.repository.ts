@@ -1,5 +1,5 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
-import type { CampaignRow, CampaignsTable, Executor, SignerRow } from '../../db/database.ts';
+import { sql, type Insertable } from 'kysely';
+import type { CampaignRow, CampaignStatus, CampaignsTable, CampaignUpdate, Executor, SignerRow } from '../../db/database.ts';
 import { likePattern, paginate, type PageRequest } from '../../http/pagination.ts';
 
 export async function findCampaign(db: Executor, orgId: string, id: string): Promise<CampaignRow | undefined> {
@@ -10,7 +10,7 @@ export async function findCampaignBySlug(db: Executor, slug: string): Promise<Ca
   return db.selectFrom('campaigns').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
-export async function listCampaigns(db: Executor, orgId: string, filter: { status?: string; search?: string }, page: PageRequest) {
+export async function listCampaigns(db: Executor, orgId: string, filter: { status?: CampaignStatus; search?: string }, page: PageRequest) {
   let q = db.selectFrom('campaigns').selectAll().where('org_id', '=', orgId);
   if (filter.status) q = q.where('status', '=', filter.status);
   if (filter.search) q = q.where(sql<boolean>`search_name like ${likePattern(filter.search)} escape '\\'`);
@@ -21,7 +21,7 @@ export async function insertCampaign(db: Executor, row: Insertable<CampaignsTabl
   await db.insertInto('campaigns').values(row).execute();
 }
 
-export async function updateCampaign(db: Executor, id: string, changes: Updateable<CampaignsTable>): Promise<void> {
+export async function updateCampaign(db: Executor, id: string, changes: CampaignUpdate): Promise<void> {
   await db.updateTable('campaigns').set(changes).where('id', '=', id).execute();
 }
 
@@ -65,19 +65,6 @@ export async function takeSubmissionSlot(trx: Executor, id: string, now: string)
   return trx.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/**
- * Moves an active campaign to `closed` when it is full or expired; false when it was not active
- * (another request or the scheduler closed it first), so `campaign.closed` is emitted once.
- */
-export async function closeIfActive(trx: Executor, id: string, now: string): Promise<boolean> {
-  const result = await trx
-    .updateTable('campaigns')
-    .set({ status: 'closed', updated_at: now })
-    .where('id', '=', id)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
 
 /** Active campaigns whose `expiresAt` has passed (the scheduler closes them). */
 export async function listExpiredActive(db: Executor, now: string, limit: number) {

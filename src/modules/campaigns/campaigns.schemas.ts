@@ -1,10 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
-import { DOCUMENT_STATUSES } from '../documents/documents.schemas.ts';
-import { SIGNER_STATUSES } from '../signers/signers.schemas.ts';
+import { CAMPAIGN_STATUSES, DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/database.ts';
 
-export const CAMPAIGN_STATUSES = ['active', 'paused', 'closed'] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /** Submissions a campaign takes when `maxSubmissions` is not given, and the most it may be set to. */
 export const MAX_SUBMISSIONS_LIMIT = 1_000_000;

@@ -1,12 +1,12 @@
-import type { Updateable } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
-import type { CampaignRow, CampaignsTable, Executor } from '../../db/database.ts';
+import type { CampaignRow, CampaignUpdate, Executor } from '../../db/database.ts';
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { loadTemplateParts } from '../templates/template-copy.ts';
 import { closeCampaign, closeIfExpired, emitClosed, isExpired } from './campaign-closing.ts';
 import { checkFutureExpiry, checkRedirectUrl, newSlug, planSubmission } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
+import { moveCampaign } from './campaign-status.ts';
 import { toCampaign, toCampaignListItem, toCreatedCampaign, toSubmission } from './campaigns.mappers.ts';
 import {
   DEFAULT_BRAND_COLOR,
@@ -123,7 +123,7 @@ export async function updateCampaign(deps: AppDeps, orgId: string, id: string, i
       if (expired) throw new AppError('invalid_state', 'The campaign has expired; set a later expiresAt (or null) to reopen it');
     }
 
-    const changes: Updateable<CampaignsTable> = { updated_at: deps.clock.now().toISOString(), max_submissions: maxSubmissions, expires_at: expiresAt };
+    const changes: CampaignUpdate = { updated_at: deps.clock.now().toISOString(), max_submissions: maxSubmissions, expires_at: expiresAt };
     if (input.templateId !== undefined) changes.template_id = input.templateId;
     if (input.name !== undefined) {
       changes.name = input.name;
@@ -136,9 +136,10 @@ export async function updateCampaign(deps: AppDeps, orgId: string, id: string, i
     if (input.requireKyc !== undefined) changes.require_kyc = input.requireKyc ? 1 : 0;
     if (input.brandColor !== undefined) changes.brand_color = input.brandColor;
     if (input.redirectUrl !== undefined) changes.redirect_url = input.redirectUrl;
-    if (input.status !== undefined) changes.status = input.status;
     await repo.updateCampaign(trx, id, changes);
-    let updated: CampaignRow = { ...current, ...changes } as CampaignRow;
+    // The row is locked: the move succeeds unless the status stays the same.
+    if (input.status !== undefined && input.status !== current.status) await moveCampaign(trx, id, [current.status], input.status, {});
+    let updated: CampaignRow = { ...current, ...changes, status: input.status ?? current.status };
 
     if (current.status !== 'closed' && updated.status === 'closed') {
       await emitClosed(trx, deps, updated, 'manual');

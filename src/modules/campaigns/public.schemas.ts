@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, NullableTimestamp, StringEnum } from '../../http/schemas.ts';
-import { DOCUMENT_STATUSES } from '../documents/documents.schemas.ts';
+import { DOCUMENT_STATUSES } from '../../db/database.ts';
 import { CompleteBody, SigningField } from '../signing/signing.schemas.ts';
 import { SLUG_PATTERN } from './campaign-rules.ts';
 

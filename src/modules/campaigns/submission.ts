@@ -8,6 +8,7 @@ import { insertDocument } from '../documents/documents.repository.ts';
 import { emitEvent } from '../events/emit.ts';
 import { insertFields } from '../fields/fields.repository.ts';
 import { insertSigners } from '../signers/signers.repository.ts';
+import { moveSigner } from '../signers/signer-status.ts';
 import { issueLink } from '../signing/signing-links.ts';
 import { mailYourTurn } from '../signing/signing-flow.ts';
 import { completeSigning } from '../signing/signing.service.ts';
@@ -133,7 +134,7 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       };
       Object.assign(doc, columns);
       await insertDocument(trx, doc);
-      const visitor = { ...signerRow(documentId, { order: plan.submitterOrder, name: input.name.trim(), email: input.email, phone: input.phone }, now), status: 'sent' };
+      const visitor = { ...signerRow(documentId, { order: plan.submitterOrder, name: input.name.trim(), email: input.email, phone: input.phone }, now), status: 'sent' as const };
       const fixed = plan.fixedSigners.map((s) => signerRow(documentId, s, now));
       await insertSigners(trx, [visitor, ...fixed]);
       const fieldRows = copyFields(documentId, parts.fields, now);
@@ -164,7 +165,7 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       // mode the completion path invites each in turn.
       if (doc.signing_type === 'parallel') {
         for (const s of fixed) {
-          await trx.updateTable('signers').set({ status: 'sent' }).where('id', '=', s.id!).execute();
+          await moveSigner(trx, s.id!, ['pending'], 'sent', {});
           await mailYourTurn(trx, deps, doc, { ...(s as SignerRow), status: 'sent' });
         }
       }

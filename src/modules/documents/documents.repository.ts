@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DocumentRow, DocumentUpdate, Executor, NewDocumentRow } from '../../db/database.ts';
+import type { DocumentRow, DocumentStatus, DocumentUpdate, Executor, NewDocumentRow } from '../../db/database.ts';
 import { likePattern, pageQuery, paginate, type PageMeta, type PageRequest } from '../../http/pagination.ts';
 import { nameStatement } from '../../db/named-statements.ts';
 import { notFound } from '../../http/errors.ts';
@@ -54,7 +54,7 @@ export async function findDocumentWithCounts(db: Executor, orgId: string, id: st
 export async function listDocuments(
   db: Executor,
   orgId: string,
-  filter: { status?: string; search?: string; folderId?: string; bulkSendId?: string },
+  filter: { status?: DocumentStatus; search?: string; folderId?: string; bulkSendId?: string },
   page: PageRequest,
 ): Promise<{ rows: DocumentWithCounts[]; meta: PageMeta }> {
   let q = withCounts(db).where('documents.org_id', '=', orgId).where('documents.deleted_at', 'is', null);
@@ -109,25 +109,6 @@ export async function clearPendingUpload(db: Executor, id: string, key: string):
   return Number(result.numUpdatedRows) === 1;
 }
 
-/**
- * Moves a document from one of `from` to a new status, atomically: returns false when another
- * request changed its status first (so two concurrent sends cannot both succeed).
- */
-export async function transitionDocument(
-  db: Executor,
-  id: string,
-  from: readonly string[],
-  changes: DocumentUpdate & { status: string },
-): Promise<boolean> {
-  const result = await db
-    .updateTable('documents')
-    .set(changes)
-    .where('id', '=', id)
-    .where('status', 'in', from as string[])
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
 
 export async function listAttachments(db: Executor, documentId: string) {
   return db.selectFrom('attachments').selectAll().where('document_id', '=', documentId).orderBy('created_at').orderBy('id').execute();

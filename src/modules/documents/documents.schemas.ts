@@ -1,10 +1,9 @@
 import { Type, type Static } from 'typebox';
+import { DOCUMENT_STATUSES } from '../../db/database.ts';
 import { Id, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { SignerInput, SignerSchema } from '../signers/signers.schemas.ts';
 import { FieldInput, FieldSchema } from '../fields/fields.schemas.ts';
 
-export const DOCUMENT_STATUSES = ['draft', 'pending', 'action_required', 'completed', 'cancelled', 'expired', 'declined'] as const;
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 /** The list filter accepts every status but `action_required` (SPEC.md). */
 export const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
 

@@ -10,11 +10,13 @@ import { DELIVERIES_OF_EVENTS_PG, emitEvent, eventRow } from '../events/emit.ts'
 import { buildFieldRows, fieldBeyondPages } from '../fields/fields.rules.ts';
 import { insertFields, listFields } from '../fields/fields.repository.ts';
 import { buildSignerRows } from '../signers/signers.rules.ts';
+import { moveSigner, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
 import { insertSigners, listSigners } from '../signers/signers.repository.ts';
 import { invitationMail, cancellationMail } from '../../mail/templates.ts';
 import { issueLink } from '../signing/signing-links.ts';
 import { seedFromTemplate, type DocumentSeed } from '../templates/template-copy.ts';
 import * as repo from './documents.repository.ts';
+import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
 import { findDocumentDetail } from './document-detail.query.ts';
 import { toCreatedDocument, toDocumentDetail, toDocumentListItem, toDocumentListItemOf, toAuditEntry } from './documents.mappers.ts';
 import { settlePendingUpload } from './pending-upload.ts';
@@ -25,9 +27,6 @@ export interface Actor {
   orgId: string;
   meta: RequestMeta;
 }
-
-/** Statuses in which the document is out for signature. */
-export const IN_FLIGHT: readonly string[] = ['pending', 'action_required'];
 
 /** The live document of the actor's organization, or 404. */
 export async function requireDocument(db: Executor, orgId: string, id: string): Promise<DocumentRow> {
@@ -222,7 +221,7 @@ export async function listDocuments(deps: AppDeps, orgId: string, query: ListDoc
 export async function deleteDocument(deps: AppDeps, actor: Actor, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
-    if (IN_FLIGHT.includes(doc.status)) {
+    if (isOpenDocument(doc.status)) {
       throw invalidState(`Cannot delete a ${doc.status} document; cancel it first`);
     }
     const data = await documentEventData(trx, actor.orgId, id);
@@ -276,13 +275,13 @@ export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: 
   }
   const now = deps.clock.now().toISOString();
   const firstTurn = Math.min(...signing.map((s) => s.position));
-  const moved = await repo.transitionDocument(trx, id, ['draft'], { status: 'pending', sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
+  const moved = await moveDocument(trx, id, ['draft'], 'pending', { sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
   if (!moved) throw invalidState('The document is no longer a draft');
   const org = await orgName(trx, actor.orgId);
   for (const signer of signers) {
     const mayAct = signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn);
     if (mayAct) {
-      await trx.updateTable('signers').set({ status: 'sent', last_notified_at: now, updated_at: now }).where('id', '=', signer.id).execute();
+      await moveSigner(trx, signer.id, ['pending'], 'sent', { last_notified_at: now, updated_at: now });
     }
     // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
     const link = signer.role === 'cc' ? undefined : (await issueLink(trx, deps, doc, signer)).url;
@@ -306,15 +305,15 @@ export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: 
 export async function cancelDocument(deps: AppDeps, actor: Actor, id: string) {
   return deps.db.transaction().execute(async (trx) => {
     const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
-    if (!IN_FLIGHT.includes(doc.status)) throw invalidState(`Cannot cancel a ${doc.status} document`);
+    if (!isOpenDocument(doc.status)) throw invalidState(`Cannot cancel a ${doc.status} document`);
     const now = deps.clock.now().toISOString();
-    const moved = await repo.transitionDocument(trx, id, IN_FLIGHT, { status: 'cancelled', updated_at: now });
+    const moved = await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'cancelled', { updated_at: now });
     if (!moved) throw invalidState('The document changed status meanwhile');
     const signers = await listSigners(trx, id);
     const open = signers.filter((s) => s.status !== 'completed');
     const org = await orgName(trx, actor.orgId);
     for (const signer of open) {
-      await trx.updateTable('signers').set({ status: 'cancelled', updated_at: now }).where('id', '=', signer.id).execute();
+      await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
       await enqueueJob(trx, deps.clock, 'mail', cancellationMail({ doc, signer, orgName: org }));
     }
     await writeAudit(trx, deps.clock, {

@@ -5,7 +5,8 @@ import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { requireSenderAction } from '../signing/signing-flow.ts';
 import { lockDocument } from '../signing/signing.repository.ts';
-import { OPEN_DOCUMENT, openSigners } from '../signing/signing-rules.ts';
+import { openSigners } from '../signing/signing-rules.ts';
+import { isOpenDocument, moveDocument } from './document-status.ts';
 import * as repo from './documents.repository.ts';
 import type { Actor } from './documents.service.ts';
 import { getDocument } from './documents.service.ts';
@@ -30,7 +31,7 @@ export function isPermanentSealingError(err: unknown): boolean {
 export async function onSealingFailed(deps: AppDeps, documentId: string, error: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocument(trx, documentId);
-    if (!doc || !OPEN_DOCUMENT.includes(doc.status) || doc.sealing_error !== null) return;
+    if (!doc || !isOpenDocument(doc.status) || doc.sealing_error !== null) return;
     if (openSigners(await listSigners(trx, doc.id)).length > 0) return;
     const message = error.slice(0, 500) || 'unknown error';
     await repo.updateDocument(trx, doc.id, { sealing_error: message });
@@ -52,7 +53,7 @@ export async function resealDocument(deps: AppDeps, actor: Actor, id: string) {
       throw invalidState(`Only a document whose sealing failed can be resealed; this one is ${doc.status}`);
     }
     const now = deps.clock.now().toISOString();
-    const moved = await repo.transitionDocument(trx, id, ['action_required'], { status: 'pending', sealing_error: null, updated_at: now });
+    const moved = await moveDocument(trx, id, ['action_required'], 'pending', { sealing_error: null, updated_at: now });
     if (!moved) throw invalidState('The document changed status meanwhile');
     await writeAudit(trx, deps.clock, {
       orgId: actor.orgId,

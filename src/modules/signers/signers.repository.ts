@@ -1,4 +1,4 @@
-import type { Executor, SignerRow } from '../../db/database.ts';
+import type { Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
 import type { Selectable, Insertable, Updateable } from 'kysely';
 import type { SignersTable } from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
@@ -38,7 +38,7 @@ export async function insertSigners(db: Executor, rows: Insertable<SignersTable>
   if (rows.length > 0) await db.insertInto('signers').values(rows).execute();
 }
 
-export async function updateSigner(db: Executor, signerId: string, changes: Updateable<SignersTable>): Promise<void> {
+export async function updateSigner(db: Executor, signerId: string, changes: SignerUpdate): Promise<void> {
   await db.updateTable('signers').set(changes).where('id', '=', signerId).execute();
 }
 

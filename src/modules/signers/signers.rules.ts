@@ -10,9 +10,6 @@ export const MAX_SIGNERS = 50;
 /** Fields a signer may still change once the document is out for signature: typos in who receives it. */
 export const CORRECTABLE_IN_FLIGHT: readonly string[] = ['name', 'email'];
 
-/** Signer statuses past which a signer can no longer be corrected: they have acted, or were cancelled. */
-export const FINISHED_SIGNER_STATUSES: readonly string[] = ['completed', 'declined', 'cancelled'];
-
 /**
  * Rows for new signers of a document. `order` defaults to the next free position; an order
  * already taken (by an existing signer or another new one) is a validation error.

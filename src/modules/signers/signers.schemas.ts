@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
+import { SIGNER_STATUSES } from '../../db/database.ts';
 import { Id, NullableTimestamp, Nullable, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
 
 export const SIGNER_ROLES = ['signer', 'approver', 'cc'] as const;
-export const SIGNER_STATUSES = ['pending', 'sent', 'viewed', 'completed', 'declined', 'cancelled'] as const;
 /** Roles whose completion the document waits for; `cc` only receives copies. */
 export const SIGNING_ROLES: readonly string[] = ['signer', 'approver'];
 

@@ -1,18 +1,19 @@
-import type { Updateable } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
-import type { DocumentRow, Executor, SignerRow, SignersTable } from '../../db/database.ts';
+import type { DocumentRow, Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { invitationMail } from '../../mail/templates.ts';
 import { writeAudit } from '../audit/audit.ts';
 import { toSigner } from '../documents/documents.mappers.ts';
 import { updateDocument } from '../documents/documents.repository.ts';
-import { IN_FLIGHT, requireDocument, requireDraft, type Actor } from '../documents/documents.service.ts';
+import { requireDocument, requireDraft, type Actor } from '../documents/documents.service.ts';
 import { reassignFields } from '../fields/fields.repository.ts';
 import { lockDocumentForEdit } from '../documents/documents.repository.ts';
 import { onSignerCorrected } from '../signing/signing-flow.ts';
 import * as repo from './signers.repository.ts';
-import { buildSignerRows, CORRECTABLE_IN_FLIGHT, FINISHED_SIGNER_STATUSES, MAX_SIGNERS } from './signers.rules.ts';
+import { buildSignerRows, CORRECTABLE_IN_FLIGHT, MAX_SIGNERS } from './signers.rules.ts';
+import { isFinishedSigner, moveSigner } from './signer-status.ts';
+import { isOpenDocument } from '../documents/document-status.ts';
 import type { ListSignersQueryT, SignerInputT, SignerPatchT } from './signers.schemas.ts';
 
 const who = (s: Pick<SignerRow, 'name' | 'email' | 'role' | 'position'>) => `${s.role} ${s.name} <${s.email}> (order ${s.position})`;
@@ -50,8 +51,8 @@ async function requireSigner(trx: Executor, documentId: string, signerId: string
 }
 
 /** The changes `input` makes to `signer`, leaving out fields given with their current value. */
-function diff(signer: SignerRow, input: SignerPatchT): Updateable<SignersTable> {
-  const changes: Updateable<SignersTable> = {};
+function diff(signer: SignerRow, input: SignerPatchT): SignerUpdate {
+  const changes: SignerUpdate = {};
   if (input.name !== undefined && input.name !== signer.name) changes.name = input.name;
   const email = input.email?.toLowerCase();
   if (email !== undefined && email !== signer.email) changes.email = email;
@@ -61,7 +62,7 @@ function diff(signer: SignerRow, input: SignerPatchT): Updateable<SignersTable> 
   return changes;
 }
 
-const changedNames = (changes: Updateable<SignersTable>) =>
+const changedNames = (changes: SignerUpdate) =>
   Object.keys(changes)
     .map((k) => (k === 'position' ? 'order' : k))
     .sort()
@@ -79,7 +80,7 @@ export async function updateSigner(deps: AppDeps, actor: Actor, documentId: stri
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     const signer = await requireSigner(trx, documentId, signerId);
     if (doc.status === 'draft') return editDraftSigner(deps, trx, actor, signer, input);
-    if (IN_FLIGHT.includes(doc.status)) return correctSentSigner(deps, trx, actor, doc, signer, input);
+    if (isOpenDocument(doc.status)) return correctSentSigner(deps, trx, actor, doc, signer, input);
     throw invalidState(`Cannot edit signers: the document is ${doc.status}`);
   });
 }
@@ -117,17 +118,18 @@ async function correctSentSigner(deps: AppDeps, trx: Executor, actor: Actor, doc
   if (refused.length > 0) {
     throw invalidState(`The document is ${doc.status}: only name and email can be corrected, not ${refused.sort().join(', ')}`);
   }
-  if (FINISHED_SIGNER_STATUSES.includes(signer.status)) {
+  if (isFinishedSigner(signer.status)) {
     throw invalidState(`Cannot correct a signer who is ${signer.status}`);
   }
   const changes = diff(signer, input);
   if (Object.keys(changes).length === 0) return toSigner(signer);
   const now = deps.clock.now().toISOString();
-  // Whoever reads the new address has not opened the document yet.
-  if (changes.email !== undefined && signer.status === 'viewed') changes.status = 'sent';
   await repo.updateSigner(trx, signer.id, { ...changes, updated_at: now });
+  // Whoever reads the new address has not opened the document yet.
+  const unseen = changes.email !== undefined && signer.status === 'viewed';
+  if (unseen) await moveSigner(trx, signer.id, ['viewed'], 'sent', {});
   await updateDocument(trx, doc.id, { updated_at: now });
-  const updated = { ...signer, ...changes, updated_at: now } as SignerRow;
+  const updated: SignerRow = { ...signer, ...changes, status: unseen ? 'sent' : signer.status, updated_at: now };
   const yourTurn = updated.role !== 'cc' && (updated.status === 'sent' || updated.status === 'viewed');
   const orgName = await repo.findOrgName(trx, actor.orgId);
   // Revokes the old address's links, clears a bounce (possibly resuming the document) and gives a fresh link.

@@ -1,16 +1,17 @@
 import type { AppDeps } from '../../deps.ts';
-import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
+import type { DocumentRow, DocumentStatus, Executor, SignerRow } from '../../db/database.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { actionRequiredMail, yourTurnMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import { documentEventData } from '../documents/documents.service.ts';
 import { toSigner } from '../documents/documents.mappers.ts';
-import { transitionDocument } from '../documents/documents.repository.ts';
+import { isOpenDocument, moveDocument } from '../documents/document-status.ts';
+import { isFinishedSigner, moveSigner } from '../signers/signer-status.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { issueLink, revokeSigningLinks } from './signing-links.ts';
-import { actionRequiredOf, isSigningRole, OPEN_DOCUMENT, openSigners } from './signing-rules.ts';
+import { actionRequiredOf, isSigningRole, openSigners } from './signing-rules.ts';
 
 /*
  * Transitions shared by the signing API, the sender endpoints, the mail worker and the
@@ -49,7 +50,7 @@ export async function advanceTurn(trx: Executor, deps: AppDeps, doc: DocumentRow
   const next = openSigners(await listSigners(trx, doc.id))[0];
   if (!next || next.status !== 'pending') return;
   const now = deps.clock.now().toISOString();
-  if (!(await repo.transitionSigner(trx, next.id, ['pending'], { status: 'sent', updated_at: now }))) return;
+  if (!(await moveSigner(trx, next.id, ['pending'], 'sent', { updated_at: now }))) return;
   await mailYourTurn(trx, deps, doc, { ...next, status: 'sent' });
   await writeAudit(trx, deps.clock, {
     orgId: doc.org_id,
@@ -63,7 +64,7 @@ export async function advanceTurn(trx: Executor, deps: AppDeps, doc: DocumentRow
 /** Moves an open document to `action_required` (once), tells the sender why, and emits the event. */
 export async function requireSenderAction(trx: Executor, deps: AppDeps, doc: DocumentRow, reason: string, meta: RequestMeta): Promise<void> {
   const now = deps.clock.now().toISOString();
-  const moved = await transitionDocument(trx, doc.id, ['pending'], { status: 'action_required', updated_at: now });
+  const moved = await moveDocument(trx, doc.id, ['pending'], 'action_required', { updated_at: now });
   await writeAudit(trx, deps.clock, { orgId: doc.org_id, documentId: doc.id, action: 'document.action_required', details: reason, meta });
   const admin = await repo.findOrgAdmin(trx, doc.org_id);
   if (admin) await enqueueJob(trx, deps.clock, 'mail', actionRequiredMail({ doc, to: admin.admin_email, reason }));
@@ -76,13 +77,13 @@ export async function requireSenderAction(trx: Executor, deps: AppDeps, doc: Doc
  * (every undeliverable address corrected, every identity review decided). Call it inside the
  * transaction that resolved something; it does nothing otherwise. Returns the document's status.
  */
-export async function resumeIfResolved(trx: Executor, deps: AppDeps, documentId: string, meta: RequestMeta = UNKNOWN_ACTOR): Promise<string | undefined> {
+export async function resumeIfResolved(trx: Executor, deps: AppDeps, documentId: string, meta: RequestMeta = UNKNOWN_ACTOR): Promise<DocumentStatus | undefined> {
   const doc = await repo.findDocumentById(trx, documentId);
   if (!doc) return undefined;
   if (doc.status !== 'action_required') return doc.status;
   if (actionRequiredOf(doc, await listSigners(trx, doc.id)) !== null) return doc.status;
   const now = deps.clock.now().toISOString();
-  if (!(await transitionDocument(trx, doc.id, ['action_required'], { status: 'pending', updated_at: now }))) return doc.status;
+  if (!(await moveDocument(trx, doc.id, ['action_required'], 'pending', { updated_at: now }))) return doc.status;
   await writeAudit(trx, deps.clock, {
     orgId: doc.org_id,
     documentId: doc.id,
@@ -127,8 +128,8 @@ export async function onInvitationUndeliverable(
   await deps.db.transaction().execute(async (trx) => {
     const doc = await repo.lockDocument(trx, ref.documentId);
     const signer = await repo.findSignerById(trx, ref.signerId);
-    if (!doc || !signer || !OPEN_DOCUMENT.includes(doc.status) || signer.delivery_failed_at) return;
-    if (['completed', 'declined', 'cancelled'].includes(signer.status)) return;
+    if (!doc || !signer || !isOpenDocument(doc.status) || signer.delivery_failed_at) return;
+    if (isFinishedSigner(signer.status)) return;
     // A mail to an address the sender has since corrected says nothing about the new one.
     if (signer.email.toLowerCase() !== ref.to.toLowerCase()) return;
     const now = deps.clock.now().toISOString();

@@ -13,7 +13,8 @@ import { findSigner } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { requireSenderAction, resumeIfResolved } from './signing-flow.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
-import { OPEN_DOCUMENT, requireOpen, verificationOf } from './signing-rules.ts';
+import { requireOpen, verificationOf } from './signing-rules.ts';
+import { isOpenDocument } from '../documents/document-status.ts';
 import { SIGNING_LIMITS, type IdentityResultT, type VerificationInput, type VerificationResultT } from './signing.schemas.ts';
 
 /*
@@ -132,7 +133,7 @@ export async function submitIdentity(
       await requireSenderAction(trx, deps, locked, `${current.name} uploaded identity evidence to review (POST /api/v1/documents/${locked.id}/signers/${current.id}/verification)`, meta);
     }
     const after = await repo.findDocumentById(trx, locked.id);
-    return { attachmentId, verification: 'pending', documentStatus: (after?.status ?? locked.status) as IdentityResultT['documentStatus'] };
+    return { attachmentId, verification: 'pending' as const, documentStatus: after?.status ?? locked.status };
   }).then(async (result) => {
     if (replacedKey.value) await deps.storage.delete(replacedKey.value).catch(() => undefined);
     return result;
@@ -172,7 +173,7 @@ export async function decideVerification(
     const signer = await findSigner(trx, documentId, signerId);
     if (!doc) throw notFound('Document');
     if (!signer) throw notFound('Signer');
-    if (!OPEN_DOCUMENT.includes(doc.status)) throw invalidState(`Cannot review identity evidence: the document is ${doc.status}`);
+    if (!isOpenDocument(doc.status)) throw invalidState(`Cannot review identity evidence: the document is ${doc.status}`);
     const status = verificationOf(doc, signer);
     if (status !== 'pending') {
       throw invalidState(status === 'none' ? 'This document does not ask for identity evidence' : `No identity evidence awaits review (verification is ${status})`);

@@ -1,17 +1,14 @@
-import type { DocumentRow, SignerRow } from '../../db/database.ts';
+import type { DocumentRow, DocumentStatus, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
+import { isOpenDocument } from '../documents/document-status.ts';
+import { isFinishedSigner } from '../signers/signer-status.ts';
 import { SIGNING_ROLES } from '../signers/signers.schemas.ts';
-
-/** Statuses in which the document is out for signature (same list as documents.service IN_FLIGHT). */
-export const OPEN_DOCUMENT: readonly string[] = ['pending', 'action_required'];
-/** A signer in one of these has nothing left to do. */
-export const FINISHED_SIGNER: readonly string[] = ['completed', 'declined', 'cancelled'];
 
 export const isSigningRole = (s: Pick<SignerRow, 'role'>) => SIGNING_ROLES.includes(s.role);
 
 /** Signers and approvers who still have to act, lowest order first. */
 export function openSigners(signers: SignerRow[]): SignerRow[] {
-  return signers.filter((s) => isSigningRole(s) && !FINISHED_SIGNER.includes(s.status)).sort((a, b) => a.position - b.position);
+  return signers.filter((s) => isSigningRole(s) && !isFinishedSigner(s.status)).sort((a, b) => a.position - b.position);
 }
 
 /**
@@ -19,13 +16,13 @@ export function openSigners(signers: SignerRow[]): SignerRow[] {
  * mode only the open one with the lowest order.
  */
 export function isTurnOf(doc: Pick<DocumentRow, 'signing_type'>, signers: SignerRow[], signer: SignerRow): boolean {
-  if (!isSigningRole(signer) || FINISHED_SIGNER.includes(signer.status)) return false;
+  if (!isSigningRole(signer) || isFinishedSigner(signer.status)) return false;
   if (doc.signing_type === 'parallel') return true;
   const open = openSigners(signers);
   return open.length > 0 && open[0].position === signer.position;
 }
 
-const DOCUMENT_CLOSED: Record<string, string> = {
+const DOCUMENT_CLOSED: Partial<Record<DocumentStatus, string>> = {
   draft: 'This document has not been sent yet',
   completed: 'This document is already completed',
   cancelled: 'The sender cancelled this document',
@@ -35,7 +32,7 @@ const DOCUMENT_CLOSED: Record<string, string> = {
 
 /** Refuses a document that is not out for signature, saying why. */
 export function requireOpenDocument(doc: DocumentRow): void {
-  if (!OPEN_DOCUMENT.includes(doc.status)) {
+  if (!isOpenDocument(doc.status)) {
     throw invalidState(DOCUMENT_CLOSED[doc.status] ?? `This document is ${doc.status}`);
   }
 }
@@ -97,7 +94,7 @@ export function actionRequiredOf(
     };
   }
   for (const s of signers) {
-    if (!isSigningRole(s) || FINISHED_SIGNER.includes(s.status)) continue;
+    if (!isSigningRole(s) || isFinishedSigner(s.status)) continue;
     if (s.delivery_failed_at) {
       const why = s.delivery_error ? ` (${s.delivery_error})` : '';
       return { reason: 'invitation_undeliverable', signerId: s.id, message: `The invitation to ${s.email} could not be delivered${why}; correct the signer's email address` };

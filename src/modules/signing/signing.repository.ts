@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { DocumentRow, Executor, SignerRow, SignersTable, SigningOtpsTable, SigningTokensTable } from '../../db/database.ts';
+import type { DocumentRow, Executor, SignerRow, SignerUpdate, SigningOtpsTable, SigningTokensTable } from '../../db/database.ts';
 
 export type SigningTokenRow = Selectable<SigningTokensTable>;
 export type SigningOtpRow = Selectable<SigningOtpsTable>;
@@ -43,28 +43,10 @@ export async function lockDocument(trx: Executor, id: string): Promise<DocumentR
   return trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateSignerRow(db: Executor, signerId: string, changes: Updateable<SignersTable>): Promise<void> {
+export async function updateSignerRow(db: Executor, signerId: string, changes: SignerUpdate): Promise<void> {
   await db.updateTable('signers').set(changes).where('id', '=', signerId).execute();
 }
 
-/**
- * Changes a signer only while its status is one of `from`; false when another request changed it
- * first (two concurrent completes of one signer cannot both succeed).
- */
-export async function transitionSigner(
-  db: Executor,
-  signerId: string,
-  from: readonly string[],
-  changes: Updateable<SignersTable>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('signers')
-    .set(changes)
-    .where('id', '=', signerId)
-    .where('status', 'in', from as string[])
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
 
 export async function findOtp(db: Executor, signerId: string): Promise<SigningOtpRow | undefined> {
   return db.selectFrom('signing_otps').selectAll().where('signer_id', '=', signerId).executeTakeFirst();

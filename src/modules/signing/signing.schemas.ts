@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.ts';
-import { DOCUMENT_STATUSES, SigningType } from '../documents/documents.schemas.ts';
-import { SIGNER_ROLES, SIGNER_STATUSES } from '../signers/signers.schemas.ts';
+import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/database.ts';
+import { SigningType } from '../documents/documents.schemas.ts';
+import { SIGNER_ROLES } from '../signers/signers.schemas.ts';
 import { FIELD_TYPES } from '../fields/fields.schemas.ts';
 
 /*

@@ -7,7 +7,8 @@ import { declinedMail, declinedSenderMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import { documentEventData, requireDocument, type Actor } from '../documents/documents.service.ts';
-import { transitionDocument } from '../documents/documents.repository.ts';
+import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
+import { isFinishedSigner, moveSigner, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
 import { listFields, updateField } from '../fields/fields.repository.ts';
 import { findSigner, listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
@@ -15,7 +16,7 @@ import { advanceTurn, orgNameOf, signerEventData } from './signing-flow.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { verifyOtp } from './signing-otp.ts';
-import { FINISHED_SIGNER, isTurnOf, OPEN_DOCUMENT, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
+import { isTurnOf, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
 import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
 import { uploadsOf } from './signer-uploads.ts';
 import type { CompleteInput, CompleteResultT, DeclineInput, DeclineResultT, SigningFieldT, SigningLinkT, SigningSessionT } from './signing.schemas.ts';
@@ -61,7 +62,7 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
       if (Number(first.numUpdatedRows) === 1) {
         row = { ...row, viewed_at: now };
         if (row.status === 'sent') {
-          await repo.transitionSigner(trx, row.id, ['sent'], { status: 'viewed' });
+          await moveSigner(trx, row.id, ['sent'], 'viewed', {});
           row = { ...row, status: 'viewed' };
         }
         await writeAudit(trx, deps.clock, {
@@ -78,7 +79,7 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
       }
     }
     // Opened before their turn, the signer stayed `pending`; the first visit in their turn counts as the view.
-    if (row.status === 'sent' && (await repo.transitionSigner(trx, row.id, ['sent'], { status: 'viewed', updated_at: now }))) {
+    if (row.status === 'sent' && (await moveSigner(trx, row.id, ['sent'], 'viewed', { updated_at: now }))) {
       row = { ...row, status: 'viewed' };
     }
     return row;
@@ -174,7 +175,6 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
     const now = deps.clock.now().toISOString();
     for (const [fieldId, value] of values) await updateField(trx, fieldId, { value, updated_at: now });
     const changes = {
-      status: 'completed',
       signed_at: now,
       ip_address: meta.ipAddress,
       user_agent: meta.userAgent,
@@ -182,9 +182,9 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
       geo_country: meta.geoCountry,
       updated_at: now,
     };
-    if (!(await repo.transitionSigner(trx, current.id, ['pending', 'sent', 'viewed'], changes))) throw invalidState('You have already signed this document');
+    if (!(await moveSigner(trx, current.id, UNFINISHED_SIGNER_STATUSES, 'completed', changes))) throw invalidState('You have already signed this document');
     await repo.deleteOtp(trx, current.id);
-    const completed: SignerRow = { ...current, ...changes };
+    const completed: SignerRow = { ...current, ...changes, status: 'completed' };
     await writeAudit(trx, deps.clock, {
       orgId: locked.org_id,
       documentId: locked.id,
@@ -216,7 +216,6 @@ export async function declineSigning(deps: AppDeps, token: string, input: Declin
     const now = deps.clock.now().toISOString();
     const reason = input.reason.trim();
     const changes = {
-      status: 'declined',
       decline_reason: reason,
       ip_address: meta.ipAddress,
       user_agent: meta.userAgent,
@@ -224,14 +223,14 @@ export async function declineSigning(deps: AppDeps, token: string, input: Declin
       geo_country: meta.geoCountry,
       updated_at: now,
     };
-    if (!(await repo.transitionSigner(trx, current.id, ['pending', 'sent', 'viewed'], changes))) throw invalidState('You have already finished with this document');
-    if (!(await transitionDocument(trx, locked.id, OPEN_DOCUMENT, { status: 'declined', updated_at: now }))) throw invalidState('The document changed status meanwhile');
-    const declined: SignerRow = { ...current, ...changes };
+    if (!(await moveSigner(trx, current.id, UNFINISHED_SIGNER_STATUSES, 'declined', changes))) throw invalidState('You have already finished with this document');
+    if (!(await moveDocument(trx, locked.id, OPEN_DOCUMENT_STATUSES, 'declined', { updated_at: now }))) throw invalidState('The document changed status meanwhile');
+    const declined: SignerRow = { ...current, ...changes, status: 'declined' };
 
     const others = (await listSigners(trx, locked.id)).filter((s) => s.id !== current.id);
     const orgName = await orgNameOf(trx, locked.org_id);
     for (const other of others) {
-      if (!FINISHED_SIGNER.includes(other.status)) await repo.updateSignerRow(trx, other.id, { status: 'cancelled', updated_at: now });
+      if (!isFinishedSigner(other.status)) await moveSigner(trx, other.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
       await enqueueJob(trx, deps.clock, 'mail', declinedMail({ doc: locked, recipient: other, decliner: declined, orgName }));
     }
     const admin = await repo.findOrgAdmin(trx, locked.org_id);
@@ -260,9 +259,9 @@ export async function createSignerLink(deps: AppDeps, actor: Actor, documentId: 
     const doc = await requireDocument(trx, actor.orgId, documentId);
     const signer = await findSigner(trx, documentId, signerId);
     if (!signer) throw notFound('Signer');
-    if (!OPEN_DOCUMENT.includes(doc.status)) throw invalidState(`Cannot create a signing link: the document is ${doc.status}`);
+    if (!isOpenDocument(doc.status)) throw invalidState(`Cannot create a signing link: the document is ${doc.status}`);
     if (signer.role === 'cc') throw invalidState('Copy (cc) recipients do not sign');
-    if (FINISHED_SIGNER.includes(signer.status)) throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
+    if (isFinishedSigner(signer.status)) throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
     const link = await issueLink(trx, deps, doc, signer);
     await writeAudit(trx, deps.clock, {
       orgId: doc.org_id,

@@ -70,22 +70,3 @@ export async function insertAttempt(db: Executor, row: Insertable<WebhookAttempt
 export async function resetFailures(db: Executor, webhookId: string, now: string): Promise<void> {
   await db.updateTable('webhooks').set({ failure_count: 0, updated_at: now }).where('id', '=', webhookId).where('failure_count', '<>', 0).execute();
 }
-
-/**
- * Counts one more consecutive failure of an active webhook and, at `threshold`, deactivates it in
- * the same statement. Returns the new count and status (undefined when the webhook is not
- * active any more): `inactive` means this very failure deactivated it, which happens once.
- */
-export async function countFailure(db: Executor, webhookId: string, threshold: number, now: string) {
-  return db
-    .updateTable('webhooks')
-    .set((eb) => ({
-      failure_count: eb('failure_count', '+', 1),
-      status: eb.case().when('failure_count', '>=', threshold - 1).then('inactive').else(eb.ref('status')).end(),
-      updated_at: now,
-    }))
-    .where('id', '=', webhookId)
-    .where('status', '=', 'active')
-    .returning(['failure_count', 'status', 'org_id', 'url'])
-    .executeTakeFirst();
-}

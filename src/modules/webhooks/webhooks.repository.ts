@@ -1,5 +1,5 @@
-import type { Selectable, Updateable } from 'kysely';
-import type { DeliveryRow, Executor, WebhookAttemptsTable, WebhookRow, WebhooksTable } from '../../db/database.ts';
+import type { Selectable } from 'kysely';
+import type { DeliveryRow, Executor, WebhookAttemptsTable, WebhookRow, WebhookStatus, WebhookUpdate } from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
 
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
@@ -8,7 +8,7 @@ export async function findWebhook(db: Executor, orgId: string, id: string): Prom
   return db.selectFrom('webhooks').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
 }
 
-export async function listWebhooks(db: Executor, orgId: string, filter: { status?: string }, page: PageRequest) {
+export async function listWebhooks(db: Executor, orgId: string, filter: { status?: WebhookStatus }, page: PageRequest) {
   let q = db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId);
   if (filter.status) q = q.where('status', '=', filter.status);
   return paginate(q, page);
@@ -32,7 +32,7 @@ export async function insertWebhook(db: Executor, row: WebhookRow): Promise<void
   await db.insertInto('webhooks').values(row).execute();
 }
 
-export async function updateWebhook(db: Executor, id: string, changes: Updateable<WebhooksTable>): Promise<void> {
+export async function updateWebhook(db: Executor, id: string, changes: WebhookUpdate): Promise<void> {
   await db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
 }
 

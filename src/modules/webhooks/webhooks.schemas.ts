@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
+import { WEBHOOK_STATUSES } from '../../db/database.ts';
 import { Id, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 
-export const WEBHOOK_STATUSES = ['active', 'inactive'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 
 /** SPEC.md "Limits". */

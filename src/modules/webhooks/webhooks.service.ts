@@ -11,6 +11,7 @@ import type { CreateWebhookInput, ListDeliveriesQueryT, ListWebhooksQueryT, Upda
 import { MAX_WEBHOOKS_PER_ORG } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './signature.ts';
 import { addressPolicy, checkWebhookUrl } from './ssrf.ts';
+import { moveWebhook } from './webhook-status.ts';
 
 /** Refuses a URL that is not http(s), not HTTPS in production, or whose host is or resolves to a blocked address. */
 async function requireDeliverableUrl(config: Config, url: string): Promise<void> {
@@ -77,10 +78,10 @@ export async function updateWebhook(deps: AppDeps, orgId: string, id: string, in
     if (input.url !== undefined) changes.url = input.url;
     if (input.events !== undefined) changes.events = JSON.stringify(input.events);
     if (input.description !== undefined) changes.description = input.description;
-    if (input.status !== undefined) changes.status = input.status;
     if (input.status === 'active') changes.failure_count = 0;
     // The webhook row is locked before its deliveries, the order the delivery worker uses too.
     await repo.updateWebhook(trx, id, changes);
+    if (input.status !== undefined) await moveWebhook(trx, id, input.status, {});
     if (input.status === 'inactive') await repo.cancelPendingDeliveries(trx, id, now);
     return toWebhook(await requireWebhook(trx, orgId, id));
   });

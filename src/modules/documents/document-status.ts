@@ -1,0 +1,46 @@
+import type { DocumentStatus, DocumentUpdate, Executor } from '../../db/database.ts';
+import { checkTransition, type Transitions } from '../../state-machine.ts';
+
+/*
+ * The document state machine. A draft is sent (`pending`); while out for signature it may need
+ * the sender (`action_required`, and back), and it ends `completed` (its signed PDF stored),
+ * `cancelled`, `expired` or `declined`. moveDocument is the only code that changes the status of
+ * an existing document.
+ */
+export const DOCUMENT_TRANSITIONS: Transitions<DocumentStatus> = {
+  draft: ['pending'],
+  pending: ['action_required', 'completed', 'cancelled', 'expired', 'declined'],
+  action_required: ['pending', 'completed', 'cancelled', 'expired', 'declined'],
+  completed: [],
+  cancelled: [],
+  expired: [],
+  declined: [],
+};
+
+/** Out for signature: signers may act, reminders go out, the sender may cancel but not delete. */
+export const OPEN_DOCUMENT_STATUSES: readonly DocumentStatus[] = ['pending', 'action_required'];
+
+export const isOpenDocument = (status: DocumentStatus) => OPEN_DOCUMENT_STATUSES.includes(status);
+
+/**
+ * Moves a live document from one of `from` to `to` together with `changes`, atomically: false
+ * when its status was not one of `from` (another request moved it first, so two concurrent sends
+ * cannot both succeed). Throws IllegalTransitionError when the table forbids a move.
+ */
+export async function moveDocument(
+  db: Executor,
+  id: string,
+  from: readonly DocumentStatus[],
+  to: DocumentStatus,
+  changes: DocumentUpdate,
+): Promise<boolean> {
+  checkTransition('document', DOCUMENT_TRANSITIONS, from, to);
+  const result = await db
+    .updateTable('documents')
+    .set({ ...changes, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

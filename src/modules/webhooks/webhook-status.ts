@@ -1,0 +1,67 @@
+import type { Clock } from '../../clock.ts';
+import type { Executor, WebhookStatus, WebhookUpdate } from '../../db/database.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import { checkTransition, predecessors, type Transitions } from '../../state-machine.ts';
+import { cancelPendingDeliveries } from './webhooks.repository.ts';
+import { FAILURES_BEFORE_DEACTIVATION } from './webhooks.schemas.ts';
+import { webhookDeactivatedMail } from './webhooks.mail.ts';
+
+/*
+ * The webhook state machine: `active` ⇄ `inactive`, by the sender (PATCH) or, to `inactive`, by
+ * FAILURES_BEFORE_DEACTIVATION consecutive failed attempts. This module is the only code that
+ * changes the status of an existing webhook.
+ */
+export const WEBHOOK_TRANSITIONS: Transitions<WebhookStatus> = {
+  active: ['inactive'],
+  inactive: ['active'],
+};
+
+/** Sets the webhook's status to `to` with `changes`; false when it already had that status. */
+export async function moveWebhook(db: Executor, id: string, to: WebhookStatus, changes: WebhookUpdate): Promise<boolean> {
+  const from = predecessors(WEBHOOK_TRANSITIONS, to);
+  const result = await db
+    .updateTable('webhooks')
+    .set({ ...changes, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Counts one more consecutive failure of an active webhook and, at FAILURES_BEFORE_DEACTIVATION,
+ * deactivates it in the same statement. Returns the new count and status (undefined when the
+ * webhook is not active any more): `inactive` means this very failure deactivated it, which
+ * happens once per streak.
+ */
+export async function countFailure(db: Executor, webhookId: string, now: string) {
+  checkTransition('webhook', WEBHOOK_TRANSITIONS, ['active'], 'inactive');
+  return db
+    .updateTable('webhooks')
+    .set((eb) => ({
+      failure_count: eb('failure_count', '+', 1),
+      status: eb.case().when('failure_count', '>=', FAILURES_BEFORE_DEACTIVATION - 1).then(eb.val<WebhookStatus>('inactive')).else(eb.ref('status')).end(),
+      updated_at: now,
+    }))
+    .where('id', '=', webhookId)
+    .where('status', '=', 'active')
+    .returning(['failure_count', 'status', 'org_id', 'url'])
+    .executeTakeFirst();
+}
+
+/**
+ * What follows a deactivation by failures, in the transaction that counted the last one: its
+ * pending deliveries are cancelled and the organization's admin is emailed.
+ */
+export async function afterDeactivation(
+  trx: Executor,
+  clock: Clock,
+  args: { webhookId: string; orgId: string; url: string; failures: number; lastError: string; now: string },
+): Promise<void> {
+  await cancelPendingDeliveries(trx, args.webhookId, args.now);
+  const org = await trx.selectFrom('organizations').select(['name', 'admin_email']).where('id', '=', args.orgId).executeTakeFirst();
+  if (org) {
+    const mail = webhookDeactivatedMail({ orgId: args.orgId, to: org.admin_email, orgName: org.name, webhookId: args.webhookId, url: args.url, failures: args.failures, lastError: args.lastError });
+    await enqueueJob(trx, clock, 'mail', mail);
+  }
+}
