@@ -7,7 +7,7 @@ import type { Dialect } from '../db/create-db.ts';
 import type { Db, DeliveryRow } from '../db/database.ts';
 import * as repo from '../modules/webhooks/deliveries.repository.ts';
 import { WebhookSender, type AttemptResult } from '../modules/webhooks/sender.ts';
-import { OutcomeRecorder } from './webhook-outcomes.ts';
+import { OutcomeRecorder } from '../modules/webhooks/delivery-outcomes.ts';
 import { deliveryHeaders, envelopeBody } from '../modules/webhooks/signature.ts';
 import { addressPolicy } from '../modules/webhooks/ssrf.ts';
 

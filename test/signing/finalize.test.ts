@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalizeDocument } from '../../src/jobs/finalize.ts';
+import { finalizeDocument } from '../../src/modules/documents/finalize.service.ts';
 import { address, auditActions, eventTypes, latestToken, PNG_DATA_URL, sentDocument, signingApp, typed, type SigningTest } from './setup.ts';
 
 let t: SigningTest;

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalizeDocument } from '../../src/jobs/finalize.ts';
+import { finalizeDocument } from '../../src/modules/documents/finalize.service.ts';
 import { writeP12 } from '../helpers/p12.ts';
 import { address, auditActions, eventTypes, latestToken, sentDocument, signingApp, typed, type SigningTest } from './setup.ts';
 

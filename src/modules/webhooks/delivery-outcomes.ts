@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Db, DeliveryRow, Executor } from '../db/database.ts';
-import { newId } from '../ids.ts';
-import * as repo from '../modules/webhooks/deliveries.repository.ts';
-import { afterDeactivation, countFailure } from '../modules/webhooks/webhook-status.ts';
-import type { AttemptResult } from '../modules/webhooks/sender.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Db, DeliveryRow, Executor } from '../../db/database.ts';
+import { newId } from '../../ids.ts';
+import * as repo from './deliveries.repository.ts';
+import { afterDeactivation, countFailure } from './webhook-status.ts';
+import type { AttemptResult } from './sender.ts';
 
 /** One finished attempt waiting to be written. */
 export interface Outcome {
