@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentDisposition } from '../../src/modules/documents/download.service.ts';
+import { attachmentDisposition } from '../../src/http/content-disposition.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { createDocument, samplePdf } from '../helpers/factories.ts';
 import { listen, putFile, requestUpload } from './helpers.ts';

@@ -1,4 +1,4 @@
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
@@ -6,13 +6,13 @@ import { HOUR } from '../../http/counters.ts';
 import { retryOnConflict } from '../../db/conflicts.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { composeMail, type OutgoingMail } from '../../mail/templates.ts';
-import { OTP_MAX_ATTEMPTS, OTP_RESEND_MS, OTP_TTL_MS, OTP_WINDOW_MS, OTP_WINDOW_SENDS } from '../signing/signing-otp.ts';
+import { newOtpCode, nextOtpSend, OTP_MAX_ATTEMPTS, OTP_TTL_MS, resendAfter } from '../signing/otp-window.ts';
 import { maskEmail } from '../signing/signing-rules.ts';
 import type { OtpResultT } from '../signing/signing.schemas.ts';
 
 /*
  * Emailed codes for campaigns with `requireOtp`: the visitor proves they read the address they
- * submit. The rules are the signing codes' (src/modules/signing/signing-otp.ts): 6 digits, valid
+ * submit. The rules are the signing codes' (src/modules/signing/otp-window.ts): 6 digits, valid
  * 10 minutes, 5 tries per code, one send per minute and 5 per hour per address and campaign. A
  * code is bound to the campaign and the address and works once.
  */
@@ -22,11 +22,6 @@ const normalize = (email: string) => email.trim().toLowerCase();
 /** Keyed with the server secret, so a leaked table does not give the codes away. */
 const codeHash = (deps: AppDeps, campaignId: string, email: string, code: string) =>
   createHmac('sha256', deps.secret).update(`campaign:${campaignId}:${email}:${code}`).digest('hex');
-
-function rateLimited(message: string, retryAtMs: number, nowMs: number): AppError {
-  const seconds = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
-  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
-}
 
 function otpMailFor(campaign: CampaignRow, to: string, code: string): OutgoingMail {
   const minutes = OTP_TTL_MS / 60_000;
@@ -43,26 +38,14 @@ export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawE
   const email = normalize(rawEmail);
   // Two requests for the same address at once both find no code and both insert one: the loser retries and is refused as a resend.
   return retryOnConflict(() => deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
-    const nowMs = now.getTime();
+    const nowMs = deps.clock.now().getTime();
     const previous = await trx
       .selectFrom('campaign_otps')
       .selectAll()
       .where('campaign_id', '=', campaign.id)
       .where('email', '=', email)
       .executeTakeFirst();
-    let windowStart = nowMs;
-    let windowSends = 0;
-    if (previous) {
-      const lastSent = Date.parse(previous.sent_at);
-      if (nowMs - lastSent < OTP_RESEND_MS) throw rateLimited('A code was sent less than a minute ago', lastSent + OTP_RESEND_MS, nowMs);
-      const started = Date.parse(previous.window_started_at);
-      if (nowMs - started < OTP_WINDOW_MS) {
-        windowStart = started;
-        windowSends = previous.window_sends;
-        if (windowSends >= OTP_WINDOW_SENDS) throw rateLimited(`At most ${OTP_WINDOW_SENDS} codes per hour`, started + OTP_WINDOW_MS, nowMs);
-      }
-    }
+    const sends = nextOtpSend(previous, nowMs);
     // Mail to strangers' addresses is bounded per form and per address (across forms), not only per pair.
     const { campaignOtpMailsPerHour, addressOtpMailsPerHour } = deps.config.limits;
     await deps.counters.takeAll(
@@ -72,7 +55,7 @@ export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawE
       ],
       HOUR,
     );
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const code = newOtpCode();
     const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
     await trx.deleteFrom('campaign_otps').where('campaign_id', '=', campaign.id).where('email', '=', email).execute();
     await trx
@@ -83,13 +66,11 @@ export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawE
         code_hash: codeHash(deps, campaign.id, email, code),
         expires_at: expiresAt,
         attempts: 0,
-        sent_at: now.toISOString(),
-        window_started_at: new Date(windowStart).toISOString(),
-        window_sends: windowSends + 1,
+        ...sends,
       })
       .execute();
     await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code));
-    return { sentTo: maskEmail(email), expiresAt, resendAfter: new Date(nowMs + OTP_RESEND_MS).toISOString() };
+    return { sentTo: maskEmail(email), expiresAt, resendAfter: resendAfter(nowMs) };
   }));
 }
 

@@ -1,3 +1,4 @@
+import { contentDisposition } from '../../http/content-disposition.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -68,10 +69,9 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
     },
     async (request, reply) => {
       const file = await service.openPublicFile(deps, request.params.slug);
-      const ascii = file.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
       reply.headers({
         'content-type': 'application/pdf',
-        'content-disposition': `inline; filename="${ascii}.pdf"; filename*=UTF-8''${encodeURIComponent(`${file.name}.pdf`)}`,
+        'content-disposition': contentDisposition('inline', `${file.name}.pdf`),
         'content-length': file.size,
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',

@@ -7,7 +7,7 @@ import { errors } from '../../http/schemas.ts';
 import { writeAudit } from '../audit/audit.ts';
 import { actorOf } from './documents.routes.ts';
 import { requireDocument, type Actor } from './documents.service.ts';
-import { attachmentDisposition } from './download.service.ts';
+import { attachmentDisposition } from '../../http/content-disposition.ts';
 
 /** A document's attachment: its bytes as stored, under its own name and type; audited as a download. */
 async function openAttachment(deps: AppDeps, actor: Actor, documentId: string, attachmentId: string) {

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
 import type { DocumentRow, Executor } from '../../db/database.ts';
 import { AppError, invalidState, notFound, validation } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
@@ -232,11 +233,6 @@ export async function deleteDocument(deps: AppDeps, actor: Actor, id: string): P
   });
 }
 
-async function orgName(db: Executor, orgId: string): Promise<string> {
-  const org = await db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirst();
-  return org?.name ?? 'Signet';
-}
-
 /**
  * Sends a draft for signature: every recipient is emailed, the signer(s) whose turn it is become
  * `sent` (all signers in parallel mode, the lowest order in sequential mode). A pending direct
@@ -277,7 +273,7 @@ export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: 
   const firstTurn = Math.min(...signing.map((s) => s.position));
   const moved = await moveDocument(trx, id, ['draft'], 'pending', { sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
   if (!moved) throw invalidState('The document is no longer a draft');
-  const org = await orgName(trx, actor.orgId);
+  const org = await orgNameOf(trx, actor.orgId);
   for (const signer of signers) {
     const mayAct = signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn);
     if (mayAct) {
@@ -311,7 +307,7 @@ export async function cancelDocument(deps: AppDeps, actor: Actor, id: string) {
     if (!moved) throw invalidState('The document changed status meanwhile');
     const signers = await listSigners(trx, id);
     const open = signers.filter((s) => s.status !== 'completed');
-    const org = await orgName(trx, actor.orgId);
+    const org = await orgNameOf(trx, actor.orgId);
     for (const signer of open) {
       await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
       await enqueueJob(trx, deps.clock, 'mail', cancellationMail({ doc, signer, orgName: org }));

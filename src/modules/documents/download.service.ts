@@ -4,40 +4,7 @@ import { AppError } from '../../http/errors.ts';
 import { writeAudit } from '../audit/audit.ts';
 import { requireDocument, type Actor } from './documents.service.ts';
 import { settlePendingUpload } from './pending-upload.ts';
-
-/** RFC 5987 `attr-char`: what may appear unescaped in an extended header parameter. */
-const ATTR_CHAR = /^[A-Za-z0-9!#$&+\-.^_`|~]$/;
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-function encodeExtValue(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    const char = String.fromCharCode(byte);
-    out += byte < 0x80 && ATTR_CHAR.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
-
-/**
- * `attachment; filename="…"` (RFC 6266). The quoted form is plain ASCII for every client: accents
- * are dropped, other non-ASCII becomes `_`, `"` becomes `'` and `\` becomes `_` (clients disagree
- * on backslash escapes). When that changed the name, the exact name follows as
- * `filename*=UTF-8''…` (RFC 5987), which current browsers prefer.
- */
-export function attachmentDisposition(filename: string): string {
-  // Control characters have no business in a filename and would break the header; a lone
-  // surrogate (possible in JSON text) has no UTF-8 form.
-  const name = filename.replace(/[\u0000-\u001f\u007f]/g, '').replace(LONE_SURROGATE, '\ufffd');
-  const ascii = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\u0020-\u007e]/g, '_')
-    .replace(/"/g, "'")
-    .replace(/\\/g, '_');
-  const header = `attachment; filename="${ascii}"`;
-  return ascii === name ? header : `${header}; filename*=UTF-8''${encodeExtValue(name)}`;
-}
+import { contentDisposition } from '../../http/content-disposition.ts';
 
 export interface DownloadInfo {
   documentId: string;
@@ -65,7 +32,7 @@ export async function findDownload(deps: AppDeps, orgId: string, id: string): Pr
   // A key in the database without its object is damage, not a client error: a 500, logged.
   if (!stat) throw new Error(`Document ${doc.id}: stored object ${key} is missing`);
   // SPEC.md names the file "<name> - Signed.pdf" whatever the status; kept to the letter.
-  return { documentId: doc.id, key, signed, size: stat.size, disposition: attachmentDisposition(`${doc.name} - Signed.pdf`) };
+  return { documentId: doc.id, key, signed, size: stat.size, disposition: contentDisposition('attachment', `${doc.name} - Signed.pdf`) };
 }
 
 /** The download itself: the file's stream, after the audit entry `document.downloaded`. */

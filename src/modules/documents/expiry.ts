@@ -6,7 +6,7 @@ import { emitEvent } from '../events/emit.ts';
 import { isFinishedSigner, moveSigner, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { lockDocument } from '../signing/signing.repository.ts';
-import { orgNameOf } from '../signing/signing-flow.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
 import { openSigners } from '../signing/signing-rules.ts';
 import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
 import { documentEventData } from './documents.service.ts';

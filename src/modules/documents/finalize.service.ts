@@ -15,7 +15,7 @@ import { listFields } from '../fields/fields.repository.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { findDocumentById, lockDocument } from '../signing/signing.repository.ts';
 import { issueLink } from '../signing/signing-links.ts';
-import { orgNameOf } from '../signing/signing-flow.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
 import { isSigningRole, openSigners } from '../signing/signing-rules.ts';
 import { enqueueJob, PermanentJobError } from '../../jobs/queue.ts';
 import type { FinalizeInput, FinalizeResult } from '../../pdf/finalize.ts';

@@ -25,11 +25,6 @@ export async function findSignerAtOrder(db: Executor, documentId: string, positi
   return db.selectFrom('signers').selectAll().where('document_id', '=', documentId).where('position', '=', position).executeTakeFirst();
 }
 
-export async function findOrgName(db: Executor, orgId: string): Promise<string> {
-  const org = await db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirst();
-  return org?.name ?? 'Signet';
-}
-
 export async function findSigner(db: Executor, documentId: string, signerId: string): Promise<SignerRow | undefined> {
   return db.selectFrom('signers').selectAll().where('document_id', '=', documentId).where('id', '=', signerId).executeTakeFirst();
 }

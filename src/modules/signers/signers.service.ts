@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
 import type { DocumentRow, Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
@@ -131,7 +132,7 @@ async function correctSentSigner(deps: AppDeps, trx: Executor, actor: Actor, doc
   await updateDocument(trx, doc.id, { updated_at: now });
   const updated: SignerRow = { ...signer, ...changes, status: unseen ? 'sent' : signer.status, updated_at: now };
   const yourTurn = updated.role !== 'cc' && (updated.status === 'sent' || updated.status === 'viewed');
-  const orgName = await repo.findOrgName(trx, actor.orgId);
+  const orgName = await orgNameOf(trx, actor.orgId);
   // Revokes the old address's links, clears a bounce (possibly resuming the document) and gives a fresh link.
   const link = await onSignerCorrected(trx, deps, { doc, signer: updated, emailChanged: changes.email !== undefined, meta: actor.meta });
   await enqueueJob(trx, deps.clock, 'mail', {

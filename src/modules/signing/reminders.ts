@@ -5,7 +5,7 @@ import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { isOpenDocument, OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
 import { INVITED_SIGNER_STATUSES } from '../signers/signer-status.ts';
 import { issueLink } from './signing-links.ts';
-import { orgNameOf } from './signing-flow.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
 
 /*
  * Reminders to signers whose turn it is (the scheduler's pass, src/jobs/schedulers.ts). Whoever

@@ -9,6 +9,7 @@ import { toSigner } from '../documents/documents.mappers.ts';
 import { isOpenDocument, moveDocument } from '../documents/document-status.ts';
 import { isFinishedSigner, moveSigner } from '../signers/signer-status.ts';
 import { listSigners } from '../signers/signers.repository.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
 import * as repo from './signing.repository.ts';
 import { issueLink, revokeSigningLinks } from './signing-links.ts';
 import { actionRequiredOf, isSigningRole, openSigners } from './signing-rules.ts';
@@ -17,10 +18,6 @@ import { actionRequiredOf, isSigningRole, openSigners } from './signing-rules.ts
  * Transitions shared by the signing API, the sender endpoints, the mail worker and the
  * schedulers: whose turn comes next, and `pending` ⇄ `action_required`.
  */
-
-export async function orgNameOf(db: Executor, orgId: string): Promise<string> {
-  return (await repo.findOrgAdmin(db, orgId))?.name ?? 'Signet';
-}
 
 /** The webhook payload of a signer event: the document list item plus the signer. */
 export async function signerEventData(trx: Executor, doc: DocumentRow, signer: SignerRow) {

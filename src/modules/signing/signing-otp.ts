@@ -1,4 +1,4 @@
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
@@ -10,28 +10,16 @@ import * as repo from './signing.repository.ts';
 import { invalidLink, resolveToken } from './signing-links.ts';
 import { maskEmail, requireOpen, requireTurn } from './signing-rules.ts';
 import type { OtpResultT } from './signing.schemas.ts';
+import { newOtpCode, nextOtpSend, OTP_MAX_ATTEMPTS, OTP_TTL_MS, resendAfter } from './otp-window.ts';
 
 /*
- * Emailed one-time codes (`otpMethod: "email"`): 6 digits, valid 10 minutes, 5 tries per code
- * (right or wrong; then a new code is needed). A new code voids the previous one. Resends: one
- * per minute and 5 per hour per signer (429 `rate_limited` with Retry-After), so the signing
- * page cannot be used to flood a mailbox.
+ * Emailed one-time codes (`otpMethod: "email"`), with the rules of otp-window.ts: 5 tries per code
+ * (right or wrong; then a new code is needed); a new code voids the previous one.
  */
-
-export const OTP_TTL_MS = 10 * 60_000;
-export const OTP_MAX_ATTEMPTS = 5;
-export const OTP_RESEND_MS = 60_000;
-export const OTP_WINDOW_MS = 3_600_000;
-export const OTP_WINDOW_SENDS = 5;
 
 /** Keyed with the server secret: a leaked table alone does not give away 6-digit codes. */
 const codeHash = (deps: AppDeps, signerId: string, code: string) =>
   createHmac('sha256', deps.secret).update(`${signerId}:${code}`).digest('hex');
-
-function rateLimited(message: string, retryAtMs: number, nowMs: number): AppError {
-  const seconds = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
-  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
-}
 
 /** Emails a fresh code to the signer whose turn it is. */
 export async function sendOtp(deps: AppDeps, token: string, meta: RequestMeta): Promise<OtpResultT> {
@@ -44,32 +32,18 @@ export async function sendOtp(deps: AppDeps, token: string, meta: RequestMeta): 
     if (locked.otp_method !== 'email') throw invalidState('This document does not use emailed codes');
     requireTurn(locked, await listSigners(trx, doc.id), current);
 
-    const now = deps.clock.now();
-    const nowMs = now.getTime();
+    const nowMs = deps.clock.now().getTime();
     const previous = await repo.findOtp(trx, current.id);
-    let windowStart = nowMs;
-    let windowSends = 0;
-    if (previous) {
-      const lastSent = Date.parse(previous.sent_at);
-      if (nowMs - lastSent < OTP_RESEND_MS) throw rateLimited('A code was sent less than a minute ago', lastSent + OTP_RESEND_MS, nowMs);
-      const started = Date.parse(previous.window_started_at);
-      if (nowMs - started < OTP_WINDOW_MS) {
-        windowStart = started;
-        windowSends = previous.window_sends;
-        if (windowSends >= OTP_WINDOW_SENDS) throw rateLimited(`At most ${OTP_WINDOW_SENDS} codes per hour`, started + OTP_WINDOW_MS, nowMs);
-      }
-    }
+    const sends = nextOtpSend(previous, nowMs);
 
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const code = newOtpCode();
     const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
     await repo.saveOtp(trx, {
       signer_id: current.id,
       code_hash: codeHash(deps, current.id, code),
       expires_at: expiresAt,
       attempts: 0,
-      sent_at: now.toISOString(),
-      window_started_at: new Date(windowStart).toISOString(),
-      window_sends: windowSends + 1,
+      ...sends,
     });
     await enqueueJob(trx, deps.clock, 'mail', otpMail({ doc: locked, signer: current, code, minutes: OTP_TTL_MS / 60_000 }));
     await writeAudit(trx, deps.clock, {
@@ -79,7 +53,7 @@ export async function sendOtp(deps: AppDeps, token: string, meta: RequestMeta): 
       details: `Signing code emailed to ${current.name} <${maskEmail(current.email)}>`,
       meta,
     });
-    return { sentTo: maskEmail(current.email), expiresAt, resendAfter: new Date(nowMs + OTP_RESEND_MS).toISOString() };
+    return { sentTo: maskEmail(current.email), expiresAt, resendAfter: resendAfter(nowMs) };
   });
 }
 

@@ -1,3 +1,4 @@
+import { contentDisposition } from '../../http/content-disposition.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -97,10 +98,9 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const file = await service.openFile(deps, request.params.token);
-      const ascii = file.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
       reply.headers({
         'content-type': 'application/pdf',
-        'content-disposition': `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+        'content-disposition': contentDisposition('inline', file.name),
         'cache-control': 'private, no-store',
         'x-content-type-options': 'nosniff',
       });

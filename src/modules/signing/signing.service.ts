@@ -12,7 +12,8 @@ import { isFinishedSigner, moveSigner, UNFINISHED_SIGNER_STATUSES } from '../sig
 import { listFields, updateField } from '../fields/fields.repository.ts';
 import { findSigner, listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
-import { advanceTurn, orgNameOf, signerEventData } from './signing-flow.ts';
+import { advanceTurn, signerEventData } from './signing-flow.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { verifyOtp } from './signing-otp.ts';
