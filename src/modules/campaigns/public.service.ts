@@ -1,9 +1,9 @@
+import { fieldView } from '../fields/field-view.ts';
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, FieldRow, TemplateFieldRow } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
-import type { SigningFieldT } from '../signing/signing.schemas.ts';
 import { loadTemplateParts, type TemplateParts } from '../templates/template-copy.ts';
 import { closeIfExpired, isExpired } from './campaign-closing.ts';
 import { sendCampaignOtp } from './campaign-otp.ts';
@@ -70,23 +70,6 @@ export function asFieldRow(f: TemplateFieldRow): FieldRow {
   return { ...rest, document_id: template_id, value: null };
 }
 
-function toSigningField(f: TemplateFieldRow): SigningFieldT {
-  return {
-    id: f.id,
-    type: f.type as SigningFieldT['type'],
-    label: f.label,
-    page: f.page,
-    x: f.x,
-    y: f.y,
-    width: f.width,
-    height: f.height,
-    required: f.required === 1,
-    readOnly: f.read_only === 1,
-    placeholder: f.placeholder,
-    defaultValue: f.default_value,
-    options: f.options === null ? null : (JSON.parse(f.options) as string[]),
-  };
-}
 
 export const visitorFields = (open: OpenCampaign) => open.parts.fields.filter((f) => f.assigned_to === open.plan.submitterOrder);
 
@@ -108,7 +91,7 @@ export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<Pu
     expiresAt: campaign.expires_at,
     document: { name: parts.template.name, pageCount: parts.template.page_count ?? 0 },
     role: { name: plan.submitterRole },
-    fields: visitorFields(open).map(toSigningField),
+    fields: visitorFields(open).map(fieldView),
   };
 }
 

@@ -1,3 +1,4 @@
+import { fieldView } from '../fields/field-view.ts';
 import type { AuditLogRow, DocumentRow } from '../../db/database.ts';
 import type { DocumentCounts, DocumentListRow, DocumentWithCounts } from './documents.repository.ts';
 import type { DetailAttachment, DetailField, DetailSigner } from './document-detail.query.ts';
@@ -47,23 +48,7 @@ export function toSigner(row: DetailSigner): SignerT {
 }
 
 export function toField(row: DetailField): FieldT {
-  return {
-    id: row.id,
-    type: row.type as FieldT['type'],
-    label: row.label,
-    page: row.page,
-    x: row.x,
-    y: row.y,
-    width: row.width,
-    height: row.height,
-    required: row.required === 1,
-    readOnly: row.read_only === 1,
-    assignedTo: row.assigned_to,
-    placeholder: row.placeholder,
-    defaultValue: row.default_value,
-    options: row.options === null ? null : (JSON.parse(row.options) as string[]),
-    value: row.value,
-  };
+  return { ...fieldView(row), assignedTo: row.assigned_to, value: row.value };
 }
 
 /**

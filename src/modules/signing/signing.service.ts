@@ -1,3 +1,4 @@
+import { fieldView } from '../fields/field-view.ts';
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { FieldRow, SignerRow } from '../../db/database.ts';
@@ -20,27 +21,10 @@ import { verifyOtp } from './signing-otp.ts';
 import { isTurnOf, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
 import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
 import { uploadsOf } from './signer-uploads.ts';
-import type { CompleteInput, CompleteResultT, DeclineInput, DeclineResultT, SigningFieldT, SigningLinkT, SigningSessionT } from './signing.schemas.ts';
+import type { CompleteInput, CompleteResultT, DeclineInput, DeclineResultT, SigningLinkT, SigningSessionT } from './signing.schemas.ts';
 
 const fieldsOf = (fields: FieldRow[], signer: SignerRow) => fields.filter((f) => f.assigned_to === signer.position);
 
-function toSigningField(row: FieldRow): SigningFieldT {
-  return {
-    id: row.id,
-    type: row.type as SigningFieldT['type'],
-    label: row.label,
-    page: row.page,
-    x: row.x,
-    y: row.y,
-    width: row.width,
-    height: row.height,
-    required: row.required === 1,
-    readOnly: row.read_only === 1,
-    placeholder: row.placeholder,
-    defaultValue: row.default_value,
-    options: row.options === null ? null : (JSON.parse(row.options) as string[]),
-  };
-}
 
 /**
  * What the signing page shows. The first visit marks the signer as having viewed the document
@@ -112,7 +96,7 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
     isYourTurn: isTurnOf(doc, signers.map((s) => (s.id === current.id ? current : s)), current),
     otpRequired: doc.otp_method === 'email',
     verification: { required: verification !== 'none', status: verification },
-    fields: fieldsOf(fields, current).map(toSigningField),
+    fields: fieldsOf(fields, current).map(fieldView),
     recipients: signers.map((s) => ({
       name: s.name,
       role: s.role as SigningSessionT['signer']['role'],

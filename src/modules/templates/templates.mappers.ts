@@ -1,3 +1,4 @@
+import { fieldView } from '../fields/field-view.ts';
 import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
 import type { TemplateWithCounts } from './templates.repository.ts';
 import type { RoleT, TemplateDetailT, TemplateFieldT, TemplateListItemT } from './templates.schemas.ts';
@@ -30,22 +31,7 @@ export function toRole(row: TemplateRoleRow): RoleT {
 }
 
 export function toTemplateField(row: TemplateFieldRow): TemplateFieldT {
-  return {
-    id: row.id,
-    type: row.type as TemplateFieldT['type'],
-    label: row.label,
-    page: row.page,
-    x: row.x,
-    y: row.y,
-    width: row.width,
-    height: row.height,
-    required: row.required === 1,
-    readOnly: row.read_only === 1,
-    assignedTo: row.assigned_to,
-    placeholder: row.placeholder,
-    defaultValue: row.default_value,
-    options: row.options === null ? null : (JSON.parse(row.options) as string[]),
-  };
+  return { ...fieldView(row), assignedTo: row.assigned_to };
 }
 
 export function toTemplateDetail(row: TemplateWithCounts, roles: TemplateRoleRow[], fields: TemplateFieldRow[]): TemplateDetailT {
