@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import { systemClock } from '../src/clock.ts';
-import { createDocument } from '../src/modules/documents/documents.service.ts';
+import { createDocument } from '../src/modules/documents/create-document.service.ts';
 import type { AppDeps } from '../src/deps.ts';
 import { openBenchDatabase } from './harness.ts';
 import { seedDocuments } from './seed.ts';

@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
-import type { DocumentRow, DocumentStatus, DocumentUpdate, Executor, NewDocumentRow } from '../../db/database.ts';
+import type { Db, DocumentRow, DocumentStatus, DocumentUpdate, Executor, NewDocumentRow } from '../../db/database.ts';
 import { likePattern, pageQuery, paginate, type PageMeta, type PageRequest } from '../../http/pagination.ts';
 import { nameStatement } from '../../db/named-statements.ts';
 import { notFound } from '../../http/errors.ts';
 import { allColumns, prepared, preparedInsert } from '../../db/prepared.ts';
+import type { Dialect } from '../../db/create-db.ts';
+import { insertBatched, type BatchRows } from '../../db/pg-insert-batch.ts';
+import { DELIVERIES_OF_EVENTS_PG } from '../events/emit.ts';
 
 /** The columns a list item shows. */
 const LIST_COLUMNS = [
@@ -153,3 +156,13 @@ export async function lockDocumentForEdit(trx: Executor, orgId: string, id: stri
   return row;
 }
 
+/**
+ * A new document's rows (with its audit entry and event) in one statement shared with the other
+ * creates of this turn, on PostgreSQL (db/pg-insert-batch.ts). False on SQLite, where the caller
+ * inserts them in its own transaction.
+ */
+export async function insertDocumentBatched(db: Db, dialect: Dialect, rows: BatchRows): Promise<boolean> {
+  if (dialect !== 'postgres') return false;
+  await insertBatched(db, rows, DELIVERIES_OF_EVENTS_PG);
+  return true;
+}

@@ -6,6 +6,8 @@ import { requestMeta } from '../../http/request-meta.ts';
 import { Data, errors, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
 import type { Actor } from './documents.service.ts';
 import * as service from './documents.service.ts';
+import { createDocument } from './create-document.service.ts';
+import { cancelDocument, sendDocument } from './send-document.service.ts';
 import { resealDocument } from './sealing.service.ts';
 import {
   AuditEntry,
@@ -61,7 +63,7 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 201: Data(CreatedDocument), ...errors(400, 409, 413) },
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.createDocument(deps, actorOf(request), request.body) }),
+    async (request, reply) => reply.code(201).send({ data: await createDocument(deps, actorOf(request), request.body) }),
   );
 
   app.get(
@@ -132,7 +134,7 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Data(SendResult), ...errors(400, 404, 409, 413, 415) },
       },
     },
-    async (request) => ({ data: await service.sendDocument(deps, actorOf(request), request.params.id) }),
+    async (request) => ({ data: await sendDocument(deps, actorOf(request), request.params.id) }),
   );
 
   app.post(
@@ -147,7 +149,7 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Data(CancelResult), ...errors(400, 404, 409) },
       },
     },
-    async (request) => ({ data: await service.cancelDocument(deps, actorOf(request), request.params.id) }),
+    async (request) => ({ data: await cancelDocument(deps, actorOf(request), request.params.id) }),
   );
 
   app.post(

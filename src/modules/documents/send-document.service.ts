@@ -1,0 +1,108 @@
+import type { AppDeps } from '../../deps.ts';
+import type { Executor } from '../../db/database.ts';
+import { AppError, invalidState } from '../../http/errors.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import { invitationMail, cancellationMail } from '../../mail/templates.ts';
+import { writeAudit } from '../audit/audit.ts';
+import { emitEvent } from '../events/emit.ts';
+import { fieldBeyondPages } from '../fields/fields.rules.ts';
+import { listFields } from '../fields/fields.repository.ts';
+import { orgNameOf } from '../orgs/org-name.ts';
+import { moveSigner, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
+import { listSigners } from '../signers/signers.repository.ts';
+import { issueLink } from '../signing/signing-links.ts';
+import * as repo from './documents.repository.ts';
+import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
+import { documentEventData, requireDocument, requireDraft, type Actor } from './documents.service.ts';
+import { settlePendingUpload } from './pending-upload.ts';
+
+/**
+ * Sends a draft for signature: every recipient is emailed, the signer(s) whose turn it is become
+ * `sent` (all signers in parallel mode, the lowest order in sequential mode). A pending direct
+ * upload is settled first; one still pending then is dropped, since only drafts take files.
+ */
+export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
+  await settlePendingUpload(deps, await requireDocument(deps.db, actor.orgId, id));
+  return deps.db.transaction().execute((trx) => sendDraft(trx, deps, actor, id));
+}
+
+/**
+ * The send of `sendDocument` inside the caller's transaction (bulk sends create and send each
+ * row's document in one). Refusals are the send preconditions of API.md §2.
+ */
+export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string) {
+  const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
+  requireDraft(doc, 'send');
+  const signers = await listSigners(trx, id);
+  const fields = await listFields(trx, id);
+  if (signers.length === 0) throw new AppError('missing_signers', 'Add at least one signer before sending');
+  if (fields.length === 0) throw new AppError('missing_fields', 'Add at least one field before sending');
+  if (!doc.file_key) throw new AppError('missing_file', 'Upload the document file before sending');
+  const signing = signers.filter((s) => s.role !== 'cc');
+  if (signing.length === 0) throw new AppError('missing_signers', 'Add at least one signer or approver (cc recipients do not sign)');
+  const orders = new Set(signing.map((s) => s.position));
+  const orphan = fields.find((f) => !orders.has(f.assigned_to));
+  if (orphan) {
+    throw invalidState(`Field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no signer or approver has`);
+  }
+  const offPage = fieldBeyondPages(fields, doc.page_count);
+  if (offPage) {
+    throw invalidState(`Field ${offPage.id} is on page ${offPage.page}, but the file has ${doc.page_count} page(s); move or delete the field`);
+  }
+  if (doc.expires_at && Date.parse(doc.expires_at) <= deps.clock.now().getTime()) {
+    throw invalidState('The document expiresAt has passed; set a later one before sending');
+  }
+  const now = deps.clock.now().toISOString();
+  const firstTurn = Math.min(...signing.map((s) => s.position));
+  const moved = await moveDocument(trx, id, ['draft'], 'pending', { sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
+  if (!moved) throw invalidState('The document is no longer a draft');
+  const org = await orgNameOf(trx, actor.orgId);
+  for (const signer of signers) {
+    const mayAct = signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn);
+    if (mayAct) {
+      await moveSigner(trx, signer.id, ['pending'], 'sent', { last_notified_at: now, updated_at: now });
+    }
+    // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
+    const link = signer.role === 'cc' ? undefined : (await issueLink(trx, deps, doc, signer)).url;
+    await enqueueJob(trx, deps.clock, 'mail', {
+      ...invitationMail({ doc, signer, orgName: org, yourTurn: mayAct, link }),
+      ...(link ? { signingInvitation: { documentId: id, signerId: signer.id } } : {}),
+    });
+  }
+  await writeAudit(trx, deps.clock, {
+    orgId: actor.orgId,
+    documentId: id,
+    action: 'document.sent',
+    details: `Sent to ${signers.map((s) => s.email).join(', ')}`,
+    meta: actor.meta,
+  });
+  await emitEvent(trx, deps.clock, actor.orgId, 'document.sent', await documentEventData(trx, actor.orgId, id));
+  return { id, status: 'pending', signerCount: signers.length, sentAt: now };
+}
+
+/** Cancels a document out for signature; every recipient who had not completed is notified. */
+export async function cancelDocument(deps: AppDeps, actor: Actor, id: string) {
+  return deps.db.transaction().execute(async (trx) => {
+    const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
+    if (!isOpenDocument(doc.status)) throw invalidState(`Cannot cancel a ${doc.status} document`);
+    const now = deps.clock.now().toISOString();
+    const moved = await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'cancelled', { updated_at: now });
+    if (!moved) throw invalidState('The document changed status meanwhile');
+    const signers = await listSigners(trx, id);
+    const open = signers.filter((s) => s.status !== 'completed');
+    const org = await orgNameOf(trx, actor.orgId);
+    for (const signer of open) {
+      await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
+      await enqueueJob(trx, deps.clock, 'mail', cancellationMail({ doc, signer, orgName: org }));
+    }
+    await writeAudit(trx, deps.clock, {
+      orgId: actor.orgId,
+      documentId: id,
+      action: 'document.cancelled',
+      details: `Cancelled; ${open.length} recipient(s) notified`,
+      meta: actor.meta,
+    });
+    await emitEvent(trx, deps.clock, actor.orgId, 'document.cancelled', await documentEventData(trx, actor.orgId, id));
+    return { id, status: 'cancelled', cancelledSigners: open.length };
+  });
+}
