@@ -87,7 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       // Node checks those two timeouts on this interval (30 s by default): a tenth of the shorter.
       connectionsCheckingInterval: Math.max(100, Math.min(config.timeouts.headersMs, config.timeouts.requestMs || Infinity) / 10),
     },
-    genReqId: () => newId('req' as never),
+    genReqId: () => newId('req'),
     requestIdHeader: false,
     // Only the named proxies: X-Forwarded-For from anyone else is ignored (http/proxy.ts).
     trustProxy: config.trustProxy.length > 0 ? trustedPeers(config.trustProxy) : false,

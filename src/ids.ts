@@ -4,7 +4,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower 
 
 export type IdPrefix =
   | 'org' | 'key' | 'doc' | 'sgn' | 'fld' | 'tpl' | 'fol' | 'cmp' | 'whk' | 'evt' | 'dlv' | 'aud'
-  | 'att' | 'job' | 'wat' | 'rol' | 'bsd';
+  | 'att' | 'job' | 'wat' | 'rol' | 'bsd' | 'req';
 
 let lastTime = 0;
 const lastRandom = new Uint8Array(10);

@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 export function registerValidation(app: FastifyInstance): void {
   const make = (coerceTypes: boolean | 'array') => {
     const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false });
-    (addFormats as unknown as (a: Ajv) => void)(ajv);
+    // A CommonJS module: under NodeNext its default import is module.exports, whose .default is the plugin.
+    ajvFormats.default(ajv);
     // RFC 3339 allows a leap second (23:59:60), which a JavaScript Date cannot hold; a date-time
     // is accepted only when the services can turn it into a Date.
     const dateTime = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number };

@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
 import { checkValue } from '../signing/signing-values.ts';
@@ -19,7 +19,8 @@ const NOT_PREFILLABLE = ['signature', 'initials', 'file'];
 const MAX_DETAILS = 1000;
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-(addFormats as unknown as (a: Ajv) => void)(ajv);
+// A CommonJS module: under NodeNext its default import is module.exports, whose .default is the plugin.
+ajvFormats.default(ajv);
 const checkRowShape = ajv.compile(BulkRow);
 
 /** How a row's problems are named: `rows[17].signers[0].email` (JSON) or `row 18` (CSV). */

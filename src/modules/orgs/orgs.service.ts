@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
+import type { Db, Executor } from '../../db/database.ts';
 import { generateKey, hashKey, SCOPES } from '../../http/auth.ts';
 import { newId } from '../../ids.ts';
 
@@ -29,7 +29,7 @@ export function parseScopes(text: string): string[] {
 }
 
 /** Issues a key; the secret is returned here once and stored only as its SHA-256. */
-export async function createApiKey(db: Db, input: { orgId: string; scopes: string[]; name?: string }, now = new Date()): Promise<CreatedKey> {
+export async function createApiKey(db: Executor, input: { orgId: string; scopes: string[]; name?: string }, now = new Date()): Promise<CreatedKey> {
   const org = await db.selectFrom('organizations').select('id').where('id', '=', input.orgId).executeTakeFirst();
   if (!org) throw new Error(`No organization ${input.orgId}`);
   const key = generateKey();
@@ -122,7 +122,7 @@ export async function bootstrapDefaultOrg(db: Db): Promise<CreatedKey | null> {
     const { numAffectedRows } = await sql`insert into organizations (id, name, admin_email, created_at, updated_at)
       select ${orgId}, 'Default', 'admin@localhost', ${now}, ${now} where not exists (select 1 from organizations)`.execute(trx);
     if (!numAffectedRows) return null;
-    return createApiKey(trx as unknown as Db, { orgId, scopes: [...SCOPES], name: 'bootstrap' });
+    return createApiKey(trx, { orgId, scopes: [...SCOPES], name: 'bootstrap' });
   });
 }
 
