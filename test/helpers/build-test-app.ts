@@ -51,6 +51,9 @@ export async function buildTestApp(
     PUBLIC_URL: 'http://localhost:3000',
     // Test files fire many requests per key; the limiter itself is tested with a small budget.
     RATE_LIMIT_PER_MINUTE: '100000',
+    // Isolation tests send hundreds of refused keys from one address; the 401 budget per IP is
+    // tested with a small budget in test/hostile/public-endpoints.test.ts.
+    AUTH_FAILURES_PER_MINUTE: '100000',
     // Likewise mail: the pacing itself is tested with a small rate (test/bulk-sends/mail-rate.test.ts).
     MAIL_RATE_PER_SECOND: '100000',
     ...(database.url ? { DATABASE_URL: database.url } : {}),
