@@ -9,7 +9,7 @@ import { readDocumentTree } from './pages.ts';
 import { PdfFile } from './reader.ts';
 import { docTimestampSlot, writeSigned } from './sign.ts';
 import { PdfRef, PdfStream, dict, isDict, name, pdfText, serializeIndirect, type PdfDict, type PdfValue } from './syntax.ts';
-import { TrustServiceError, fetchCrl, fetchOcsp, requestTimestamp, revocationSources, type TsaConfig } from './trust-client.ts';
+import { TrustServiceError, downloadCrl, fetchCrl, fetchOcsp, requestTimestamp, revocationSources, type TsaConfig } from './trust-client.ts';
 
 /**
  * PAdES baseline levels above B-B (ETSI EN 319 142-1): the signature timestamp (B-T), the
@@ -58,40 +58,49 @@ export interface ValidationData {
  */
 export async function collectValidationData(certs: X509Certificate[]): Promise<ValidationData> {
   const unique = certs.filter((c, i) => certs.findIndex((d) => sameCert(c, d)) === i);
+  // One CA's CRL serves every certificate it issued: downloaded once per URL.
+  const downloads = new Map<string, Promise<Buffer>>();
+  const crlFrom = (url: string) => {
+    let download = downloads.get(url);
+    if (!download) {
+      download = downloadCrl(url);
+      downloads.set(url, download);
+    }
+    return download;
+  };
+  // The certificates' services are asked at the same time; each answer is checked as before.
+  const answers = await Promise.all(
+    unique.map(async (cert): Promise<{ ocsp?: { der: Buffer; certs: Buffer[] }; crl?: Buffer }> => {
+      if (cert.checkIssued(cert)) return {}; // a root vouches for itself
+      const sources = revocationSources(cert);
+      if (sources.ocsp.length === 0 && sources.crl.length === 0) return {};
+      const issuer = unique.find((c) => !sameCert(c, cert) && cert.checkIssued(c) && cert.verify(c.publicKey));
+      if (!issuer) throw new TrustServiceError(`the issuer of "${cert.subject.replace(/\n/g, ', ')}" is not in the chain, so its revocation cannot be checked`);
+      let lastError: Error | null = null;
+      for (const url of sources.ocsp) {
+        try {
+          return { ocsp: await fetchOcsp(url, cert, issuer) };
+        } catch (err) {
+          lastError = err as Error;
+        }
+      }
+      for (const url of sources.crl) {
+        try {
+          return { crl: await fetchCrl(url, cert, issuer, await crlFrom(url)) };
+        } catch (err) {
+          lastError = err as Error;
+        }
+      }
+      throw lastError ?? new TrustServiceError('no revocation source answered');
+    }),
+  );
   const out: ValidationData = { certs: unique.map((c) => c.raw), ocsps: [], crls: [] };
-  // One CA's CRL serves every certificate it issued: fetched once per URL.
-  const crlsByUrl = new Map<string, Buffer>();
-  for (const cert of unique) {
-    if (cert.checkIssued(cert)) continue; // a root vouches for itself
-    const sources = revocationSources(cert);
-    if (sources.ocsp.length === 0 && sources.crl.length === 0) continue;
-    const issuer = unique.find((c) => !sameCert(c, cert) && cert.checkIssued(c) && cert.verify(c.publicKey));
-    if (!issuer) throw new TrustServiceError(`the issuer of "${cert.subject.replace(/\n/g, ', ')}" is not in the chain, so its revocation cannot be checked`);
-    let lastError: Error | null = null;
-    let done = false;
-    for (const url of sources.ocsp) {
-      try {
-        const ocsp = await fetchOcsp(url, cert, issuer);
-        out.ocsps.push(ocsp.der);
-        for (const der of ocsp.certs) if (!out.certs.some((c) => c.equals(der))) out.certs.push(der);
-        done = true;
-        break;
-      } catch (err) {
-        lastError = err as Error;
-      }
+  for (const answer of answers) {
+    if (answer.ocsp) {
+      out.ocsps.push(answer.ocsp.der);
+      for (const der of answer.ocsp.certs) if (!out.certs.some((c) => c.equals(der))) out.certs.push(der);
     }
-    for (const url of done ? [] : sources.crl) {
-      try {
-        const crl = await fetchCrl(url, cert, issuer, crlsByUrl.get(url));
-        crlsByUrl.set(url, crl);
-        if (!out.crls.some((c) => c.equals(crl))) out.crls.push(crl);
-        done = true;
-        break;
-      } catch (err) {
-        lastError = err as Error;
-      }
-    }
-    if (!done) throw lastError ?? new TrustServiceError('no revocation source answered');
+    if (answer.crl && !out.crls.some((c) => c.equals(answer.crl!))) out.crls.push(answer.crl);
   }
   return out;
 }

@@ -165,9 +165,14 @@ export async function fetchOcsp(url: string, cert: X509Certificate, issuer: X509
   return { der, certs };
 }
 
+/** The bytes at a CRL distribution point (checked by `fetchCrl`). */
+export function downloadCrl(url: string): Promise<Buffer> {
+  return exchange(url, { method: 'GET' }, MAX_CRL_BYTES, 'the CRL distribution point');
+}
+
 /** A checked CRL (DER) from `url` (or `fetched` earlier from it), signed by `issuer`, current, not listing `cert`. */
 export async function fetchCrl(url: string, cert: X509Certificate, issuer: X509Certificate, fetched?: Buffer): Promise<Buffer> {
-  const der = fetched ?? (await exchange(url, { method: 'GET' }, MAX_CRL_BYTES, 'the CRL distribution point'));
+  const der = fetched ?? (await downloadCrl(url));
   let crl: pkijs.CertificateRevocationList;
   try {
     crl = parseDer(der, (schema) => new pkijs.CertificateRevocationList({ schema }), 'CRL');
