@@ -29,7 +29,7 @@ describe.skipIf(missing !== null)('PostgreSQL restarted under load', () => {
   it('answers fast 503s while it is away and succeeds after, without a Signet restart', { timeout: 120_000 }, async () => {
     pg = await PrivatePostgres.start(await freePort());
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'signet-pgr-'));
-    server = await serve(childEnv({ DATA_DIR: dataDir, DATABASE_URL: pg.url }));
+    server = await serve(childEnv({ DATA_DIR: dataDir, DATABASE_URL: pg.url, RATE_LIMIT_PER_MINUTE: '1000000' }));
     const key = bootstrapKey(server);
     const pid = server.process.pid;
 
@@ -65,11 +65,11 @@ describe.skipIf(missing !== null)('PostgreSQL restarted under load', () => {
     running = false;
     await load;
 
-    const before = results.filter((r) => r.at < downAt);
+    const before = results.filter((r) => r.at + r.ms < downAt);
     const during = results.filter((r) => r.at > downAt + 200 && r.at + r.ms < upAt);
     const after = results.filter((r) => r.at > upAt + 1500);
     expect(before.length).toBeGreaterThan(0);
-    expect(before.every((r) => r.status === 200 || r.status === 201)).toBe(true);
+    expect(before.filter((r) => r.status !== 200 && r.status !== 201)).toEqual([]);
     // While away: 503 with the code, fast (no request waits for the server to come back).
     expect(during.length).toBeGreaterThan(0);
     for (const r of during) {
@@ -79,7 +79,7 @@ describe.skipIf(missing !== null)('PostgreSQL restarted under load', () => {
     }
     // Back: everything succeeds, same process.
     expect(after.length).toBeGreaterThan(0);
-    expect(after.every((r) => r.status === 200 || r.status === 201)).toBe(true);
+    expect(after.filter((r) => r.status !== 200 && r.status !== 201)).toEqual([]);
     expect(server.process.pid).toBe(pid);
     expect(server.process.exitCode).toBeNull();
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
