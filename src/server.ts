@@ -7,6 +7,7 @@ import { loadSecretKey } from './secret-key.ts';
 import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
+import { warmMailLayout } from './mail/layout.ts';
 import { closeFinalizeWorker, warmFinalizeWorker } from './pdf/finalize-worker.ts';
 import { closeVerifyWorker } from './pdf/verify-worker.ts';
 import { closeIntakeWorker, warmIntakeWorker } from './pdf/page-count.ts';
@@ -54,6 +55,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
 
   let stopSchedulers = async () => {};
   if (config.workers) {
+    await warmMailLayout();
     app.deps.jobs.start();
     app.deps.deliveries.start();
     stopSchedulers = startSchedulers(app.deps, app.log);
