@@ -13,6 +13,10 @@ export const IMAGE_LIMITS = {
   signaturePixels: 4_000_000,
   /** A photo of an identity document (a 24-megapixel phone photo fits). */
   evidencePixels: 25_000_000,
+  /** An image a signer attaches through a `file` field (a scan or a phone photo). */
+  uploadPixels: 25_000_000,
+  /** How much of a streamed upload is kept to read its image header from (JPEG's may follow 64 KB of EXIF). */
+  headerBytes: 256 * 1024,
   /** What a normalized signature is scaled down to fit, in pixels. */
   signatureBox: { width: 1200, height: 400 },
 } as const;

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samplePdf } from '../helpers/factories.ts';
+import { pngBomb } from '../hostile/bombs.ts';
 import { giveTemplateFile } from '../templates/setup.ts';
 import { hasPoppler, poppler } from '../pdf/pdf-helpers.ts';
 import { address, latestToken, sentDocument, signingApp, typed, type SigningTest } from './setup.ts';
@@ -119,6 +121,25 @@ describe('PUT /api/v1/signing/{token}/fields/{fieldId}/file', () => {
     expect(detail.attachments).toEqual([]);
   });
 
+  it('refuses an image over 25 megapixels from its header (413) and keeps nothing; a large photo within the budget is stored', async () => {
+    const { doc, token, fileField } = await docWithFileField(false);
+    const filesBefore = listFiles(path.join(t.app.deps.config.dataDir, 'files'));
+    const bomb = await pngBomb(20_000, 20_000);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const refused = await put(token, fileField, bomb, 'image/png', 'bomb.png');
+    expect(refused.status).toBe(413);
+    expect(refused.body.error.code).toBe('payload_too_large');
+    expect(refused.body.error.message).toMatch(/20000×20000 pixels/);
+    // A JPEG whose frame header declares 30000×30000 after 100 KB of metadata: read from the header all the same.
+    const jpeg = await jpegDeclaring(30_000, 30_000, 100 * 1024);
+    const refusedJpeg = await put(token, fileField, jpeg, 'image/jpeg', 'huge.jpg');
+    expect(refusedJpeg.status).toBe(413);
+    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.attachments).toEqual([]);
+    expect(listFiles(path.join(t.app.deps.config.dataDir, 'files'))).toEqual(filesBefore);
+    const photo = await pngBomb(5000, 4000);
+    expect((await put(token, fileField, photo, 'image/png', 'scan.png')).status).toBe(200);
+  });
+
   it('is a field type of templates too', async () => {
     const res = await t.request('POST', '/api/v1/templates', { body: { name: 'With upload', fields: [{ type: 'file', label: 'ID scan', page: 1, x: 1, y: 1, width: 10, height: 5 }] } });
     expect(res.status).toBe(201);
@@ -130,3 +151,25 @@ describe('PUT /api/v1/signing/{token}/fields/{fieldId}/file', () => {
     expect(campaign.body.error.message).toMatch(/file field/);
   });
 });
+
+function listFiles(dir: string): string[] {
+  return fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort() : [];
+}
+
+/** A real JPEG (made by sharp) with `padding` bytes of APP1 metadata after its start, its frame header rewritten to declare `width` × `height`. */
+async function jpegDeclaring(width: number, height: number, padding: number): Promise<Buffer> {
+  const real = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#808080' } }).jpeg().toBuffer();
+  const sof = real.indexOf(Buffer.from([0xff, 0xc0]));
+  real.writeUInt16BE(height, sof + 5);
+  real.writeUInt16BE(width, sof + 7);
+  const pads: Buffer[] = [];
+  for (let left = padding; left > 0; ) {
+    const n = Math.min(left, 65_000);
+    const seg = Buffer.alloc(4 + n);
+    seg.writeUInt16BE(0xffe1, 0);
+    seg.writeUInt16BE(n + 2, 2);
+    pads.push(seg);
+    left -= n;
+  }
+  return Buffer.concat([real.subarray(0, 2), ...pads, real.subarray(2)]);
+}

@@ -1,7 +1,8 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { AttachmentRow, Executor } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
+import { headerDimensions, IMAGE_LIMITS, overBudget } from '../../images/image-limits.ts';
 import { newId } from '../../ids.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { discardObjects, refusalOf, safeFilename } from '../documents/file-intake.ts';
@@ -60,9 +61,13 @@ export async function uploadFieldFile(deps: AppDeps, token: string, fieldId: str
   const base = (upload.filename ?? '').trim();
   const name = (base === '' ? `${field.label || 'upload'}.${EXTENSION[contentType]}` : base).slice(0, 200);
   const key = `orgs/${doc.org_id}/documents/${doc.id}/attachments/${attachmentId}/${safeFilename(name)}`;
+  // An image's first bytes are kept as they stream past, to read its pixel count from the header.
+  const head = new HeadOf(IMAGE_LIMITS.headerBytes);
+  const body = contentType === 'application/pdf' ? upload.body : upload.body.pipe(head);
+  if (body !== upload.body) upload.body.once('error', (err) => head.destroy(err));
   let file;
   try {
-    file = await streamToStorage(deps.storage, key, upload.body, limits);
+    file = await streamToStorage(deps.storage, key, body, limits);
   } catch (err) {
     await discardObjects(deps.storage, [key]);
     throw refusalOf(err, limits) ?? err;
@@ -70,6 +75,13 @@ export async function uploadFieldFile(deps: AppDeps, token: string, fieldId: str
   if (file.size === 0) {
     await discardObjects(deps.storage, [key]);
     throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
+  }
+  if (body !== upload.body) {
+    const refusal = await imageRefusal(head.bytes(), contentType);
+    if (refusal) {
+      await discardObjects(deps.storage, [key]);
+      throw refusal;
+    }
   }
 
   let replaced: AttachmentRow | undefined;
@@ -114,4 +126,36 @@ export async function uploadFieldFile(deps: AppDeps, token: string, fieldId: str
   }
   if (replaced) await discardObjects(deps.storage, [replaced.file_key]);
   return { attachmentId };
+}
+
+/** Passes bytes through unchanged, keeping a copy of the first `max` of them. */
+class HeadOf extends Transform {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  constructor(private readonly max: number) {
+    super();
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (this.kept < this.max) {
+      const part = Buffer.from(chunk.subarray(0, this.max - this.kept));
+      this.chunks.push(part);
+      this.kept += part.length;
+    }
+    done(null, chunk);
+  }
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+/**
+ * A signer's image is refused over its pixel budget (README, "Limits"), read from its header
+ * without decoding it, so a small file declaring 20000×20000 pixels never reaches anything that
+ * would decode it (a viewer, a thumbnail, a later conversion).
+ */
+async function imageRefusal(head: Buffer, contentType: UploadContentType): Promise<AppError | undefined> {
+  const dims = await headerDimensions(head);
+  if (!dims) return new AppError('unsupported_media_type', `The bytes cannot be read as a ${contentType} image`);
+  const over = overBudget(dims, IMAGE_LIMITS.uploadPixels, 'The image');
+  return over ? new AppError('payload_too_large', over) : undefined;
 }
