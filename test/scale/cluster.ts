@@ -93,6 +93,9 @@ export async function startCluster(options: { size: number; redis: boolean; env?
     SIGNING_CERT_P12: path.join(certDir, 'signing-cert.p12'),
     SIGNING_CERT_PASSWORD: fs.readFileSync(path.join(certDir, 'signing-cert.password'), 'utf8').trim(),
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    // These tests are about instances sharing work and stopping cleanly, not mail pacing (tested in
+    // test/bulk-sends/mail-rate.test.ts): each runner may claim a full batch of mail per poll.
+    MAIL_RATE_PER_SECOND: '1000',
     // Debug logs name each webhook delivery an instance attempted.
     LOG_LEVEL: 'debug',
     ...options.env,
