@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- hostile`: a Signet in its own process (SQLite, a fresh data directory) takes
- * each bomb of test/hostile through its public path while /healthz is polled every 25 ms and the
+ * each bomb of test/hostile through its public path while /healthz is polled every 10 ms and the
  * process's resident memory read from /proc. Prints, per bomb, /healthz p99 and the peak RSS next
  * to the same figures with no attack, measured in this one run. Goals: p99 under attack at most
  * 2x the p99 without, peak RSS under 500 MB.
@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadSigningCertificate } from '../src/pdf/certificate.ts';
+import { loadSigningCertificate, signingCertConfig } from '../src/pdf/certificate.ts';
 import { api, childEnv, cli, serve, type ChildServer } from '../test/helpers/child-server.ts';
 import { samplePdf } from '../test/helpers/factories.ts';
 import { dataUrl, objectStreamBomb, pngBomb } from '../test/hostile/bombs.ts';
@@ -36,7 +36,7 @@ async function measure(server: ChildServer, name: string, minMs: number, attack:
       const started = performance.now();
       await fetch(`${server.url}/healthz`).then((r) => r.arrayBuffer());
       times.push(performance.now() - started);
-      await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 10));
     }
   })();
   await Promise.all([attack(), new Promise((r) => setTimeout(r, minMs))]);
@@ -48,7 +48,8 @@ async function measure(server: ChildServer, name: string, minMs: number, attack:
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-hostile-'));
-  await loadSigningCertificate({ dataDir, signingCertP12: undefined, signingCertPassword: undefined });
+  // In DATA_DIR with its password derived from the development SECRET_KEY there, as the server will open it.
+  await loadSigningCertificate(await signingCertConfig({ dataDir, signingCertP12: undefined, signingCertPassword: undefined, secretKey: undefined, production: false }));
   const env = childEnv({ DATA_DIR: dataDir, PUBLIC_URL: 'http://signet.invalid', RATE_LIMIT_PER_MINUTE: '100000' });
   const server = await serve(env);
   try {
@@ -95,12 +96,8 @@ async function main() {
       }),
     );
     phases.push(await measure(server, 'PDF inflate bomb at upload (2 MB -> 2 GB)', 3000, async () => console.log('  upload:', (await upload(pdfBomb)).status)));
-    phases.push(
-      await measure(server, 'PDF inflate bomb at sealing (13 MB -> 2 GB)', 3000, async () => {
-        const { id } = await upload(padded);
-        console.log('  sealing bomb document:', await signAndSettle(id));
-      }),
-    );
+    // Past 10 MB an upload is read from a copy on disk, not in memory; the same limits refuse it.
+    phases.push(await measure(server, 'PDF inflate bomb at upload, padded (13 MB -> 2 GB)', 3000, async () => console.log('  padded upload:', (await upload(padded)).status)));
     const honestDoc = await upload(honest);
     phases.push(
       await measure(server, 'PNG 20000x20000 as a drawn signature', 3000, async () => {

@@ -1,5 +1,8 @@
 import { deflateSync } from 'node:zlib';
-import { JpegEmbedder, PDFContext, PngEmbedder, StandardFontEmbedder, StandardFonts } from 'pdf-lib';
+// The embedder is named by the metrics package's own enum (pdf-lib's StandardFonts has the same
+// values but is another type).
+import { FontNames } from '@pdf-lib/standard-fonts';
+import { JpegEmbedder, PDFContext, PngEmbedder, StandardFontEmbedder } from 'pdf-lib';
 import { IMAGE_LIMITS, overBudget, pngDimensions } from '../images/image-limits.ts';
 import { PdfLimitError, PdfRef, PdfStream, dict, formatNumber, name, type PdfDict } from './syntax.ts';
 
@@ -12,12 +15,12 @@ import { PdfLimitError, PdfRef, PdfStream, dict, formatNumber, name, type PdfDic
 
 export type FontKey = 'Helvetica' | 'Helvetica-Bold' | 'Times-Italic' | 'Courier' | 'ZapfDingbats';
 
-const FONTS: Record<FontKey, { std: StandardFonts; resource: string }> = {
-  Helvetica: { std: StandardFonts.Helvetica, resource: 'SgHelv' },
-  'Helvetica-Bold': { std: StandardFonts.HelveticaBold, resource: 'SgHelvB' },
-  'Times-Italic': { std: StandardFonts.TimesRomanItalic, resource: 'SgTiIt' },
-  Courier: { std: StandardFonts.Courier, resource: 'SgCour' },
-  ZapfDingbats: { std: StandardFonts.ZapfDingbats, resource: 'SgZaDb' },
+const FONTS: Record<FontKey, { std: FontNames; resource: string }> = {
+  Helvetica: { std: FontNames.Helvetica, resource: 'SgHelv' },
+  'Helvetica-Bold': { std: FontNames.HelveticaBold, resource: 'SgHelvB' },
+  'Times-Italic': { std: FontNames.TimesRomanItalic, resource: 'SgTiIt' },
+  Courier: { std: FontNames.Courier, resource: 'SgCour' },
+  ZapfDingbats: { std: FontNames.ZapfDingbats, resource: 'SgZaDb' },
 };
 
 /** Loading a standard font's metrics inflates and parses JSON; do it once per process. */
@@ -25,8 +28,7 @@ const embedders = new Map<FontKey, StandardFontEmbedder>();
 function embedderFor(key: FontKey): StandardFontEmbedder {
   let embedder = embedders.get(key);
   if (!embedder) {
-    // pdf-lib's StandardFonts enum has the same values as the embedder's FontNames.
-    embedder = StandardFontEmbedder.for(FONTS[key].std as unknown as Parameters<typeof StandardFontEmbedder.for>[0]);
+    embedder = StandardFontEmbedder.for(FONTS[key].std);
     embedders.set(key, embedder);
   }
   return embedder;

@@ -48,8 +48,14 @@ function workerFor(deadlineMs: number): BoundedWorker<Request, Result> {
   return worker;
 }
 
-// Only what the certificate needs crosses the thread boundary.
-const certOnly = (c: SigningCertConfig): SigningCertConfig => ({ dataDir: c.dataDir, signingCertP12: c.signingCertP12, signingCertPassword: c.signingCertPassword });
+// Only what the certificate needs crosses the thread boundary: the generated certificate's
+// password travels in the task message (never logged, never written anywhere).
+const certOnly = (c: SigningCertConfig): SigningCertConfig => ({
+  dataDir: c.dataDir,
+  signingCertP12: c.signingCertP12,
+  signingCertPassword: c.signingCertPassword,
+  generatedCertPassword: c.generatedCertPassword,
+});
 
 /** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread, within `deadlineMs`. */
 export function finalizeInWorker(input: FinalizeInput, certConfig: FinalizeConfig, outputPath: string, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<Result> {
@@ -82,7 +88,7 @@ export async function finalizeTask(req: Request): Promise<Result> {
   const { finalizePdf } = await import('./finalize.ts');
   const { loadSigningCertificate } = await import('./certificate.ts');
   const config = 'warm' in req ? req.warm : req.certConfig;
-  const key = JSON.stringify([config.dataDir, config.signingCertP12 ?? null, config.signingCertPassword ?? null]);
+  const key = JSON.stringify([config.dataDir, config.signingCertP12 ?? null, config.signingCertPassword ?? null, config.generatedCertPassword]);
   let cert = certificates.get(key);
   if (!cert) {
     cert = loadSigningCertificate(config);

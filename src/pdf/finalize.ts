@@ -7,7 +7,7 @@ import { Canvas, ObjectFactory } from './content.ts';
 import { assembleUpdate, type UpdateObject } from './incremental.ts';
 import { pageGeometry, readDocumentTree, type DocumentTree, type PageNode } from './pages.ts';
 import { PdfFile } from './reader.ts';
-import { loadWithPdfLib } from './pdf-lib-guard.ts';
+import { loadWithPdfLib, REPAIR_LIMIT_BYTES } from './pdf-lib-guard.ts';
 import { signatureSlot, writeSigned } from './sign.ts';
 import { buildCms } from './cms.ts';
 import type { TimestampInfo } from './cms-parse.ts';
@@ -33,14 +33,7 @@ import {
 
 export type { FinalizeField, FinalizeInput, FinalizeSigner } from './finalize-input.ts';
 
-/**
- * Files this small that we cannot parse (broken xref offsets and the like) are rewritten
- * by pdf-lib, which rebuilds them from their objects, and then signed. Larger ones fail:
- * a full rewrite holds several copies of the file in memory.
- */
 export type { FinalizeResult } from './levels.ts';
-
-export const REPAIR_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /**
  * Produces the signed PDF: field values stamped on their pages, the audit certificate
@@ -64,6 +57,8 @@ export async function finalizePdf(
   try {
     signed = await finalizeFrom(input.sourcePath, input, cert, outputPath, timestamper);
   } catch (err) {
+    // A file Signet's reader cannot parse (broken xref offsets and the like) is rebuilt by pdf-lib
+    // from its objects, within REPAIR_LIMIT_BYTES, and then signed.
     if (!(err instanceof PdfSyntaxError) || (await stat(input.sourcePath)).size > REPAIR_LIMIT_BYTES) throw err;
     const repaired = `${outputPath}.repaired-${randomBytes(4).toString('hex')}.pdf`;
     try {

@@ -5,12 +5,6 @@ import { loadWithPdfLib } from './pdf-lib-guard.ts';
 import { PdfFile } from './reader.ts';
 import { PdfLimitError, PdfSyntaxError, PdfUnsupportedError } from './syntax.ts';
 
-/**
- * PDFs up to this size are parsed at upload (page count, and proof that the later stamping step
- * can read them); larger files are stored unparsed and keep a null page count.
- */
-export const MAX_PARSED_PDF_BYTES = 10 * 1024 * 1024;
-
 /** The bounds of reading one upload (README, "Limits"); the reader's own are `PDF_LIMITS`. */
 export const INTAKE_LIMITS = { heapMb: 256, deadlineMs: 20_000 };
 
@@ -26,7 +20,10 @@ export class UnreadablePdfError extends Error {
 
 const ENCRYPTED = 'The PDF is encrypted (password-protected); remove the protection and upload it again';
 
-let worker: BoundedWorker<{ bytes: Uint8Array }, number> | null = null;
+/** The bytes of a PDF, or (a file past REPAIR_LIMIT_BYTES) the path of a copy on local disk. */
+type CountTask = { bytes: Uint8Array } | { path: string };
+
+let worker: BoundedWorker<CountTask, number> | null = null;
 
 const intakeWorker = () =>
   (worker ??= new BoundedWorker({
@@ -45,10 +42,10 @@ export async function warmIntakeWorker(): Promise<void> {
  * The number of pages of a PDF, read on a worker thread within `INTAKE_LIMITS` and `PDF_LIMITS`
  * (never on the API's event loop); rejects with `UnreadablePdfError` when it cannot be used.
  */
-export async function countPdfPages(bytes: Uint8Array): Promise<number> {
+export async function countPdfPages(source: CountTask): Promise<number> {
   let pages: number;
   try {
-    pages = await intakeWorker().run({ bytes });
+    pages = await intakeWorker().run(source);
   } catch (err) {
     const { name, message } = err as Error;
     if (name === 'PdfLimitError' || err instanceof WorkerLimitError) {
@@ -70,17 +67,17 @@ export async function closeIntakeWorker(): Promise<void> {
 
 /**
  * On the intake thread: the page count as sealing will read it (Signet's bounded reader), or,
- * for a file it cannot read, as pdf-lib rebuilds it (sealing repairs such files the same way).
+ * for a file it cannot read, as pdf-lib rebuilds it (sealing repairs such files the same way, up
+ * to REPAIR_LIMIT_BYTES). Every PDF upload is read here, whatever its size: an inflate bomb is
+ * refused before anyone signs it.
  */
-export async function countPagesTask({ bytes }: { bytes: Uint8Array }): Promise<number> {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+export async function countPagesTask(source: CountTask): Promise<number> {
+  // Read from disk, the file is never held whole; it is past the size pdf-lib may rebuild, so
+  // Signet's reader must read it (as sealing will).
+  if ('path' in source) return pagesOf(PdfFile.open(source.path));
+  const buf = Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.byteLength);
   try {
-    const file = PdfFile.fromBuffer(buf);
-    try {
-      return readDocumentTree(file).pages.length;
-    } finally {
-      file.close();
-    }
+    return pagesOf(PdfFile.fromBuffer(buf));
   } catch (err) {
     if (err instanceof PdfLimitError) throw err;
     if (err instanceof PdfUnsupportedError && /encrypted/.test(err.message)) throw err;
@@ -91,5 +88,13 @@ export async function countPagesTask({ bytes }: { bytes: Uint8Array }): Promise<
   } catch (err) {
     if (err instanceof EncryptedPDFError) throw new PdfUnsupportedError('encrypted PDFs cannot be signed');
     throw err;
+  }
+}
+
+function pagesOf(file: PdfFile): number {
+  try {
+    return readDocumentTree(file).pages.length;
+  } finally {
+    file.close();
   }
 }

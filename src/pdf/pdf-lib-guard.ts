@@ -41,6 +41,14 @@ export function checkObjectStreams(bytes: Buffer): void {
   }
 }
 
+/**
+ * The largest PDF that Signet's reader cannot read and pdf-lib rebuilds from its objects instead
+ * (at upload to count its pages, at sealing to rewrite it before signing): a full rewrite holds
+ * several copies of the file in memory. A larger file Signet's reader cannot read is refused at
+ * upload, since sealing could not read it either.
+ */
+export const REPAIR_LIMIT_BYTES = 10 * 1024 * 1024;
+
 /** `PDFDocument.load` behind `checkObjectStreams`. */
 export async function loadWithPdfLib(bytes: Buffer): Promise<PDFDocument> {
   checkObjectStreams(bytes);

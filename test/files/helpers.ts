@@ -55,6 +55,36 @@ export async function* generatedBody(size: number, head: Uint8Array = Buffer.all
   }
 }
 
+/**
+ * A valid one-page PDF of exactly `size` bytes, yielded 64 KB at a time: its bulk is one stream
+ * of spaces no page uses, so the test holds no large buffer and the server can read its pages.
+ */
+export async function* generatedPdf(size: number): AsyncGenerator<Buffer> {
+  const objects = ['<</Type/Catalog/Pages 2 0 R>>', '<</Type/Pages/Kids [3 0 R]/Count 1>>', '<</Type/Page/Parent 2 0 R/MediaBox [0 0 612 792]>>'];
+  let head = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(head.length);
+    head += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  offsets.push(head.length);
+  const tailOf = (length: number, streamAt: number) => {
+    const xrefAt = streamAt + `4 0 obj\n<</Length ${length}>>\nstream\n`.length + length + '\nendstream\nendobj\n'.length;
+    const rows = [...offsets, 0].slice(0, 4).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+    return `\nendstream\nendobj\nxref\n0 5\n0000000000 65535 f \n${rows}trailer\n<</Size 5/Root 1 0 R>>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  };
+  // The stream's length and the digits that write it depend on each other: settle them.
+  let length = size - head.length;
+  for (let i = 0; i < 3; i++) {
+    const fixed = `4 0 obj\n<</Length ${length}>>\nstream\n`.length + tailOf(length, head.length).length;
+    length = size - head.length - fixed;
+  }
+  yield Buffer.from(`${head}4 0 obj\n<</Length ${length}>>\nstream\n`, 'latin1');
+  const spaces = Buffer.alloc(64 * 1024, 0x20);
+  for (let left = length; left > 0; left -= spaces.length) yield left >= spaces.length ? spaces : spaces.subarray(0, left);
+  yield Buffer.from(tailOf(length, head.length), 'latin1');
+}
+
 export interface RawReply {
   status: number;
   headers: http.IncomingHttpHeaders;

@@ -284,7 +284,7 @@ describe('PUT /uploads/{token}', () => {
     expect(put.security).toEqual([]);
     expect(Object.keys(put.requestBody.content).sort()).toEqual(['application/pdf', 'image/jpeg', 'image/png', 'image/webp']);
     expect(put.parameters.map((p: any) => p.name)).toEqual(['token']);
-    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '429', '500']);
+    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '429', '500', '503']);
     const post = spec.paths['/api/v1/documents/{id}/upload'].post;
     expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '404', '409', '413']));
     const get = spec.paths['/api/v1/documents/{id}/download'].get;

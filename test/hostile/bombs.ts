@@ -89,8 +89,8 @@ export async function objectStreamBomb(inflatedBytes: number, padBytes = 0): Pro
  * The same bomb where Signet's reader cannot read the file (the startxref points nowhere), so the
  * file goes to the fallback that rebuilds it (pdf-lib, which inflates every object stream).
  */
-export async function brokenXrefObjectStreamBomb(inflatedBytes: number): Promise<Buffer> {
-  const pdf = await objectStreamBomb(inflatedBytes);
+export async function brokenXrefObjectStreamBomb(inflatedBytes: number, padBytes = 0): Promise<Buffer> {
+  const pdf = await objectStreamBomb(inflatedBytes, padBytes);
   const text = pdf.subarray(pdf.length - 40).toString('latin1');
   return Buffer.concat([pdf.subarray(0, pdf.length - 40), Buffer.from(text.replace(/startxref\n\d+/, 'startxref\n7'), 'latin1')]);
 }

@@ -18,7 +18,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const certConfig = () => ({ dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined });
+const certConfig = () => ({ dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' });
 
 describe('finalizeInWorker', () => {
   it('signs on the worker thread with the certificate from the config, calls queued one after another', async () => {

@@ -13,7 +13,7 @@ let png: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'signet-pdf-'));
-  cert = await loadSigningCertificate({ dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined });
+  cert = await loadSigningCertificate({ dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' });
   png = await signaturePngDataUrl();
   if (!hasPoppler) console.warn('pdfsig/pdftotext (Debian poppler-utils) not found: skipping the poppler assertions');
 });

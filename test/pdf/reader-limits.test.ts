@@ -66,7 +66,7 @@ describe('upload parsing (countPdfPages, on the intake thread)', () => {
   it('answers too_large for an object stream bomb, read by Signet or by the pdf-lib fallback', async () => {
     for (const bomb of [await objectStreamBomb(512 * 1024 * 1024), await brokenXrefObjectStreamBomb(512 * 1024 * 1024)]) {
       const before = rssMb();
-      const err = await countPdfPages(bomb).catch((e: unknown) => e);
+      const err = await countPdfPages({ bytes: bomb }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnreadablePdfError);
       expect(err).toMatchObject({ reason: 'too_large' });
       expect(rssMb() - before).toBeLessThan(400);
@@ -74,6 +74,6 @@ describe('upload parsing (countPdfPages, on the intake thread)', () => {
   });
 
   it('still counts the pages of a file only the fallback can read', async () => {
-    expect(await countPdfPages(await brokenXrefObjectStreamBomb(1000))).toBe(1);
+    expect(await countPdfPages({ bytes: await brokenXrefObjectStreamBomb(1000) })).toBe(1);
   });
 });

@@ -1,8 +1,9 @@
-import { createHash, randomFillSync } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '../../src/modules/documents/documents.schemas.ts';
+import { generatedPdf } from '../files/helpers.ts';
 import { api, attemptedDeliveries, logLines, terminate, type ChildServer } from '../helpers/child-server.ts';
 import { testDatabaseUrl } from '../helpers/database.ts';
 import { field, samplePdf } from '../helpers/factories.ts';
@@ -91,8 +92,10 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
     const ticket = await api(x, cluster.key, 'POST', `/api/v1/documents/${id}/upload`, { fileSize: MAX_UPLOAD_BYTES });
     expect(ticket.status).toBe(200);
 
-    const bytes = randomFillSync(Buffer.alloc(MAX_UPLOAD_BYTES));
-    bytes.write('%PDF-1.7\n', 0, 'latin1');
+    // A real PDF: every upload is read at upload, so random bytes behind a PDF header are refused (415).
+    const parts: Buffer[] = [];
+    for await (const part of generatedPdf(MAX_UPLOAD_BYTES)) parts.push(Buffer.from(part));
+    const bytes = Buffer.concat(parts);
     const agent = new http.Agent({ keepAlive: true });
     try {
       const upload = slowPut(`${x.url}${pathOf(ticket.body.data.uploadUrl)}`, ticket.body.data.headers, bytes, agent);
@@ -179,7 +182,7 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
     cluster.sink.holdMs = 2_000;
     try {
       expect((await cluster.request('POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
-      // An instance runs at most 10 jobs at a time: with more than 20 mails held, all three have some in hand.
+      // An instance has at most MAIL_CONNECTIONS (10) mails in hand: with more than 20 held, all three have some.
       await waitFor(() => cluster.sink.holding > 20, 'mail jobs in hand on all three instances', 20_000);
       const z = cluster.servers[2];
       await exitsCleanly(z);

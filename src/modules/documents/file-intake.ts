@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentUpdate } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { ImageConversionError, imageToPdf, type ImageType } from '../../pdf/image-to-pdf.ts';
-import { countPdfPages, MAX_PARSED_PDF_BYTES, UnreadablePdfError } from '../../pdf/page-count.ts';
+import { countPdfPages, UnreadablePdfError } from '../../pdf/page-count.ts';
+import { REPAIR_LIMIT_BYTES } from '../../pdf/pdf-lib-guard.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
@@ -90,13 +96,21 @@ async function readAll(storage: Storage, key: string): Promise<Buffer> {
 }
 
 /**
- * The PDF signers will see: a PDF upload itself (parsed when small enough, for its page count and
- * to prove it is readable), or a one-page PDF made from an image and stored next to it.
+ * The PDF signers will see: a PDF upload itself (read for its page count and to prove that
+ * sealing can read it), or a one-page PDF made from an image and stored next to it.
  */
-async function pdfOf(storage: Storage, key: string, type: UploadContentType, size: number): Promise<{ pdfKey: string; pageCount: number | null }> {
+async function pdfOf(storage: Storage, key: string, type: UploadContentType, size: number): Promise<{ pdfKey: string; pageCount: number }> {
   if (type === 'application/pdf') {
-    if (size > MAX_PARSED_PDF_BYTES) return { pdfKey: key, pageCount: null };
-    return { pdfKey: key, pageCount: await countPdfPages(await readAll(storage, key)) };
+    if (size <= REPAIR_LIMIT_BYTES) return { pdfKey: key, pageCount: await countPdfPages({ bytes: await readAll(storage, key) }) };
+    // Larger files are read from a copy on local disk (whatever the storage), never held whole.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'signet-intake-'));
+    try {
+      const copy = path.join(dir, 'upload.pdf');
+      await pipeline(await storage.get(key), createWriteStream(copy, { mode: 0o600 }));
+      return { pdfKey: key, pageCount: await countPdfPages({ path: copy }) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
   const pdf = await imageToPdf(await readAll(storage, key), type as ImageType);
   const pdfKey = `${key}.pdf`;

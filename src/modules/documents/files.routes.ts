@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
-import { Data, errors, IdParams } from '../../http/schemas.ts';
+import { EX } from '../../http/examples.ts';
+import { Data, IdParams } from '../../http/schemas.ts';
 import { actorOf } from './documents.routes.ts';
 import { DocumentDetail, MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES, UploadBody, UploadTicket } from './documents.schemas.ts';
 import { findDownload, openDownload } from './download.service.ts';
@@ -11,10 +12,10 @@ import { TemplateDetail } from '../templates/templates.schemas.ts';
 import { receiveTemplateUpload } from '../templates/template-upload.ts';
 import { createUploadTicket, receiveDocumentUpload, receiveUpload, UPLOAD_URL_TTL_SECONDS, type GrantedUpload } from './upload.service.ts';
 import type { UploadGrant } from './upload-token.ts';
+import { fileExamples } from './files.examples.ts';
 
 const tags = ['Documents'];
 
-const ref = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
 
 const Binary = { type: 'string', format: 'binary' } as const;
 
@@ -35,6 +36,7 @@ export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'requestDocumentUpload',
+        example: fileExamples.requestDocumentUpload,
         summary: 'Step 1 of the upload: get a signed URL to PUT the file to',
         description:
           `Draft documents only (409 \`invalid_state\`). The body may be omitted. \`uploadUrl\` is valid ${UPLOAD_URL_TTL_SECONDS} seconds ` +
@@ -49,7 +51,7 @@ export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
           'log, as `document.upload_refused`), then voids that URL and deletes what was sent to it.',
         params: IdParams,
         body: UploadBody,
-        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' }, ...errors(400, 404, 409, 413) },
+        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' } }, errorCodes: ['not_found', 'invalid_state', 'storage_unavailable'],
       },
     },
     async (request) => ({ data: await createUploadTicket(deps, actorOf(request), request.params.id, request.body) }),
@@ -62,6 +64,7 @@ export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'downloadDocument',
+        example: fileExamples.downloadDocument,
         summary: 'Download the PDF: the signed PDF once completed, otherwise the uploaded one',
         description:
           'Always `Content-Type: application/pdf` and `Content-Disposition: attachment; filename="<document name> - Signed.pdf"` ' +
@@ -70,9 +73,9 @@ export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
           'to the bucket is verified first (see `getDocument`): 404 while its object has not arrived, 413/415 when it is refused.',
         params: IdParams,
         response: {
-          200: { description: 'The PDF bytes', content: { 'application/pdf': { schema: Binary } } },
-          ...errors(400, 404, 413, 415),
+          200: Type.Unsafe<unknown>({ description: 'The PDF bytes', content: { 'application/pdf': { schema: Binary } } }),
         },
+        errorCodes: ['not_found', 'payload_too_large', 'unsupported_media_type', 'storage_unavailable'],
       },
     },
     async (request, reply) => {
@@ -134,7 +137,7 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
           url: '/uploads/{token}',
           schema: {
             ...schema,
-            params: Type.Object({ token: Type.String({ description: 'The token part of `uploadUrl`' }) }),
+            params: Type.Object({ token: Type.String({ description: 'The token part of `uploadUrl`', examples: [EX.uploadToken] }) }),
             body: {
               description: 'The file bytes, at most the size limit bound to the URL (50 MB by default)',
               content: Object.fromEntries(UPLOAD_CONTENT_TYPES.map((t) => [t, { schema: Binary }])),
@@ -146,6 +149,7 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [],
         operationId: 'uploadDocumentFile',
+        example: fileExamples.uploadDocumentFile,
         summary: 'Step 2 of the upload: PUT the file bytes to the signed uploadUrl (no API key)',
         description:
           'The upload URL of the local driver (with `STORAGE=s3` clients PUT to the bucket instead). Authenticated by the signed token in the URL. `Content-Type` must be the `contentType` bound to the URL (415). The body is streamed to ' +
@@ -160,15 +164,9 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
             ...Data(Type.Union([DocumentDetail, TemplateDetail])),
             description: 'The document (or, for a template\'s upload URL, the template), with its new `fileSize` and `documentHash`',
           },
-          400: ref('The upload was interrupted before every byte arrived (`validation_error`)'),
-          401: ref('The upload URL has expired (`unauthorized`); request a new one'),
-          403: ref('The upload URL is forged or garbled (`forbidden`)'),
-          409: ref('The document was deleted or is no longer a draft, or the template was deleted (`invalid_state`)'),
-          413: ref('The file is larger than the URL allows, or the image has too many pixels (`payload_too_large`)'),
-          415: ref('Wrong `Content-Type`, bytes that are not the declared type, or a PDF that cannot be read (`unsupported_media_type`)'),
-          429: ref('Rate limited (`rate_limited`); see `Retry-After`'),
-          500: ref('Unexpected error (`internal_error`)'),
         },
+        // 400 an upload cut short; 401 an expired URL; 403 a forged one; 409 a document no longer a draft or deleted.
+        errorCodes: ['unauthorized', 'forbidden', 'invalid_state', 'unsupported_media_type', 'storage_unavailable'],
       },
     },
     async (request) => {

@@ -6,8 +6,8 @@ import { requestMeta } from '../../http/request-meta.ts';
 import { Data, Id } from '../../http/schemas.ts';
 import { UPLOAD_CONTENT_TYPES } from '../documents/documents.schemas.ts';
 import { uploadFieldFile } from './signer-uploads.ts';
+import { signingExamples } from './signing.examples.ts';
 
-const ref = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
 
 /**
  * `PUT /api/v1/signing/{token}/fields/{fieldId}/file`, in its own plugin: its content-type parser
@@ -31,6 +31,7 @@ export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void
         tags: ['Signing'],
         security: [],
         operationId: 'uploadSigningFieldFile',
+        example: signingExamples.uploadSigningFieldFile,
         summary: 'Attach a file to a `file` field while signing',
         description:
           'The body is the file itself with its `Content-Type` (`application/pdf`, `image/png`, `image/jpeg` or `image/webp`; at most 10 MB; ' +
@@ -42,18 +43,9 @@ export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void
           { filename: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The file\'s name as the signer chose it (shown in the detail and on the certificate page)' })) },
           { additionalProperties: false },
         ),
-        body: { content: Object.fromEntries(UPLOAD_CONTENT_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) } as never,
-        response: {
-          200: Data(Type.Object({ attachmentId: Id('att') })),
-          400: ref('Validation failed (`validation_error`)'),
-          403: ref('The signing link is forged, revoked or expired (`forbidden`)'),
-          404: ref('No such field of this signer (`not_found`)'),
-          409: ref('The document is not open for signing, the signer has finished, or the field is not a `file` field (`invalid_state`)'),
-          413: ref('Over 10 MB (`payload_too_large`)'),
-          415: ref('Not PDF, PNG, JPEG or WebP, or the bytes are not the declared type (`unsupported_media_type`)'),
-          429: ref('Too many requests (`rate_limited`); see `Retry-After`'),
-          500: ref('Unexpected error (`internal_error`)'),
-        },
+        body: { content: Object.fromEntries(UPLOAD_CONTENT_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) },
+        response: { 200: Data(Type.Object({ attachmentId: Id('att') }), 'The stored file') },
+        errorCodes: ['forbidden', 'not_found', 'invalid_state', 'unsupported_media_type', 'storage_unavailable'],
       },
       // The body is a stream, not a value to validate.
       validatorCompiler: (ctx) => (ctx.httpPart === 'body' ? () => true : (fastify.validatorCompiler as FastifySchemaCompiler<unknown>)(ctx)),

@@ -49,40 +49,8 @@ export async function uploadFieldFile(deps: AppDeps, token: string, fieldId: str
   const field = await deps.db.selectFrom('fields').selectAll().where('document_id', '=', doc.id).where('id', '=', fieldId).executeTakeFirst();
   if (!field || field.assigned_to !== signer.position) throw notFound('Field');
   if (field.type !== 'file') throw new AppError('invalid_state', `Field ${fieldId} is a ${field.type} field, not a file field`);
-  const contentType = (upload.contentType ?? '').split(';')[0].trim().toLowerCase() as UploadContentType;
-  if (!UPLOAD_CONTENT_TYPES.includes(contentType)) {
-    throw new AppError('unsupported_media_type', `Send the file as one of ${UPLOAD_CONTENT_TYPES.join(', ')}`);
-  }
-  const limits = { contentType, maxBytes: SIGNER_UPLOAD_MAX_BYTES };
-  if (upload.contentLength !== undefined && upload.contentLength > SIGNER_UPLOAD_MAX_BYTES) throw new AppError('payload_too_large', 'The file is larger than 10 MB');
-  if (!upload.body) throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
-
-  const attachmentId = newId('att');
-  const base = (upload.filename ?? '').trim();
-  const name = (base === '' ? `${field.label || 'upload'}.${EXTENSION[contentType]}` : base).slice(0, 200);
-  const key = `orgs/${doc.org_id}/documents/${doc.id}/attachments/${attachmentId}/${safeFilename(name)}`;
-  // An image's first bytes are kept as they stream past, to read its pixel count from the header.
-  const head = new HeadOf(IMAGE_LIMITS.headerBytes);
-  const body = contentType === 'application/pdf' ? upload.body : upload.body.pipe(head);
-  if (body !== upload.body) upload.body.once('error', (err) => head.destroy(err));
-  let file;
-  try {
-    file = await streamToStorage(deps.storage, key, body, limits);
-  } catch (err) {
-    await discardObjects(deps.storage, [key]);
-    throw refusalOf(err, limits) ?? err;
-  }
-  if (file.size === 0) {
-    await discardObjects(deps.storage, [key]);
-    throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
-  }
-  if (body !== upload.body) {
-    const refusal = await imageRefusal(head.bytes(), contentType);
-    if (refusal) {
-      await discardObjects(deps.storage, [key]);
-      throw refusal;
-    }
-  }
+  const stored = await intakeFieldFile(deps, upload, field.label, (id, name) => `orgs/${doc.org_id}/documents/${doc.id}/attachments/${id}/${name}`);
+  const { attachmentId, name, key, contentType, file } = stored;
 
   let replaced: AttachmentRow | undefined;
   try {
@@ -126,6 +94,64 @@ export async function uploadFieldFile(deps: AppDeps, token: string, fieldId: str
   }
   if (replaced) await discardObjects(deps.storage, [replaced.file_key]);
   return { attachmentId };
+}
+
+/** A file taken in for a `file` field: stored, counted, hashed and checked; not yet recorded anywhere. */
+export interface IntakenFile {
+  attachmentId: string;
+  name: string;
+  key: string;
+  contentType: UploadContentType;
+  file: { size: number; sha256: string };
+}
+
+/**
+ * Streams a `file` field's upload to storage at `keyOf(attachmentId, safe file name)`: the type
+ * must be one of UPLOAD_CONTENT_TYPES and the bytes must be of it, at most 10 MB, an image within
+ * its pixel budget; anything refused leaves nothing stored. The signing page's upload and the
+ * campaign page's (before a document exists) both take files through here.
+ */
+export async function intakeFieldFile(
+  deps: AppDeps,
+  upload: FieldUpload,
+  fieldLabel: string,
+  keyOf: (attachmentId: string, safeName: string) => string,
+): Promise<IntakenFile> {
+  const contentType = (upload.contentType ?? '').split(';')[0].trim().toLowerCase() as UploadContentType;
+  if (!UPLOAD_CONTENT_TYPES.includes(contentType)) {
+    throw new AppError('unsupported_media_type', `Send the file as one of ${UPLOAD_CONTENT_TYPES.join(', ')}`);
+  }
+  const limits = { contentType, maxBytes: SIGNER_UPLOAD_MAX_BYTES };
+  if (upload.contentLength !== undefined && upload.contentLength > SIGNER_UPLOAD_MAX_BYTES) throw new AppError('payload_too_large', 'The file is larger than 10 MB');
+  if (!upload.body) throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
+
+  const attachmentId = newId('att');
+  const base = (upload.filename ?? '').trim();
+  const name = (base === '' ? `${fieldLabel || 'upload'}.${EXTENSION[contentType]}` : base).slice(0, 200);
+  const key = keyOf(attachmentId, safeFilename(name));
+  // An image's first bytes are kept as they stream past, to read its pixel count from the header.
+  const head = new HeadOf(IMAGE_LIMITS.headerBytes);
+  const body = contentType === 'application/pdf' ? upload.body : upload.body.pipe(head);
+  if (body !== upload.body) upload.body.once('error', (err) => head.destroy(err));
+  let file;
+  try {
+    file = await streamToStorage(deps.storage, key, body, limits);
+  } catch (err) {
+    await discardObjects(deps.storage, [key]);
+    throw refusalOf(err, limits) ?? err;
+  }
+  if (file.size === 0) {
+    await discardObjects(deps.storage, [key]);
+    throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
+  }
+  if (body !== upload.body) {
+    const refusal = await imageRefusal(head.bytes(), contentType);
+    if (refusal) {
+      await discardObjects(deps.storage, [key]);
+      throw refusal;
+    }
+  }
+  return { attachmentId, name, key, contentType, file: { size: file.size, sha256: file.sha256 } };
 }
 
 /** Passes bytes through unchanged, keeping a copy of the first `max` of them. */
