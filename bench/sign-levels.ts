@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const services = await startTrustServices();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'signet-bench-levels-'));
   try {
-    const certConfig = { dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword };
+    const certConfig = { dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword, generatedCertPassword: 'a-test-password' };
     const cert = await loadSigningCertificate(certConfig);
     const png = await drawnSignature();
     const tsa = { url: services.tsaUrl };

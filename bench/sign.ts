@@ -148,7 +148,7 @@ const round1 = (n: number) => Number(n.toFixed(1));
 /** Runs both measurements of the file header; `log` receives the human-readable lines. */
 export async function measureFinalize(log: (line: string) => void = () => {}): Promise<FinalizeFigures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'signet-bench-sign-'));
-  const certConfig: SigningCertConfig = { dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined };
+  const certConfig: SigningCertConfig = { dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' };
   const verdicts: (boolean | null)[] = [];
   const verdict = (file: string) => {
     const v = pdfsigVerdict(file);

@@ -14,6 +14,7 @@ import { systemClock } from '../src/clock.ts';
 import { emitEvent } from '../src/modules/events/emit.ts';
 import { openBenchDatabase, startSignet } from './harness.ts';
 import { seedDocuments } from './seed.ts';
+import { documentEventData } from '../test/helpers/event-data.ts';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const BATCH = 500;
@@ -96,7 +97,7 @@ export async function measureWebhooks(log: (line: string) => void = () => {}): P
 
     const busy = loadDocuments(server.url, auth, 3600);
     const started = performance.now();
-    const data = { id: seeded.detailId, name: 'Bench document', status: 'completed' };
+    const data = documentEventData(seeded.detailId, 'Bench document');
     for (let i = 0; i < EVENTS; i += BATCH) {
       await db.handle.db.transaction().execute(async (trx) => {
         for (let j = i; j < Math.min(EVENTS, i + BATCH); j++) await emitEvent(trx, systemClock, seeded.orgId, 'document.completed', data);

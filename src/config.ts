@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { ConfigError, parseSchedule, parseTrustProxy } from './config-values.ts';
 
 /**
  * The whole environment Signet reads, in one schema. `loadConfig` is the only place that
@@ -11,7 +11,7 @@ import { Value } from 'typebox/value';
  * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
  * what each gains against the same server without it (ARCHITECTURE.md, convention 14).
  */
-export const PERF_MECHANISMS = ['key-cache', 'batched-creates', 'named-statements'] as const;
+export const PERF_MECHANISMS = ['key-cache', 'batched-creates', 'named-statements', 'mail-layout-cache'] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');
 
@@ -64,6 +64,7 @@ const EnvSchema = Type.Object({
   KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   IDLE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   MAIL_RATE_PER_SECOND: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  MAIL_CONNECTIONS: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|100)$' })),
   PADES_LEVEL: Type.Optional(Type.Union(['B-B', 'B-T', 'B-LT', 'B-LTA'].map((l) => Type.Literal(l)))),
   TSA_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TSA_USERNAME: Type.Optional(Type.String()),
@@ -159,6 +160,8 @@ export interface Config {
   readonly timeouts: ServerTimeouts;
   /** Mails handed to the mailer per second by each instance (a bulk send's 10,000 invitations go out steadily). */
   readonly mailRatePerSecond: number;
+  /** Mails being handed to the SMTP server at once, per instance (one connection each). */
+  readonly mailConnections: number;
   /**
    * PAdES level of sealed PDFs and the RFC 3161 authority it uses (B-T and above need one):
    * PADES_LEVEL, TSA_URL, TSA_USERNAME, TSA_PASSWORD.
@@ -171,43 +174,7 @@ export interface Config {
   readonly timestampRenewDays: number;
 }
 
-export class ConfigError extends Error {}
-
-/**
- * `TRUST_PROXY`: addresses and CIDRs only. `true` or a hop count would believe whatever the client
- * put in X-Forwarded-For (and so forge the IP and location in the audit trail): refused here.
- */
-export function parseTrustProxy(value: string | undefined): string[] {
-  const v = (value ?? '').trim();
-  if (v === '' || v === 'false') return [];
-  if (v === 'true' || /^[0-9]+$/.test(v)) {
-    throw new ConfigError(
-      `TRUST_PROXY=${v} would trust X-Forwarded-For from any client; name the proxies instead, e.g. TRUST_PROXY=10.0.0.5,10.1.0.0/16`,
-    );
-  }
-  const entries = v.split(',').map((x) => x.trim()).filter(Boolean);
-  for (const entry of entries) {
-    const [address, bits, ...rest] = entry.split('/');
-    const family = isIP(address);
-    const prefixOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
-    if (family === 0 || !prefixOk || rest.length > 0) {
-      throw new ConfigError(`TRUST_PROXY: "${entry}" is not an IP address or CIDR (e.g. 10.0.0.5, 10.1.0.0/16, fd00::/8)`);
-    }
-  }
-  return entries;
-}
-
-const DURATION = /^(\d+)(ms|s|m|h|d)$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** Parses `1m,5m,30m` into milliseconds. */
-export function parseSchedule(text: string, name = 'WEBHOOK_RETRY_SCHEDULE'): number[] {
-  return text.split(',').map((part) => {
-    const match = DURATION.exec(part.trim());
-    if (!match) throw new ConfigError(`${name}: "${part}" is not a duration such as 50ms, 5m or 2h`);
-    return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-  });
-}
+export { ConfigError, parseSchedule, parseTrustProxy };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked: Record<string, string> = {};
@@ -288,6 +255,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       idleMs: Number(e.IDLE_TIMEOUT_MS ?? 30_000),
     },
     mailRatePerSecond: Number(e.MAIL_RATE_PER_SECOND ?? 10),
+    mailConnections: Number(e.MAIL_CONNECTIONS ?? 10),
     longTerm: {
       level,
       tsa: e.TSA_URL ? { url: e.TSA_URL, username: e.TSA_USERNAME, password: e.TSA_PASSWORD } : null,

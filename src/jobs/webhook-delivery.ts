@@ -133,10 +133,15 @@ export class DeliveryWorker {
     }
   }
 
-  /** Claims up to `limit` due deliveries and starts their attempts; returns how many. */
+  /**
+   * Claims up to `limit` due deliveries and starts their attempts; returns how many. A failing
+   * webhook gets one probe when its backoff has passed, the others only its due deliveries.
+   */
   private async dispatch(limit: number): Promise<number> {
     const { db, dialect, clock } = this.deps;
-    const claims = await repo.claimDueDeliveries(db, dialect, clock.now(), this.leaseMs, limit);
+    const probes = await repo.claimProbes(db, dialect, clock.now(), this.leaseMs, limit);
+    const due = limit > probes.length ? await repo.claimDueDeliveries(db, dialect, clock.now(), this.leaseMs, limit - probes.length) : [];
+    const claims = [...probes, ...due];
     if (claims.length === 0) return 0;
     const targets = await repo.findTargets(db, claims.map((c) => c.id));
     for (const claim of claims) {
@@ -154,9 +159,14 @@ export class DeliveryWorker {
 
   private async attempt(claim: DeliveryRow, target: repo.DeliveryTarget | undefined): Promise<void> {
     const { db, clock } = this.deps;
-    if (!target?.url || !target.secret || target.webhook_status !== 'active') {
-      // Deleted or deactivated after the delivery was queued: no attempt.
+    if (!target?.url || !target.secret) {
+      // Deleted after the delivery was queued: no attempt.
       await repo.settleDelivery(db, claim, { status: 'cancelled', next_attempt_at: null, updated_at: clock.now().toISOString() });
+      return;
+    }
+    if (target.webhook_status !== 'active') {
+      // Deactivated after the claim: held for its reactivation, this claim not counted as an attempt.
+      await repo.settleDelivery(db, claim, { attempt_count: claim.attempt_count - 1, updated_at: clock.now().toISOString() });
       return;
     }
     if (target.event_data === null || target.event_created_at === null) {

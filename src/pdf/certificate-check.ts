@@ -10,7 +10,8 @@ import { loadSigningCertificate, type SigningCertConfig } from './certificate.ts
 export class CertificateCheck {
   private last: { stamp: string; problem: Promise<string | null> } | null = null;
 
-  constructor(private readonly config: SigningCertConfig) {}
+  /** `config`: also what sealing passes to its thread (finalize-worker.ts). */
+  constructor(readonly config: SigningCertConfig) {}
 
   private file(): string {
     return this.config.signingCertP12 ?? path.join(this.config.dataDir, 'signing-cert.p12');

@@ -1,35 +1,43 @@
-import { X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { X509Certificate, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import forge from 'node-forge';
 import type { Config } from '../config.ts';
+import { loadSecretKey, signingCertPassword } from '../secret-key.ts';
+import { SigningCertificateError, encodeRsaP12, parseP12, type SigningCertificate } from './pkcs12.ts';
 
-/** The key and certificate chain that sign finished documents, parsed once. */
-export interface SigningCertificate {
-  readonly privateKey: KeyObject;
-  /** DER certificates, the signing certificate first, then its issuers. */
-  readonly chain: readonly Buffer[];
-  readonly certificate: X509Certificate;
-  /** `configured`: SIGNING_CERT_P12; `self-signed`: generated under DATA_DIR. */
-  readonly source: 'configured' | 'self-signed';
-}
+export { SigningCertificateError, parseP12, type SigningCertificate } from './pkcs12.ts';
 
-export type SigningCertConfig = Pick<Config, 'dataDir' | 'signingCertP12' | 'signingCertPassword'>;
+/**
+ * What opening the signing certificate needs: SIGNING_CERT_P12 and its password, or the generated
+ * certificate's directory and its password, derived from SECRET_KEY (never stored).
+ */
+export type SigningCertConfig = Pick<Config, 'dataDir' | 'signingCertP12' | 'signingCertPassword'> & {
+  readonly generatedCertPassword: string;
+};
 
-export class SigningCertificateError extends Error {
-  override name = 'SigningCertificateError';
+/** The certificate configuration of `config`, the generated certificate's password derived from SECRET_KEY (loaded when not given). */
+export async function signingCertConfig(
+  config: Pick<Config, 'dataDir' | 'signingCertP12' | 'signingCertPassword' | 'secretKey' | 'production'>,
+  secretKey?: Buffer,
+): Promise<SigningCertConfig> {
+  const key = secretKey ?? (await loadSecretKey(config));
+  return { dataDir: config.dataDir, signingCertP12: config.signingCertP12, signingCertPassword: config.signingCertPassword, generatedCertPassword: signingCertPassword(key) };
 }
 
 const DEFAULT_P12 = 'signing-cert.p12';
-const DEFAULT_PASSWORD = 'signing-cert.password';
-/** A password file older than this without its .p12 is a crashed generation, not one in progress. */
+/** Held (created with link(), so only one holder) while a process or thread generates the certificate; holds no secret. */
+const LOCK = 'signing-cert.lock';
+/** Where earlier versions kept the generated certificate's password in plain text; migrated away on first use. */
+const LEGACY_PASSWORD = 'signing-cert.password';
+/** A lock older than this without its .p12 is a crashed generation, not one in progress. */
 const STALE_MS = 60_000;
 
 /**
- * SIGNING_CERT_P12 (+ SIGNING_CERT_PASSWORD, empty when unset), or the self-signed
- * certificate kept in `${dataDir}/signing-cert.p12` with its random password beside it
- * (both mode 0600), generated on first use. Concurrent first uses (several processes or
- * worker threads) agree on one certificate: whoever links the password file first writes it.
+ * SIGNING_CERT_P12 (+ SIGNING_CERT_PASSWORD, empty when unset), or the self-signed certificate
+ * kept in `${dataDir}/signing-cert.p12` (mode 0600), encrypted with the password derived from
+ * SECRET_KEY and generated on first use. Concurrent first uses (several processes or worker
+ * threads) agree on one certificate: whoever links the lock file first generates it.
  */
 export async function loadSigningCertificate(config: SigningCertConfig): Promise<SigningCertificate> {
   if (config.signingCertP12) {
@@ -41,45 +49,95 @@ export async function loadSigningCertificate(config: SigningCertConfig): Promise
     }
     return parseP12(der, config.signingCertPassword ?? '', 'configured');
   }
-  return loadOrCreateDefault(config.dataDir);
+  return loadOrCreateDefault(config.dataDir, config.generatedCertPassword);
 }
 
-async function loadOrCreateDefault(dataDir: string): Promise<SigningCertificate> {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function loadOrCreateDefault(dataDir: string, password: string): Promise<SigningCertificate> {
   const p12Path = path.join(dataDir, DEFAULT_P12);
-  const passwordPath = path.join(dataDir, DEFAULT_PASSWORD);
+  const lockPath = path.join(dataDir, LOCK);
   for (let attempt = 0; attempt < 200; attempt++) {
-    const [der, password] = await Promise.all([
-      readFile(p12Path).catch(() => null),
-      readFile(passwordPath, 'utf8').catch(() => null),
-    ]);
-    if (der && password !== null) return parseP12(der, password.trim(), 'self-signed');
-    if (password === null) {
-      const created = await tryCreateDefault(dataDir, p12Path, passwordPath);
-      if (created) return created;
-    } else {
-      const info = await stat(passwordPath).catch(() => null);
-      if (info && Date.now() - info.mtimeMs > STALE_MS) await rm(passwordPath, { force: true });
+    const der = await readFile(p12Path).catch(() => null);
+    if (der) {
+      const opened = await openGenerated(dataDir, der, password);
+      if (opened) return opened;
+      continue; // another process replaced the file meanwhile (a migration): read it again
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (await takeLock(dataDir, lockPath)) {
+      try {
+        // A generation that finished between our read and our lock: use its file.
+        if (await stat(p12Path).catch(() => null)) continue;
+        return await createDefault(p12Path, password);
+      } finally {
+        await rm(lockPath, { force: true });
+      }
+    }
+    const info = await stat(lockPath).catch(() => null);
+    if (info && Date.now() - info.mtimeMs > STALE_MS) await rm(lockPath, { force: true });
+    await sleep(50);
   }
-  throw new SigningCertificateError(`${p12Path} did not appear; remove ${passwordPath} if a generation crashed`);
+  throw new SigningCertificateError(`${p12Path} did not appear; remove ${lockPath} if a generation crashed`);
 }
 
-async function tryCreateDefault(dataDir: string, p12Path: string, passwordPath: string): Promise<SigningCertificate | null> {
+/**
+ * Opens the generated certificate with the derived password. A file from an earlier version is
+ * encrypted with the password kept beside it: it is re-encrypted with the derived password,
+ * replaced atomically, and the password file deleted. null: the file changed while we read it.
+ */
+async function openGenerated(dataDir: string, der: Buffer, password: string): Promise<SigningCertificate | null> {
+  const p12Path = path.join(dataDir, DEFAULT_P12);
+  const legacyPath = path.join(dataDir, LEGACY_PASSWORD);
+  let cert: SigningCertificate;
+  try {
+    cert = parseP12(der, password, 'self-signed');
+  } catch {
+    const legacy = await readFile(legacyPath, 'utf8').catch(() => null);
+    if (legacy === null) {
+      const now = await readFile(p12Path).catch(() => null);
+      if (now && !now.equals(der)) return null;
+      throw new SigningCertificateError(
+        `${p12Path} does not open with the password derived from SECRET_KEY: SECRET_KEY is not the one this certificate was generated with. ` +
+          'Restore that SECRET_KEY, or move the file away to have a new certificate generated (documents sealed before keep their signatures).',
+      );
+    }
+    try {
+      cert = parseP12(der, legacy.trim(), 'self-signed');
+    } catch {
+      const now = await readFile(p12Path).catch(() => null);
+      if (now && !now.equals(der)) return null;
+      throw new SigningCertificateError(`${p12Path} opens neither with the password derived from SECRET_KEY nor with the one in ${legacyPath}`);
+    }
+    const tmp = `${p12Path}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, encodeRsaP12(cert.privateKey, cert.chain, password), { mode: 0o600 });
+    await rename(tmp, p12Path).catch(async (err: unknown) => {
+      await rm(tmp, { force: true });
+      throw err;
+    });
+  }
+  // Migrated now, or by another process before us: the plain-text password has no use left.
+  await rm(legacyPath, { force: true });
+  return cert;
+}
+
+async function takeLock(dataDir: string, lockPath: string): Promise<boolean> {
   await mkdir(dataDir, { recursive: true });
-  const password = randomBytes(24).toString('base64url');
-  const tmp = path.join(dataDir, `.${DEFAULT_PASSWORD}.${randomBytes(6).toString('hex')}`);
-  await writeFile(tmp, `${password}\n`, { mode: 0o600 });
+  const tmp = `${lockPath}.${randomBytes(6).toString('hex')}`;
+  await writeFile(tmp, `${process.pid} ${new Date().toISOString()}\n`, { mode: 0o600 });
   try {
     // link() fails when the name exists: an atomic "I am the one generating it", taken
     // before the costly key generation so that losers just wait for the winner's file.
-    await link(tmp, passwordPath);
+    await link(tmp, lockPath);
+    return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return null;
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   } finally {
     await rm(tmp, { force: true });
   }
+}
+
+async function createDefault(p12Path: string, password: string): Promise<SigningCertificate> {
   const { der, cert } = createSelfSigned(password);
   const tmpP12 = `${p12Path}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(tmpP12, der, { mode: 0o600 });
@@ -112,70 +170,11 @@ function createSelfSigned(password: string): { der: Buffer; cert: SigningCertifi
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(forgeKey, forge.md.sha256.create());
-  const p12 = forge.pkcs12.toPkcs12Asn1(forgeKey, [cert], password, {
-    algorithm: 'aes256',
-    friendlyName: 'Signet signing certificate',
-  });
   const certDer = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
   return {
-    der: Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'),
+    der: encodeRsaP12(privateKey, [certDer], password),
     cert: { privateKey, chain: [certDer], certificate: new X509Certificate(certDer), source: 'self-signed' },
   };
-}
-
-/**
- * Opens a PKCS#12 file. forge decrypts it (legacy 3DES/RC2 and modern AES/PBES2 alike);
- * node:crypto then takes the key, so RSA and EC keys both work.
- */
-export function parseP12(der: Buffer, password: string, source: SigningCertificate['source']): SigningCertificate {
-  let p12: forge.pkcs12.Pkcs12Pfx;
-  try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(der.toString('binary')), false, password);
-  } catch (err) {
-    throw new SigningCertificateError(`cannot open the signing certificate: ${(err as Error).message}`);
-  }
-  const toDer = (asn1: forge.asn1.Asn1) => Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
-
-  const keys: KeyObject[] = [];
-  for (const bagType of [forge.pki.oids.pkcs8ShroudedKeyBag, forge.pki.oids.keyBag]) {
-    for (const bag of p12.getBags({ bagType })[bagType] ?? []) {
-      // forge only models RSA keys; for others it hands back the PKCS#8 structure.
-      const pkcs8 = bag.key
-        ? toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key)))
-        : bag.asn1
-          ? toDer(bag.asn1)
-          : null;
-      if (pkcs8) keys.push(createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }));
-    }
-  }
-  const certs: X509Certificate[] = [];
-  for (const bag of p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []) {
-    const asn1 = bag.cert ? forge.pki.certificateToAsn1(bag.cert) : bag.asn1;
-    if (asn1) certs.push(new X509Certificate(toDer(asn1)));
-  }
-
-  for (const privateKey of keys) {
-    const leaf = certs.find((c) => c.checkPrivateKey(privateKey));
-    if (!leaf) continue;
-    const type = privateKey.asymmetricKeyType;
-    if (type !== 'rsa' && type !== 'ec') {
-      throw new SigningCertificateError(`unsupported signing key type ${type}: use an RSA or EC key`);
-    }
-    return { privateKey, chain: orderChain(leaf, certs).map((c) => c.raw), certificate: leaf, source };
-  }
-  throw new SigningCertificateError('the PKCS#12 file holds no private key with its certificate');
-}
-
-/** Leaf first, then each issuer found in the file; certificates outside the chain are left out. */
-function orderChain(leaf: X509Certificate, all: X509Certificate[]): X509Certificate[] {
-  const chain = [leaf];
-  for (let current = leaf; chain.length <= all.length; ) {
-    const issuer = all.find((c) => !chain.includes(c) && current.checkIssued(c) && current.verify(c.publicKey));
-    if (!issuer) break;
-    chain.push(issuer);
-    current = issuer;
-  }
-  return chain;
 }
 
 /** The signing certificate's subject common name (or whole subject), for the certificate page. */

@@ -1,10 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SigningCertificateError, loadSigningCertificate, type SigningCertificate } from '../../src/pdf/certificate.ts';
 import { finalizePdf } from '../../src/pdf/finalize.ts';
+import { signingCertPassword } from '../../src/secret-key.ts';
 import { checkSignature, hasPoppler, makePdf, poppler, sampleInput, sha256 } from './pdf-helpers.ts';
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
@@ -16,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-const noP12 = (dataDir: string) => ({ dataDir, signingCertP12: undefined, signingCertPassword: undefined });
+const SECRET = Buffer.from('a-secret-key-for-the-certificate-tests-0123');
+const noP12 = (dataDir: string) => ({ dataDir, signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: signingCertPassword(SECRET) });
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 
 /** Signs a small PDF with `cert` and checks the signature names exactly that certificate. */
@@ -39,22 +42,25 @@ async function signWith(cert: SigningCertificate, expectedLeafDer: Buffer, label
 }
 
 describe('loadSigningCertificate: the self-signed default', () => {
-  it('generates a certificate with a random password beside it, both private, and reuses it', async () => {
+  it('generates a private certificate encrypted with the password derived from SECRET_KEY, stored nowhere, and reuses it', async () => {
     const dataDir = path.join(dir, 'default');
     const first = await loadSigningCertificate(noP12(dataDir));
     expect(first.source).toBe('self-signed');
     expect(first.certificate.subject).toContain('CN=Signet document signing (self-signed)');
     expect(first.certificate.keyUsage).toEqual(expect.arrayContaining(['1.3.6.1.4.1.311.10.3.12']));
     expect(first.certificate.checkPrivateKey(first.privateKey)).toBe(true);
-    for (const file of ['signing-cert.p12', 'signing-cert.password']) {
-      expect((await stat(path.join(dataDir, file))).mode & 0o777).toBe(0o600);
+    expect((await stat(path.join(dataDir, 'signing-cert.p12'))).mode & 0o777).toBe(0o600);
+    // Only the certificate: no password file, no lock left behind.
+    expect(await readdir(dataDir)).toEqual(['signing-cert.p12']);
+    // openssl opens it with the derived password, and with nothing else.
+    if (hasOpenssl) {
+      const p12 = path.join(dataDir, 'signing-cert.p12');
+      expect(spawnSync('openssl', ['pkcs12', '-in', p12, '-nokeys', '-passin', `pass:${signingCertPassword(SECRET)}`]).status).toBe(0);
+      expect(spawnSync('openssl', ['pkcs12', '-in', p12, '-nokeys', '-passin', 'pass:']).status).not.toBe(0);
     }
-    const password = (await readFile(path.join(dataDir, 'signing-cert.password'), 'utf8')).trim();
-    expect(password.length).toBeGreaterThanOrEqual(24);
 
     const again = await loadSigningCertificate(noP12(dataDir));
     expect(again.certificate.fingerprint256).toBe(first.certificate.fingerprint256);
-    expect((await readdir(dataDir)).sort()).toEqual(['signing-cert.p12', 'signing-cert.password']);
     const out = await signWith(again, again.chain[0], 'default');
     if (hasPoppler) expect(out).toContain('Signer Certificate Common Name: Signet document signing (self-signed)');
   });
@@ -63,21 +69,61 @@ describe('loadSigningCertificate: the self-signed default', () => {
     const dataDir = path.join(dir, 'race');
     const certs = await Promise.all(Array.from({ length: 4 }, () => loadSigningCertificate(noP12(dataDir))));
     expect(new Set(certs.map((c) => c.certificate.fingerprint256)).size).toBe(1);
-    expect((await readdir(dataDir)).sort()).toEqual(['signing-cert.p12', 'signing-cert.password']);
+    expect(await readdir(dataDir)).toEqual(['signing-cert.p12']);
   });
 
-  it('replaces a password file left behind by a crashed generation', async () => {
+  it('takes over a lock left behind by a crashed generation', async () => {
     const dataDir = path.join(dir, 'stale');
     await mkdir(dataDir);
-    await writeFile(path.join(dataDir, 'signing-cert.password'), 'from-a-crashed-run\n');
+    await writeFile(path.join(dataDir, 'signing-cert.lock'), '123 crashed\n');
     const old = new Date(Date.now() - 5 * 60_000);
-    await utimes(path.join(dataDir, 'signing-cert.password'), old, old);
+    await utimes(path.join(dataDir, 'signing-cert.lock'), old, old);
     const cert = await loadSigningCertificate(noP12(dataDir));
     expect(cert.source).toBe('self-signed');
-    expect((await readdir(dataDir)).sort()).toEqual(['signing-cert.p12', 'signing-cert.password']);
-    expect(await readFile(path.join(dataDir, 'signing-cert.password'), 'utf8')).not.toContain('crashed');
+    expect(await readdir(dataDir)).toEqual(['signing-cert.p12']);
     const reloaded = await loadSigningCertificate(noP12(dataDir));
     expect(reloaded.certificate.fingerprint256).toBe(cert.certificate.fingerprint256);
+  });
+
+  it('refuses a certificate generated under another SECRET_KEY, saying so', async () => {
+    const dataDir = path.join(dir, 'other-key');
+    const cert = await loadSigningCertificate(noP12(dataDir));
+    const otherKey = { ...noP12(dataDir), generatedCertPassword: signingCertPassword(Buffer.from('another-secret-key-0123456789abcdef')) };
+    await expect(loadSigningCertificate(otherKey)).rejects.toThrow(SigningCertificateError);
+    await expect(loadSigningCertificate(otherKey)).rejects.toThrow(/does not open with the password derived from SECRET_KEY/);
+    // Nothing was replaced: the right key still opens the same certificate.
+    expect((await loadSigningCertificate(noP12(dataDir))).certificate.fingerprint256).toBe(cert.certificate.fingerprint256);
+  });
+
+  it('migrates a certificate of an earlier version (password in signing-cert.password): re-encrypted, password file deleted', async () => {
+    const dataDir = path.join(dir, 'legacy');
+    await mkdir(dataDir);
+    // What earlier versions wrote: a PKCS#12 under a random password kept beside it in plain text.
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await writeFile(path.join(dir, 'legacy.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    if (!hasOpenssl) return;
+    openssl('req', '-x509', '-key', 'legacy.key', '-out', 'legacy.pem', '-days', '30', '-subj', '/CN=Legacy generated');
+    openssl('pkcs12', '-export', '-inkey', 'legacy.key', '-in', 'legacy.pem', '-passout', 'pass:old-random-password', '-out', path.join(dataDir, 'signing-cert.p12'));
+    await writeFile(path.join(dataDir, 'signing-cert.password'), 'old-random-password\n', { mode: 0o600 });
+    const before = await readFile(path.join(dataDir, 'signing-cert.p12'));
+
+    // Several processes start at once on the old directory: all open the same certificate.
+    const opened = await Promise.all(Array.from({ length: 3 }, () => loadSigningCertificate(noP12(dataDir))));
+    const expected = new X509Certificate(await readFile(path.join(dir, 'legacy.pem'))).fingerprint256;
+    for (const c of opened) expect(c.certificate.fingerprint256).toBe(expected);
+    expect(await readdir(dataDir)).toEqual(['signing-cert.p12']);
+    const after = await readFile(path.join(dataDir, 'signing-cert.p12'));
+    expect(after.equals(before)).toBe(false);
+    expect((await stat(path.join(dataDir, 'signing-cert.p12'))).mode & 0o777).toBe(0o600);
+    const p12 = path.join(dataDir, 'signing-cert.p12');
+    expect(spawnSync('openssl', ['pkcs12', '-in', p12, '-nokeys', '-passin', 'pass:old-random-password']).status).not.toBe(0);
+    expect(spawnSync('openssl', ['pkcs12', '-in', p12, '-nokeys', '-passin', `pass:${signingCertPassword(SECRET)}`]).status).toBe(0);
+
+    // The migrated file opens with the derived password alone, with the same key, and signs.
+    const reloaded = await loadSigningCertificate(noP12(dataDir));
+    expect(reloaded.certificate.fingerprint256).toBe(expected);
+    expect(reloaded.certificate.checkPrivateKey(reloaded.privateKey)).toBe(true);
+    await signWith(reloaded, reloaded.chain[0], 'legacy');
   });
 });
 
@@ -101,6 +147,7 @@ describe.skipIf(!hasOpenssl)('loadSigningCertificate: SIGNING_CERT_P12', () => {
     dataDir: path.join(dir, 'unused'),
     signingCertP12: path.join(dir, file),
     signingCertPassword: password,
+    generatedCertPassword: 'unused',
   });
 
   it('loads an RSA key with its chain, leaf first, and signs with it', async () => {

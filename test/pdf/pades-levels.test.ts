@@ -39,7 +39,7 @@ beforeAll(async () => {
   if (!ready) return;
   dir = await mkdtemp(path.join(os.tmpdir(), 'signet-pades-'));
   services = await startTrustServices();
-  cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword });
+  cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword, generatedCertPassword: 'a-test-password' });
   original = await makePdf({ pages: 2, useObjectStreams: true });
   source = path.join(dir, 'in.pdf');
   await writeFile(source, original);
@@ -169,7 +169,7 @@ describe.skipIf(!ready)('PAdES levels, checked by pdfsig, openssl and qpdf', () 
     const other = await startTrustServices();
     try {
       other.revokeSigningCertificate();
-      const otherCert = await loadSigningCertificate({ dataDir: revokedDir, signingCertP12: other.signingP12, signingCertPassword: other.signingPassword });
+      const otherCert = await loadSigningCertificate({ dataDir: revokedDir, signingCertP12: other.signingP12, signingCertPassword: other.signingPassword, generatedCertPassword: 'a-test-password' });
       const output = path.join(revokedDir, 'signed.pdf');
       await expect(
         finalizePdf(sampleInput(source, sha256hex(original), []), otherCert, output, { level: 'B-LT', tsa: { url: other.tsaUrl } }),

@@ -4,6 +4,7 @@ import { emitEvent } from '../../src/modules/events/emit.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { api, childEnv, cli, serve, type ChildServer } from '../helpers/child-server.ts';
 import { startReceiver, waitFor, type Receiver } from './support.ts';
+import { documentEventData } from '../helpers/event-data.ts';
 
 /*
  * The real server as a child process, killed with SIGKILL while deliveries are queued and in
@@ -52,7 +53,7 @@ describe('SIGKILL during delivery', () => {
     // The events commit at once (as a burst of document completions would), so none waits on the API.
     const docIds = Array.from({ length: EVENTS }, (_, i) => `doc_crash_${String(i).padStart(3, '0')}`);
     await db.handle.db.transaction().execute(async (trx) => {
-      for (const id of docIds) await emitEvent(trx, systemClock, org.id, 'document.completed', { id, name: id, status: 'completed' });
+      for (const id of docIds) await emitEvent(trx, systemClock, org.id, 'document.completed', documentEventData(id));
     });
     await waitFor(() => receiver.received.length >= 20, 'deliveries to be on the wire', 20_000);
     first.process.kill('SIGKILL');

@@ -4,6 +4,7 @@ import { emitEvent } from '../../src/modules/events/emit.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.ts';
 import { api, attemptedDeliveries, childEnv, cli, serve, type ChildServer } from '../helpers/child-server.ts';
 import { startReceiver, waitFor, type Receiver } from './support.ts';
+import { documentEventData } from '../helpers/event-data.ts';
 
 /*
  * Two server processes on one PostgreSQL database share the delivery queue: every delivery is
@@ -46,7 +47,7 @@ describe.skipIf(!testDatabaseUrl)('two server processes on one PostgreSQL databa
 
     // The events land in one commit, as a burst the two workers then compete for.
     await db.handle.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < EVENTS; i++) await emitEvent(trx, systemClock, org.id, 'document.completed', { id: `doc_${i}`, name: `Doc ${i}` });
+      for (let i = 0; i < EVENTS; i++) await emitEvent(trx, systemClock, org.id, 'document.completed', documentEventData(`doc_${i}`, `Doc ${i}`));
     });
 
     await waitFor(() => receiver.received.length >= EVENTS, `${EVENTS} deliveries`, 30_000, 50);

@@ -210,15 +210,23 @@ describe('PATCH /api/v1/webhooks/{id}', () => {
     await t.request('DELETE', `/api/v1/webhooks/${id}`);
   });
 
-  it('deactivation cancels pending deliveries; new events skip the inactive webhook', async () => {
+  it('deactivation holds pending deliveries (kept, not dropped); new events skip the inactive webhook; reactivation makes them due', async () => {
     const id = await createOk({ events: ['document.created'] });
     await createDocument(t);
     const before = await t.request('GET', `/api/v1/webhooks/${id}/deliveries`);
     expect(before.body.data.map((d: { status: string }) => d.status)).toEqual(['pending']);
+    // A delivery waiting for a later retry, to see reactivation bring it forward.
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    await t.database.handle.db.updateTable('webhook_deliveries').set({ next_attempt_at: later }).where('webhook_id', '=', id).execute();
     await t.request('PATCH', `/api/v1/webhooks/${id}`, { body: { status: 'inactive' } });
     await createDocument(t);
     const after = await t.request('GET', `/api/v1/webhooks/${id}/deliveries`);
-    expect(after.body.data.map((d: { status: string }) => d.status)).toEqual(['cancelled']);
+    expect(after.body.data.map((d: { status: string }) => d.status)).toEqual(['pending']);
+    await t.request('PATCH', `/api/v1/webhooks/${id}`, { body: { status: 'active' } });
+    const rows = await t.database.handle.db.selectFrom('webhook_deliveries').select(['status', 'next_attempt_at']).where('webhook_id', '=', id).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe('pending');
+    expect(rows[0]!.next_attempt_at! < later).toBe(true);
     await t.request('DELETE', `/api/v1/webhooks/${id}`);
   });
 });

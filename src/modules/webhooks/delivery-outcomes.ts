@@ -25,7 +25,8 @@ const MAX_BATCH = 100;
 /**
  * Writes attempt outcomes: the attempt row, the delivery's next state (succeeded, retry at
  * `WEBHOOK_RETRY_SCHEDULE`, or failed), and the webhook's streak of consecutive failures, which
- * at 20 deactivates it, cancels its pending deliveries and emails the organization's admin.
+ * sets its backoff (one probe per step, see webhook-status.ts) and at 20 deactivates it (its
+ * pending deliveries are held, not dropped) and emails the organization's admin.
  *
  * Outcomes that finish while a write is in progress are written together by the next one (group
  * commit), so a busy worker does not pay one transaction per attempt.
@@ -86,6 +87,8 @@ export class OutcomeRecorder {
     const now = clock.now();
     const nowIso = now.toISOString();
     const deactivated: { outcome: Outcome; orgId: string; failures: number }[] = [];
+    // The webhook's n-th failure in a row waits the schedule's n-th delay before its next probe (the last one repeats).
+    const backoff = (failures: number) => config.webhookRetrySchedule[Math.min(failures, config.webhookRetrySchedule.length) - 1] ?? 0;
     let lastReset: string | null = null;
     for (const o of [...batch].sort((a, b) => (a.claim.webhook_id < b.claim.webhook_id ? -1 : a.claim.webhook_id > b.claim.webhook_id ? 1 : 0))) {
       if (o.result.ok) {
@@ -95,7 +98,7 @@ export class OutcomeRecorder {
         continue;
       }
       lastReset = null;
-      const hook = await countFailure(trx, o.claim.webhook_id, nowIso);
+      const hook = await countFailure(trx, o.claim.webhook_id, { now: nowIso, startedAt: o.startedAt.toISOString(), backoff });
       // `inactive` comes back only from the update that crossed the threshold: once per streak.
       if (hook?.status === 'inactive') deactivated.push({ outcome: o, orgId: hook.org_id, failures: hook.failure_count });
     }

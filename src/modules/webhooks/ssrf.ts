@@ -263,16 +263,17 @@ export async function checkWebhookUrl(text: string, policy: AddressPolicy, produ
  * (IP-literal hosts skip lookup in Node; the worker checks those before connecting.)
  */
 export function guardedLookup(policy: AddressPolicy): net.LookupFunction {
-  return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+  // On an error the address argument is required by the type but never read: an empty list.
+  return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err);
+      if (err) return callback(err, []);
       for (const { address } of addresses) {
         const reason = policy.refuse(hostname, address);
-        if (reason) return callback(new BlockedAddressError(reason));
+        if (reason) return callback(new BlockedAddressError(reason), []);
       }
-      if (addresses.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }));
+      if (addresses.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), []);
       if (options.all) return callback(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
     });
-  }) as unknown as net.LookupFunction;
+  };
 }

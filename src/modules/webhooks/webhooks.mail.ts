@@ -14,7 +14,7 @@ export function webhookDeactivatedMail(args: {
   return composeMail(args.orgId, args.to, `Webhook deactivated after ${args.failures} consecutive failures`, {
     greeting: 'Hello,',
     paragraphs: [
-      `The webhook ${args.webhookId} of ${args.orgName}, which sends events to ${url}, failed ${args.failures} times in a row and has been deactivated. It receives no events until it is reactivated.`,
+      `The webhook ${args.webhookId} of ${args.orgName}, which sends events to ${url}, failed ${args.failures} times in a row and has been deactivated. It receives no new events until it is reactivated; the deliveries queued for it are kept and sent when it is.`,
     ],
     quote: { label: 'Last error:', text: args.lastError || 'none recorded' },
     after: [

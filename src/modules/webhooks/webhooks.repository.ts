@@ -41,10 +41,10 @@ export async function deleteWebhook(db: Executor, id: string): Promise<void> {
 }
 
 /**
- * Deliveries still waiting for an attempt will get none: the webhook was deactivated or deleted.
- * Those leased to an attempt in flight are left to their worker, which records the attempt and
- * then cancels them (it finds the webhook inactive or gone); skipping them also means this
- * statement never waits for another worker's recording transaction.
+ * Deliveries still waiting for an attempt will get none: the webhook was deleted. Those leased to
+ * an attempt in flight are left to their worker, which records the attempt and then cancels them
+ * (it finds the webhook gone); skipping them also means this statement never waits for another
+ * worker's recording transaction.
  */
 export async function cancelPendingDeliveries(db: Executor, webhookId: string, now: string): Promise<void> {
   await db

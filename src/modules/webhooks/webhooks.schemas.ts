@@ -100,7 +100,7 @@ export const Delivery = Type.Object(
     event: Type.String({ description: 'Event type' }),
     eventId: Id('evt'),
     status: StringEnum(DELIVERY_STATUSES, {
-      description: '`pending` (queued or retrying), `succeeded`, `failed` (retries exhausted) or `cancelled` (webhook deactivated or deleted)',
+      description: '`pending` (queued, retrying, or held while the webhook is failing or inactive), `succeeded`, `failed` (retries exhausted) or `cancelled` (webhook deleted)',
     }),
     attemptCount: Type.Integer(),
     nextAttemptAt: NullableTimestamp,

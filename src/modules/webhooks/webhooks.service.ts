@@ -12,6 +12,7 @@ import { MAX_WEBHOOKS_PER_ORG } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './signature.ts';
 import { addressPolicy, checkWebhookUrl } from './ssrf.ts';
 import { moveWebhook } from './webhook-status.ts';
+import { probeNow, releaseDeliveries } from './deliveries.repository.ts';
 
 /** Refuses a URL that is not http(s), not HTTPS in production, or whose host is or resolves to a blocked address. */
 async function requireDeliverableUrl(config: Config, url: string): Promise<void> {
@@ -43,6 +44,8 @@ export async function createWebhook(deps: AppDeps, orgId: string, input: CreateW
     description: input.description ?? null,
     secret,
     failure_count: 0,
+    probe_at: null,
+    last_failure_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -66,8 +69,9 @@ export async function getWebhook(deps: AppDeps, orgId: string, id: string) {
 }
 
 /**
- * Changes url (checked like at registration), events, description or status. Deactivation
- * cancels the pending deliveries; `status: "active"` reactivates and resets `failureCount`.
+ * Changes url (checked like at registration), events, description or status. Deactivation holds
+ * the pending deliveries (none is attempted, none is dropped); `status: "active"` reactivates,
+ * resets `failureCount` and its backoff, and makes the held deliveries due at once.
  */
 export async function updateWebhook(deps: AppDeps, orgId: string, id: string, input: UpdateWebhookInput) {
   await requireWebhook(deps.db, orgId, id);
@@ -78,11 +82,11 @@ export async function updateWebhook(deps: AppDeps, orgId: string, id: string, in
     if (input.url !== undefined) changes.url = input.url;
     if (input.events !== undefined) changes.events = JSON.stringify(input.events);
     if (input.description !== undefined) changes.description = input.description;
-    if (input.status === 'active') changes.failure_count = 0;
+    if (input.status === 'active') Object.assign(changes, { failure_count: 0, probe_at: null, last_failure_at: null });
     // The webhook row is locked before its deliveries, the order the delivery worker uses too.
     await repo.updateWebhook(trx, id, changes);
     if (input.status !== undefined) await moveWebhook(trx, id, input.status, {});
-    if (input.status === 'inactive') await repo.cancelPendingDeliveries(trx, id, now);
+    if (input.status === 'active') await releaseDeliveries(trx, id, now);
     return toWebhook(await requireWebhook(trx, orgId, id));
   });
 }
@@ -131,7 +135,10 @@ export async function retryDelivery(deps: AppDeps, orgId: string, id: string, de
   const hook = await requireWebhook(deps.db, orgId, id);
   if (!(await repo.findDelivery(deps.db, id, deliveryId))) throw notFound('Delivery');
   requireActive(hook, 'retry a delivery');
-  await repo.requeueDelivery(deps.db, deliveryId, deps.clock.now().toISOString());
+  const now = deps.clock.now().toISOString();
+  await repo.requeueDelivery(deps.db, deliveryId, now);
+  // A failing webhook waits for its next probe; asked for by hand, that probe goes now.
+  await probeNow(deps.db, id, now);
   return deliveryView(deps.db, id, deliveryId);
 }
 
@@ -151,6 +158,7 @@ export async function sendTestEvent(deps: AppDeps, orgId: string, id: string) {
     const delivery = await repo.findDeliveryOfEvent(trx, id, eventId);
     // The webhook was deactivated between the check and the event: nothing was queued.
     if (!delivery) throw invalidState('Cannot send a test event: the webhook is inactive');
+    await probeNow(trx, id, deps.clock.now().toISOString());
     return deliveryView(trx, id, delivery.id);
   });
 }
