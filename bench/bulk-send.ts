@@ -51,7 +51,18 @@ async function run(kind: 'sqlite' | 'postgres') {
     const fileKey = `templates/bench/${randomBytes(6).toString('hex')}.pdf`;
     await storage.put(fileKey, Readable.from(bytes), 'application/pdf');
     await db.handle.close();
-    const server = await startSignet({ ...db.env, SECRET_KEY: randomBytes(32).toString('hex'), SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_RATE_PER_SECOND: MAIL_RATE });
+    // BENCH_PERF_OFF measures the server with mechanisms switched off (PERF_OFF=mail-layout-cache…);
+    // BENCH_NODE_ARGS=--cpu-prof writes its profile (bench/profile-summary.ts reads it).
+    const server = await startSignet(
+      {
+        ...db.env,
+        SECRET_KEY: randomBytes(32).toString('hex'),
+        SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        MAIL_RATE_PER_SECOND: MAIL_RATE,
+        ...(process.env.BENCH_PERF_OFF ? { PERF_OFF: process.env.BENCH_PERF_OFF } : {}),
+      },
+      process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
+    );
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -100,6 +111,8 @@ async function run(kind: 'sqlite' | 'postgres') {
         apiP50Ms: Number(percentile(latencies, 50).toFixed(1)),
         apiP99Ms: Number(percentile(latencies, 99).toFixed(1)),
         mailRatePerSecond: Number(MAIL_RATE),
+        perfOff: process.env.BENCH_PERF_OFF ?? '',
+        loadAverage: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(1))),
         goals: 'accept < 2000 ms; documents and invitations < 60000 ms; API p99 < 50 ms',
       };
       console.log(JSON.stringify(result));

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps.ts';
 import type { MailMessage } from '../mail/mailer.ts';
 import { renderMailHtml, renderMailText } from '../mail/layout.ts';
+import { renderMailHtmlCached } from '../mail/layout-cache.ts';
 import { orgBrandOf } from '../modules/orgs/organization.service.ts';
 import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
 import { PermanentJobError } from './queue.ts';
@@ -19,6 +20,7 @@ const isPermanentSmtpError = (err: unknown) => {
 
 /** Job `mail`: sends one message (attachments read from storage); an invitation given up on makes its signer undeliverable. */
 export function registerMailJob(deps: AppDeps): void {
+  const renderHtml = deps.config.perfOff.has('mail-layout-cache') ? renderMailHtml : renderMailHtmlCached;
   deps.jobs.register(
     'mail',
     async ({ storageAttachments, signingInvitation: _invitation, orgId, content, ...message }, job) => {
@@ -29,7 +31,7 @@ export function registerMailJob(deps: AppDeps): void {
       if (orgId && content) {
         const brand = await orgBrandOf(deps.db, deps.config.publicUrl, orgId);
         mail.text = renderMailText(content, brand.name);
-        mail.html = await renderMailHtml(message.subject, content, brand);
+        mail.html = await renderHtml(message.subject, content, brand);
         if (brand.replyTo) mail.replyTo = brand.replyTo;
       }
       if (storageAttachments?.length) {

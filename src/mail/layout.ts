@@ -31,8 +31,9 @@ export interface MailBrand {
 /** Signet's own accent colour, for organizations without one. */
 export const DEFAULT_MAIL_COLOR = '#4338CA';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const html = (s: string) => escapeHtml(s).replace(/\n/g, '<br />');
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** Text in the HTML part: escaped, line breaks kept. */
+export const html = (s: string) => escapeHtml(s).replace(/\n/g, '<br />');
 
 /** Colour of text on the button: white on dark colours, near-black on light ones (WCAG relative luminance). */
 function textOn(hex: string): string {

@@ -70,3 +70,30 @@ export function toBulkSend(row: BulkSendRow): BulkSendT {
     completedAt: row.completed_at,
   };
 }
+
+/**
+ * Deletes the rows (recipients, prefill values, row errors) of bulk sends that finished
+ * (completed or cancelled) before `before`, at most `limit` bulk sends a call; returns how many
+ * rows went. A finished bulk send never reads its rows again: its documents hold what they held,
+ * and its counters stay on the bulk send.
+ */
+export async function purgeFinishedRows(db: Executor, before: string, limit: number): Promise<number> {
+  const finished = await db
+    .selectFrom('bulk_sends')
+    .select('id')
+    .where('status', 'in', ['completed', 'cancelled'])
+    .where('updated_at', '<', before)
+    .where(({ exists, selectFrom }) => exists(selectFrom('bulk_send_rows').select('position').whereRef('bulk_send_rows.bulk_send_id', '=', 'bulk_sends.id')))
+    .limit(limit)
+    .execute();
+  if (finished.length === 0) return 0;
+  const result = await db
+    .deleteFrom('bulk_send_rows')
+    .where(
+      'bulk_send_id',
+      'in',
+      finished.map((b) => b.id),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

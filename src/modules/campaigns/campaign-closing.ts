@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { emitEvent } from '../events/emit.ts';
+import type { CLOSE_REASONS } from '../events/event-payloads.ts';
 import * as repo from './campaigns.repository.ts';
 import { moveCampaign } from './campaign-status.ts';
 import { toCampaign } from './campaigns.mappers.ts';
@@ -12,7 +13,7 @@ import { toCampaign } from './campaigns.mappers.ts';
  * closing: every path closes with a conditional UPDATE that only one transaction can win.
  */
 
-export type CloseReason = 'max_submissions' | 'expired' | 'manual';
+export type CloseReason = (typeof CLOSE_REASONS)[number];
 
 export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) => row.expires_at !== null && Date.parse(row.expires_at) <= nowMs;
 

@@ -83,9 +83,6 @@ export function planSubmission(template: TemplateRow, roles: TemplateRoleRow[], 
   if (!fields.some((f) => f.assigned_to === submitterOrder)) {
     throw invalidState(`The template's first role (order ${submitterOrder}) has no field for the visitor to fill`);
   }
-  // A visitor has no signing token to upload with before submitting: the public page takes no files.
-  const upload = fields.find((f) => f.assigned_to === submitterOrder && f.type === 'file' && f.required === 1);
-  if (upload) throw invalidState(`Template field ${upload.id} is a required file field of the first role; a campaign visitor cannot upload files`);
   const byOrder = new Map(sorted.map((r) => [r.position, r]));
   const fixedSigners: SubmissionPlan['fixedSigners'] = [];
   for (const order of [...new Set(fields.map((f) => f.assigned_to))].sort((a, b) => a - b)) {

@@ -9,18 +9,16 @@ import * as service from './public.service.ts';
 import { openCampaign } from './public.service.ts';
 import { OtpBody, PublicCampaign, SlugParams, SubmissionBody, SubmissionResult } from './public.schemas.ts';
 import { submitToCampaign } from './submission.ts';
+import { campaignExamples } from './campaigns.examples.ts';
 
 const tags = ['Public campaigns'];
 
-const ref = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
-/** Errors of the key-less routes (no API key, so no `unauthorized`/`insufficient_scope`). */
-const e400 = ref('Validation failed (`validation_error`); `details` names each field');
-const e404 = ref('No campaign has this slug, or it was deleted (`not_found`)');
-const e409 = ref(
-  'The campaign takes no submissions: paused, closed or expired (`invalid_state`), or it has all its submissions (`limit_reached`); `details[0].reason` is `paused`, `closed`, `expired` or `full`',
-);
-const e429 = ref('Too many requests (`rate_limited`); see `Retry-After`');
-const e500 = ref('Unexpected error (`internal_error`)');
+/**
+ * What every public campaign route can refuse (no API key, so no `unauthorized`/`insufficient_scope`): no campaign has the slug
+ * (`not_found`), or it takes no submissions: paused, closed or expired (`invalid_state`) or full (`limit_reached`);
+ * `details[0].reason` is `paused`, `closed`, `expired` or `full`.
+ */
+const CAMPAIGN_CODES = ['not_found', 'invalid_state', 'limit_reached'] as const;
 
 /**
  * The public side of a campaign: what the page at `PUBLIC_URL/c/{slug}` calls. No API key: the
@@ -37,12 +35,14 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         tags,
         security: [],
         operationId: 'getPublicCampaign',
+        example: campaignExamples.getPublicCampaign,
         summary: 'What the public page of a campaign shows (no API key)',
         description:
           "Branding, welcome texts, what to collect (`collectPhone`, `requireOtp`), the document and the visitor's fields (the template's first role). " +
           'A paused, closed, expired or full campaign answers 409.',
         params: SlugParams,
-        response: { 200: Data(PublicCampaign), 400: e400, 404: e404, 409: e409, 429: e429, 500: e500 },
+        response: { 200: Data(PublicCampaign, 'The public campaign') },
+        errorCodes: CAMPAIGN_CODES,
       },
     },
     async (request) => ({ data: await service.getPublicCampaign(deps, request.params.slug) }),
@@ -55,16 +55,13 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         tags,
         security: [],
         operationId: 'getPublicCampaignFile',
+        example: campaignExamples.getPublicCampaignFile,
         summary: 'The PDF a campaign visitor signs (no API key)',
+        description:
+          "The template's PDF, for the public campaign page to render. No API key. A paused, closed, expired or full campaign answers 409.",
         params: SlugParams,
-        response: {
-          200: { description: 'The PDF bytes', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
-          400: e400,
-          404: e404,
-          409: e409,
-          429: e429,
-          500: e500,
-        },
+        response: { 200: Type.Unsafe<unknown>({ description: 'The PDF bytes', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }) },
+        errorCodes: [...CAMPAIGN_CODES, 'storage_unavailable'],
       },
     },
     async (request, reply) => {
@@ -94,13 +91,15 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         tags,
         security: [],
         operationId: 'sendPublicCampaignOtp',
+        example: campaignExamples.sendPublicCampaignOtp,
         summary: 'Email a 6-digit code to the address the visitor will submit (campaigns with `requireOtp`)',
         description:
           'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute ' +
           'and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes.',
         params: SlugParams,
         body: OtpBody,
-        response: { 200: Data(OtpResult), 400: e400, 404: e404, 409: e409, 429: e429, 500: e500 },
+        response: { 200: Data(OtpResult, 'Where the code went and until when it is valid') },
+        errorCodes: CAMPAIGN_CODES,
       },
     },
     async (request) => ({ data: await service.requestOtp(deps, request.params.slug, request.body.email) }),
@@ -116,6 +115,7 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         tags,
         security: [],
         operationId: 'submitToCampaign',
+        example: campaignExamples.submitToCampaign,
         summary: 'Submit a signed copy through a campaign (no API key)',
         description:
           'Creates a document (`campaignId` and `templateId` set, the template’s file and fields copied) whose first signer is the visitor, and ' +
@@ -127,17 +127,8 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
           'Answers where to send the visitor next (`redirectUrl`).',
         params: SlugParams,
         body: SubmissionBody,
-        response: {
-          201: Data(SubmissionResult),
-          400: e400,
-          401: ref('The campaign requires the emailed code and none was sent or requested (`otp_required`)'),
-          403: ref('The emailed code is wrong, expired or used up (`invalid_otp`)'),
-          404: e404,
-          409: e409,
-          413: ref('Payload too large (`payload_too_large`)'),
-          429: e429,
-          500: e500,
-        },
+        response: { 201: Data(SubmissionResult, 'The submission is recorded') },
+        errorCodes: [...CAMPAIGN_CODES, 'otp_required', 'invalid_otp', 'storage_unavailable'],
       },
     },
     async (request, reply) =>

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, NullableTimestamp, StringEnum } from '../../http/schemas.ts';
+import { Id, Nullable, NullableTimestamp, StringEnum } from '../../http/schemas.ts';
 import { DOCUMENT_STATUSES } from '../../db/database.ts';
 import { CompleteBody, SigningField } from '../signing/signing.schemas.ts';
 import { SLUG_PATTERN } from './campaign-rules.ts';
@@ -22,7 +22,7 @@ export const PublicCampaign = Type.Object({
   welcomeMessage: Type.String({ description: '"" when none' }),
   brandColor: Type.String({ description: '`#RRGGBB`' }),
   senderName: Type.String({ description: 'Name of the organization running the campaign' }),
-  logoUrl: Type.Union([Type.String(), Type.Null()], { description: "The organization's logo; null when it has none" }),
+  logoUrl: Nullable(Type.String(), { description: "The organization's logo; null when it has none" }),
   collectPhone: Type.Boolean({ description: 'Ask for a phone number (required in the submission)' }),
   requireOtp: Type.Boolean({ description: 'Confirm the email address with an emailed code: `POST …/otp`, then send `otp`' }),
   requireKyc: Type.Boolean({ description: 'Identity evidence is needed before signing: the submission answers a `signingUrl` to continue on' }),

@@ -1,10 +1,11 @@
 import type { AppDeps } from '../../deps.ts';
-import type { CampaignRow, DocumentRow, SignerRow } from '../../db/database.ts';
+import type { CampaignRow, SignerRow } from '../../db/database.ts';
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { documentEventData } from '../documents/documents.service.ts';
 import { insertDocument } from '../documents/documents.repository.ts';
+import { newDocumentRow } from '../documents/new-document-row.ts';
 import { emitEvent } from '../events/emit.ts';
 import { insertFields } from '../fields/fields.repository.ts';
 import { insertSigners } from '../signers/signers.repository.ts';
@@ -17,6 +18,7 @@ import { HOUR } from '../../http/counters.ts';
 import { copyFields, copyTemplateFile, discardFiles, signerRow } from '../templates/template-copy.ts';
 import { closeCampaign } from './campaign-closing.ts';
 import { consumeCampaignOtp, verifyCampaignOtp } from './campaign-otp.ts';
+import { namedUploads, takeUploads } from './campaign-uploads.ts';
 import * as repo from './campaigns.repository.ts';
 import { toCampaign } from './campaigns.mappers.ts';
 import { asFieldRow, openCampaign, unavailability, unavailableError, visitorFields } from './public.service.ts';
@@ -61,7 +63,9 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
 
   // Everything the visitor can get wrong is refused before a slot is taken or a file copied: the
   // values get the check completeSigning makes below, on the template's fields.
-  if (!kyc) resolveValues(visitorFields(open).map(asFieldRow), { values: input.values ?? {}, signature: input.signature });
+  // A `file` field's value is the attachment id its upload answered (campaign-uploads.ts).
+  const uploads = kyc ? new Map<string, { id: string }>() : await namedUploads(deps.db, campaign.id, input.values ?? {});
+  if (!kyc) resolveValues(visitorFields(open).map(asFieldRow), { values: input.values ?? {}, signature: input.signature }, uploads);
   if (campaign.require_otp === 1) await verifyCampaignOtp(deps, campaign, input.email, input.otp);
   // Each submission mails its address (invitations, the signed copy): bounded per form and per address across forms.
   const { campaignSubmissionsPerHour, addressSubmissionsPerHour } = deps.config.limits;
@@ -90,48 +94,18 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
         throw new AppError('invalid_otp', 'This code was already used; request a new one');
       }
 
-      const doc: DocumentRow = {
+      const doc = newDocumentRow({
         id: documentId,
-        org_id: campaign.org_id,
+        orgId: campaign.org_id,
         name: documentName(campaign, input.name),
-        search_name: documentName(campaign, input.name).toLowerCase(),
         status: 'pending',
-        signing_type: parts.template.signing_type,
-        message: '',
-        email_subject: null,
-        email_message: null,
-        reminder_frequency: null,
-        otp_method: null,
-        require_kyc: kyc ? 1 : 0,
-        expires_at: null,
-        completed_at: null,
-        sent_at: now,
-        template_id: parts.template.id,
-        campaign_id: campaign.id,
-        bulk_send_id: null,
-        folder_id: null,
-        file_key: null,
-        original_file_key: null,
-        original_content_type: null,
-        file_size: 0,
-        page_count: null,
-        document_hash: '',
-        signed_file_key: null,
-        signed_file_hash: '',
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-        // NO_PENDING_UPLOAD written out, as in createDocument: spreads into a literal this size
-        // make V8 build a slow dictionary-mode object.
-        pending_upload_key: null,
-        pending_upload_content_type: null,
-        pending_upload_max_bytes: null,
-        pending_upload_expires_at: null,
-        sealing_error: null,
-        pades_level: null,
-        timestamp_expires_at: null,
-        timestamp_renewal_claimed_until: null,
-      };
+        signingType: parts.template.signing_type,
+        requireKyc: kyc,
+        now,
+        sentAt: now,
+        templateId: parts.template.id,
+        campaignId: campaign.id,
+      });
       Object.assign(doc, columns);
       await insertDocument(trx, doc);
       const visitor = { ...signerRow(documentId, { order: plan.submitterOrder, name: input.name.trim(), email: input.email, phone: input.phone }, now), status: 'sent' as const };
@@ -139,6 +113,9 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       await insertSigners(trx, [visitor, ...fixed]);
       const fieldRows = copyFields(documentId, parts.fields, now);
       await insertFields(trx, fieldRows);
+      const fieldIds = new Map(parts.fields.map((f, i) => [f.id, fieldRows[i].id!]));
+      const target = { orgId: campaign.org_id, documentId, signerId: visitor.id!, who: `${visitor.name} <${visitor.email}>`, fieldIds, campaignId: campaign.id };
+      await takeUploads(trx, deps, target, uploads, meta);
 
       const who = `${visitor.name} <${visitor.email}>`;
       await writeAudit(trx, deps.clock, {
@@ -172,7 +149,7 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       // With KYC the visitor is mailed their link too: they sign once their identity is approved.
       if (kyc) await mailYourTurn(trx, deps, doc, visitor as SignerRow);
       const issued = await issueLink(trx, deps, doc, { id: visitor.id! });
-      return { link: issued.url, fieldIds: new Map(parts.fields.map((f, i) => [f.id, fieldRows[i].id!])) };
+      return { link: issued.url, fieldIds };
     }));
   } catch (err) {
     await discardFiles(deps, written);

@@ -1,5 +1,7 @@
 import type { DocumentRow } from '../../db/database.ts';
 import type { AppDeps } from '../../deps.ts';
+import { purgeFinishedRows } from '../bulk-sends/bulk-sends.repository.ts';
+import { CAMPAIGN_UPLOAD_TTL_MS, purgeUnclaimedUploads } from '../campaigns/campaign-uploads.ts';
 
 /*
  * What Signet keeps, and for how long (README "Retention"): a deployment does not keep personal
@@ -13,11 +15,19 @@ const DAY = 24 * HOUR;
 /** Idempotency records answer retries for 24 hours (API.md §2). */
 export const IDEMPOTENCY_TTL_MS = DAY;
 const BATCH = 100;
+/**
+ * The rows of a finished bulk send (who it went to, their prefill values, why a row failed) are
+ * kept this long after it finished, for looking into failed rows, and then deleted: the documents
+ * and the bulk send's counters remain.
+ */
+export const BULK_SEND_ROWS_TTL_MS = 7 * DAY;
 
 export interface PurgeResult {
   idempotency: number;
   tokens: number;
   deletedDocuments: number;
+  bulkSendRows: number;
+  campaignUploads: number;
 }
 
 const count = (result: { numDeletedRows: bigint }[]) => result.reduce((n, r) => n + Number(r.numDeletedRows), 0);
@@ -40,7 +50,9 @@ export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
   const gone = await db.selectFrom('documents').selectAll().where('deleted_at', '<', deletedBefore).orderBy('deleted_at').limit(BATCH).execute();
   let deletedDocuments = 0;
   for (const doc of gone) if (await eraseDocument(deps, doc)) deletedDocuments++;
-  return { idempotency, tokens, deletedDocuments };
+  const bulkSendRows = await purgeFinishedRows(db, iso(now - BULK_SEND_ROWS_TTL_MS), BATCH);
+  const campaignUploads = await purgeUnclaimedUploads(deps, iso(now - CAMPAIGN_UPLOAD_TTL_MS), BATCH);
+  return { idempotency, tokens, deletedDocuments, bulkSendRows, campaignUploads };
 }
 
 /**

@@ -48,6 +48,19 @@ function campaignApi() {
     },
     requestOtp: (email) => call('POST', '/otp', { email }),
     submit: (body) => call('POST', '/submissions', body),
+    /** A `file` field's file before submitting: the bytes as they are, typed by their own Content-Type; resolves to the attachment id. */
+    async fieldFile(fieldId, file) {
+      let res;
+      const url = `${base}/fields/${encodeURIComponent(fieldId)}/file?filename=${encodeURIComponent(file.name.slice(0, 200))}`;
+      try {
+        res = await fetch(url, { method: 'PUT', headers: { 'content-type': file.type || 'application/octet-stream', accept: 'application/json' }, body: file, credentials: 'omit', cache: 'no-store' });
+      } catch {
+        throw new ApiError(0, 'network_error', 'The upload did not reach the server. Check your connection and try again.');
+      }
+      const json = await res.json().catch(() => null);
+      if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? `The server answered ${res.status}.`, json?.error?.details);
+      return json.data.attachmentId;
+    },
   };
 }
 const api = campaignApi();
@@ -134,7 +147,7 @@ async function start() {
   const adopted = { signature: null, initials: null };
   const controls = [];
   const signer = { name: '', email: '' };
-  const ctx = { signer, limits: LIMITS, onChange: () => clearStatus(), onSign: (field) => sign(field) };
+  const ctx = { signer, limits: LIMITS, onChange: () => clearStatus(), onSign: (field) => sign(field), upload: (field, file) => api.fieldFile(field.id, file) };
   for (const field of fields) {
     const page = pages[field.page - 1];
     if (!page) continue;
