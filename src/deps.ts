@@ -4,7 +4,7 @@ import type { DbHandle } from './db/create-db.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { Counters } from './http/counters.ts';
 import type { Mailer } from './mail/mailer.ts';
-import type { JobRunner } from './jobs/queue.ts';
+import type { JobRunner } from './jobs/job-runner.ts';
 import type { DeliveryWorker } from './jobs/webhook-delivery.ts';
 import type { Storage } from './storage/storage.ts';
 import type { CertificateCheck } from './pdf/certificate-check.ts';
@@ -31,6 +31,8 @@ export interface AppDeps {
   counters: Counters;
   /** Key that encrypts webhook secrets at rest, derived from SECRET_KEY (src/secret-key.ts). */
   webhookKey: Buffer;
+  /** SQLite: whether writes can succeed now (db/sqlite-availability.ts); always true on PostgreSQL. */
+  databaseWritable: () => boolean;
   /** Whether the signing certificate opens (`/readyz`). */
   certificate: CertificateCheck;
 }

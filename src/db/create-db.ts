@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, t
 import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
 import { PgChangeFeed } from './pg-change-feed.ts';
+import { SqliteAvailability } from './sqlite-availability.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
 import * as m0004 from './migrations/0004-templates-campaigns.ts';
@@ -25,6 +26,9 @@ import * as m0013a from './migrations/0013a-bulk-sends.ts';
 import * as m0013b from './migrations/0013b-attachment-details.ts';
 import * as m0014 from './migrations/0014-organization-branding.ts';
 import * as m0014b from './migrations/0014b-event-log-indexes.ts';
+import * as m0015 from './migrations/0015-campaign-uploads.ts';
+import * as m0015b from './migrations/0015b-jobs-kind-index.ts';
+import * as m0015c from './migrations/0015c-webhook-backoff.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -39,6 +43,8 @@ export interface DbHandle {
    * kept).
    */
   keysMark?: () => string | null;
+  /** SQLite: whether writes can succeed now (false while another process holds the write lock, sqlite-availability.ts). */
+  writable?: () => boolean;
   close(): Promise<void>;
 }
 
@@ -62,6 +68,9 @@ export const migrations: Record<string, Migration> = {
   '0013b-attachment-details': m0013b,
   '0014-organization-branding': m0014,
   '0014b-event-log-indexes': m0014b,
+  '0015-campaign-uploads': m0015,
+  '0015b-jobs-kind-index': m0015b,
+  '0015c-webhook-backoff': m0015c,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -80,6 +89,9 @@ export interface DbOptions {
   /** PostgreSQL: the hottest statements named (named-statements.ts); default on. */
   namedStatements?: boolean;
 }
+
+/** How long a SQLite write waits for another process's write lock (the CLI, a second start) before failing. */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 export function createDb(options: DbOptions): DbHandle {
   if (options.databaseUrl) {
@@ -115,12 +127,13 @@ export function createDb(options: DbOptions): DbHandle {
   const sqlite = new SQLite(options.sqliteFile);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   // Sorts that no index serves (Signet's queries have indexes) are done in memory.
   sqlite.pragma('temp_store = MEMORY');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const availability = new SqliteAvailability(sqlite, SQLITE_BUSY_TIMEOUT_MS);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, availability) }) });
+  return { db, dialect: 'sqlite', writable: () => availability.writable(), close: () => db.destroy() };
 }
 
 type Statement = Pick<SQLite.Statement, 'reader' | 'all' | 'run' | 'iterate'>;
@@ -131,7 +144,7 @@ type Statement = Pick<SQLite.Statement, 'reader' | 'all' | 'run' | 'iterate'>;
  * (bounded, least recently used dropped first). Reuse is safe: statements run synchronously.
  * Each statement also makes its string parameters well-formed (wellFormed).
  */
-function withStatementCache(sqlite: SQLite.Database, max = 1000) {
+function withStatementCache(sqlite: SQLite.Database, availability: SqliteAvailability, max = 1000) {
   const cache = new Map<string, Statement>();
   return {
     close: () => sqlite.close(),
@@ -143,8 +156,8 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
         const stmt = sqlite.prepare(sqlText);
         entry = {
           reader: stmt.reader,
-          all: (params: unknown[]) => stmt.all(wellFormed(params)),
-          run: (params: unknown[]) => stmt.run(wellFormed(params)),
+          all: (params: unknown[]) => availability.run(!stmt.readonly, () => stmt.all(wellFormed(params))),
+          run: (params: unknown[]) => availability.run(!stmt.readonly, () => stmt.run(wellFormed(params))),
           iterate: (params: unknown[]) => stmt.iterate(wellFormed(params)),
         } as Statement;
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type { PostgresPool } from 'kysely';
 import type { QueryState } from './pg-change-feed.ts';
 
 /*
@@ -32,47 +32,55 @@ export interface QueryObserver {
   released(state: QueryState): void;
 }
 
+/**
+ * A pool client whose registered statements go out by name. Its `query` has the driver's own
+ * overloads (text and values, or a cursor), which is the shape Kysely's pool client takes.
+ */
+class NamingClient {
+  private readonly state: QueryState = { keys: false };
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly observer: QueryObserver | undefined,
+    private readonly naming: boolean,
+  ) {}
+
+  query<T extends pg.Submittable>(cursor: T): T;
+  query<R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(textOrCursor: string | pg.Submittable, values?: ReadonlyArray<unknown>): Promise<pg.QueryResult<R>> | pg.Submittable {
+    const { client, observer, state } = this;
+    if (typeof textOrCursor !== 'string') {
+      // A cursor (streamed rows) carries its text; Kysely streams only selects.
+      const cursor = client.query(textOrCursor);
+      observer?.queryDone('text' in cursor ? String(cursor.text) : '', state);
+      return cursor;
+    }
+    const name = this.naming ? names.get(textOrCursor) : undefined;
+    const params = values === undefined ? undefined : [...values];
+    const result = name ? client.query<R>({ name, text: textOrCursor, values: params }) : client.query<R>(textOrCursor, params);
+    if (!observer) return result;
+    return result.then(
+      (res) => {
+        observer.queryDone(textOrCursor, state, res.rowCount);
+        return res;
+      },
+      (err: unknown) => {
+        observer.queryDone(textOrCursor, state);
+        throw err;
+      },
+    );
+  }
+
+  release(): void {
+    this.observer?.released(this.state);
+    this.client.release();
+  }
+}
+
 /** The pool as Kysely sees it: clients whose registered statements go out by name. */
 export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver, naming = true): PostgresPool {
   return {
-    async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
-      const state: QueryState = { keys: false };
-      const run = (textOrCursor: unknown, values?: ReadonlyArray<unknown>) => {
-        if (typeof textOrCursor === 'string') {
-          const name = naming ? names.get(textOrCursor) : undefined;
-          if (name) return client.query({ name, text: textOrCursor, values: values as unknown[] });
-          return client.query(textOrCursor, values as unknown[]);
-        }
-        return client.query(textOrCursor as never);
-      };
-      return {
-        query(textOrCursor: unknown, values?: ReadonlyArray<unknown>) {
-          const result = run(textOrCursor, values);
-          if (!observer) return result;
-          // A cursor (streamed rows) carries its text; Kysely streams only selects.
-          const text = typeof textOrCursor === 'string' ? textOrCursor : String((textOrCursor as { text?: unknown }).text ?? '');
-          if (typeof (result as Promise<unknown>)?.then !== 'function') {
-            observer.queryDone(text, state);
-            return result;
-          }
-          return (result as Promise<{ rowCount?: number | null }>).then(
-            (res) => {
-              observer.queryDone(text, state, res?.rowCount ?? null);
-              return res;
-            },
-            (err: unknown) => {
-              observer.queryDone(text, state);
-              throw err;
-            },
-          );
-        },
-        release: () => {
-          observer?.released(state);
-          client.release();
-        },
-      } as unknown as PostgresPoolClient;
-    },
+    connect: async () => new NamingClient(await pool.connect(), observer, naming),
     end: () => pool.end(),
   };
 }

@@ -28,18 +28,29 @@ interface Compiled {
   parts: Part[];
 }
 
-/** Values of a prepared query's slots, by name; a slot stands in for a value of any column type. */
-export type Slots<A> = { readonly [K in keyof A]: A[K] };
-
 const slotProxy = new Proxy({}, { get: (_target, name) => new Slot(String(name)) });
+
+/**
+ * The values `build` reads: a slot for each name, standing in for a value of any column type (the
+ * one place where a placeholder is typed as the value it holds the place of). Without `keys`, any
+ * name read is a slot; with them, the object has exactly those keys, for a builder that lists
+ * them (an insert's values).
+ */
+function slotsFor<A>(keys: readonly (keyof A & string)[] | undefined): A {
+  return (keys ? Object.fromEntries(keys.map((k) => [k, new Slot(k)])) : slotProxy) as A;
+}
 
 export interface Prepared<A, R> {
   execute(db: Executor, args: A): Promise<QueryResult<R>>;
 }
 
-/** A query built once per dialect by `build`, which reads the call's values from `slots`. */
+/**
+ * A query built once per dialect by `build`, which reads the call's values from `slots`; `keys`
+ * when `build` enumerates the slots rather than reading them by name.
+ */
 export function prepared<A extends Record<string, unknown>, R = unknown>(
-  build: (db: Executor, slots: Slots<A>) => Compilable<unknown>,
+  build: (db: Executor, slots: A) => Compilable<unknown>,
+  keys?: readonly (keyof A & string)[],
 ): Prepared<A, R> {
   // Keyed by the dialect's adapter: the database and its transactions share it.
   const byAdapter = new WeakMap<object, Compiled>();
@@ -47,7 +58,7 @@ export function prepared<A extends Record<string, unknown>, R = unknown>(
     const adapter = db.getExecutor().adapter;
     let compiled = byAdapter.get(adapter);
     if (!compiled) {
-      const query = build(db, slotProxy as Slots<A>).compile();
+      const query = build(db, slotsFor<A>(keys)).compile();
       const sql = nameStatement(query.sql);
       compiled = {
         sql,
@@ -87,15 +98,12 @@ export function allColumns<Row>() {
  * refused rather than stored partly.
  */
 export function preparedInsert<T extends keyof Database & string>(table: T, columns: readonly (keyof Insertable<Database[T]> & string)[]) {
-  const query = prepared<Record<string, unknown>>((db, slots) =>
-    // The slots object has each column; the builder sees them as the row's values.
-    db.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, slots[c]])) as never),
-  );
+  const query = prepared<Insertable<Database[T]>>((db, slots) => db.insertInto(table).values(slots), columns);
   return async (db: Executor, row: Insertable<Database[T]>): Promise<void> => {
     const keys = Object.keys(row);
     if (keys.length !== columns.length) {
       throw new Error(`insert into ${table}: expected the columns ${columns.join(', ')}; got ${keys.join(', ')}`);
     }
-    await query.execute(db, row as Record<string, unknown>);
+    await query.execute(db, row);
   };
 }

@@ -71,7 +71,7 @@ export function pageQuery<DB, TB extends keyof DB, R extends { id: string }>(que
   const prefix = page.table ? `${page.table}.` : '';
   const sortColumn = `${prefix}${page.sortColumn ?? 'created_at'}`;
   const idColumn = `${prefix}id`;
-  let q = query as unknown as SelectQueryBuilder<any, any, any>;
+  let q = query;
   if (page.cursor) {
     const c = decodeCursor(page.list, page.cursor);
     const op = direction === 'desc' ? '<' : '>';
@@ -84,7 +84,7 @@ export function pageQuery<DB, TB extends keyof DB, R extends { id: string }>(que
   q = q.orderBy(sql.ref(sortColumn), direction).orderBy(sql.ref(idColumn), direction).limit(limit + 1);
   const sortKey = page.sortColumn ?? 'created_at';
   return {
-    query: q as SelectQueryBuilder<DB, TB, R>,
+    query: q,
     toPage(fetched: R[]): { rows: R[]; meta: PageMeta } {
       const rows = fetched as (R & Record<string, unknown>)[];
       const hasMore = rows.length > limit;

@@ -7,7 +7,7 @@ import { AppError } from './errors.ts';
 import { limited, type Counters } from './counters.ts';
 
 /** Operational routes a load balancer or browser polls; limiting them would only cause false alarms. */
-const UNLIMITED = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
+export const UNLIMITED = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
 
 const WINDOW_MS = 60_000;
 

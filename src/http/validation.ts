@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import ajvFormats from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 
 /**
  * Two validators: bodies are checked strictly (no type coercion, unknown fields refused), while
@@ -22,19 +23,21 @@ export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
     const checked = Object.assign(
-      (data: unknown, context?: object) => {
-        if (!validate(data, context as never)) {
-          checked.errors = validate.errors;
+      // Fastify passes only `parentData` and `parentDataProperty` of the context; Ajv's compiled
+      // function defaults the rest (instancePath '', rootData the data).
+      (data: unknown, context?: DataValidationCxt): boolean => {
+        if (!validate(data, context)) {
+          checked.errors = validate.errors ?? null;
           return false;
         }
         const at = nulPath(data);
-        checked.errors = at === null ? null : [{ instancePath: at, keyword: 'nul', params: {}, message: 'must not contain the character U+0000' }];
+        checked.errors = at === null ? null : [{ instancePath: at, schemaPath: '', keyword: 'nul', params: {}, message: 'must not contain the character U+0000' }];
         return at === null;
       },
       // Fastify passes the parent object to Ajv functions (so a root value can be coerced); keep that.
-      { schemaEnv: validate.schemaEnv, errors: null as unknown },
+      { schemaEnv: validate.schemaEnv, errors: null as FastifySchemaValidationError[] | null },
     );
-    return checked as never;
+    return checked;
   });
 }
 

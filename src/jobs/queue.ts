@@ -1,10 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Dialect } from '../db/create-db.ts';
 import type { Db, Executor, JobRow } from '../db/database.ts';
 import { newId } from '../ids.ts';
-import type { Pacer } from './pacer.ts';
 import type { MailContent } from '../mail/layout.ts';
 
 /** Job kinds and their payloads. A job is committed with the change that caused it (outbox). */
@@ -38,8 +36,10 @@ export type JobFailureHandler<K extends JobKind> = (payload: JobPayloads[K], err
 /** Thrown by a handler when retrying cannot help (e.g. the mail server rejected the address). */
 export class PermanentJobError extends Error {}
 
-const LEASE_MS = 60_000;
-const MAX_ATTEMPTS = 10;
+/** How long a claimed job is held before another runner may take it (renewed while it runs). */
+export const LEASE_MS = 60_000;
+/** Attempts before a job fails for good (unless its kind has a schedule of its own). */
+export const MAX_ATTEMPTS = 10;
 
 /** Adds a job inside the caller's transaction. */
 export async function enqueueJob<K extends JobKind>(
@@ -76,7 +76,7 @@ export async function enqueueJob<K extends JobKind>(
 export async function claimRows<T>(
   db: Db,
   dialect: Dialect,
-  spec: { table: 'jobs' | 'webhook_deliveries'; set: RawBuilder<unknown>; due: RawBuilder<unknown>; orderBy: string; limit: number },
+  spec: { table: 'jobs' | 'webhook_deliveries' | 'webhooks'; set: RawBuilder<unknown>; due: RawBuilder<unknown>; orderBy: string; limit: number },
 ): Promise<T[]> {
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<T>`
@@ -93,8 +93,10 @@ export async function claimRows<T>(
 }
 
 /**
- * Claims up to `limit` due jobs, or jobs whose lease expired (their runner died), and leases them;
- * only jobs of `kinds.only`, or all but those of `kinds.except`, when given.
+ * Claims up to `limit` jobs whose lease expired (their runner died) or that are due, and leases
+ * them; only jobs of `kinds` when given. Two statements, each of which an index answers in order
+ * and stops at `limit`: as one (either condition, ordered by run_at) the database read and sorted
+ * every due job on each claim, 9 ms a claim on SQLite with 10,000 invitations queued.
  */
 export async function claimJobs(
   db: Db,
@@ -102,168 +104,23 @@ export async function claimJobs(
   clock: Clock,
   limit: number,
   leaseMs = LEASE_MS,
-  kinds: { only?: string; except?: string } = {},
+  kinds?: readonly string[],
 ): Promise<JobRow[]> {
+  if (kinds && kinds.length === 0) return [];
   const now = clock.now();
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
-  return claimRows<JobRow>(db, dialect, {
-    table: 'jobs',
-    set: sql`status = 'running', leased_until = ${lease}, attempts = attempts + 1, updated_at = ${nowIso}`,
-    due: sql`((status = 'pending' and run_at <= ${nowIso}) or (status = 'running' and leased_until < ${nowIso}))${
-      kinds.only ? sql` and kind = ${kinds.only}` : kinds.except ? sql` and kind <> ${kinds.except}` : sql``
-    }`,
-    orderBy: 'run_at',
-    limit,
-  });
-}
-
-export class JobRunner {
-  private readonly handlers = new Map<string, JobHandler<any>>();
-  private readonly failureHandlers = new Map<string, JobFailureHandler<any>>();
-  private readonly schedules = new Map<string, readonly number[]>();
-  private readonly keepOnFailure = new Map<string, (payload: any) => unknown>();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
-
-  constructor(
-    private readonly db: Db,
-    private readonly dialect: Dialect,
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-    private readonly pollMs = 250,
-    /** How long a claim holds a job; renewed every third of it while the job runs. */
-    private readonly leaseMs = LEASE_MS,
-    /** Jobs of this kind are claimed no faster than its pacer allows (mail: MAIL_RATE_PER_SECOND). */
-    private readonly paced?: { kind: JobKind; pacer: Pacer },
-  ) {}
-
-  /**
-   * `retrySchedule`: the delays between attempts of this kind (attempts exhausted after the last);
-   * without it, exponential backoff for up to MAX_ATTEMPTS attempts.
-   */
-  register<K extends JobKind>(
-    kind: K,
-    handler: JobHandler<K>,
-    onFinalFailure?: JobFailureHandler<K>,
-    options: {
-      retrySchedule?: readonly number[];
-      /** What of the payload a job that failed for good keeps (mail: not its body, which holds links and codes). */
-      keepOnFailure?: (payload: JobPayloads[K]) => unknown;
-    } = {},
-  ): void {
-    this.handlers.set(kind, handler);
-    if (onFinalFailure) this.failureHandlers.set(kind, onFinalFailure);
-    if (options.retrySchedule) this.schedules.set(kind, options.retrySchedule);
-    if (options.keepOnFailure) this.keepOnFailure.set(kind, options.keepOnFailure);
-  }
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  /** Stops polling and waits for the jobs in hand. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .then((claimed) => this.schedule(claimed > 0 ? 0 : this.pollMs))
-        .catch((err) => {
-          this.log.error({ err }, 'job runner tick failed');
-          this.schedule(this.pollMs);
-        });
-    }, delay);
-  }
-
-  /** Runs one batch of due jobs; returns how many were claimed. */
-  async tick(limit = 10): Promise<number> {
-    let jobs: JobRow[];
-    if (!this.paced) jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs);
-    else {
-      const { kind, pacer } = this.paced;
-      jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs, { except: kind });
-      const allowed = pacer.take(limit);
-      const paced = allowed > 0 ? await claimJobs(this.db, this.dialect, this.clock, allowed, this.leaseMs, { only: kind }) : [];
-      pacer.giveBack(allowed - paced.length);
-      jobs.push(...paced);
-    }
-    await Promise.all(jobs.map((job) => this.run(job)));
-    return jobs.length;
-  }
-
-  /** Runs due jobs until none is left (tests, CLI), waiting for the pacer when it holds jobs back. */
-  async drain(): Promise<void> {
-    for (;;) {
-      if ((await this.tick(50)) > 0) continue;
-      const wait = this.paced?.pacer.waitMs() ?? 0;
-      if (wait === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-
-  /**
-   * Extends the lease of a job still running, so a slow job (a large sealing) is never claimed
-   * by another runner as if this one had died. Only while this runner still holds it.
-   */
-  private renewLease(job: JobRow): Promise<unknown> {
-    const now = this.clock.now();
-    return this.db
-      .updateTable('jobs')
-      .set({ leased_until: new Date(now.getTime() + this.leaseMs).toISOString(), updated_at: now.toISOString() })
-      .where('id', '=', job.id)
-      .where('status', '=', 'running')
-      .where('attempts', '=', job.attempts)
-      .execute()
-      .catch((err) => this.log.warn({ jobId: job.id, err }, 'job lease renewal failed'));
-  }
-
-  private async run(job: JobRow): Promise<void> {
-    const handler = this.handlers.get(job.kind);
-    const renewal = setInterval(() => void this.renewLease(job), Math.max(10, Math.floor(this.leaseMs / 3)));
-    try {
-      if (!handler) throw new Error(`No handler for job kind ${job.kind}`);
-      await handler(JSON.parse(job.payload), job);
-      clearInterval(renewal);
-      await this.db.deleteFrom('jobs').where('id', '=', job.id).execute();
-    } catch (err) {
-      clearInterval(renewal);
-      const message = err instanceof Error ? err.message : String(err);
-      const now = this.clock.now();
-      const schedule = this.schedules.get(job.kind);
-      const exhausted = (schedule ? job.attempts > schedule.length : job.attempts >= MAX_ATTEMPTS) || err instanceof PermanentJobError;
-      // The kind's schedule, else exponential backoff: 2s, 4s, 8s … capped at one hour.
-      const delay = schedule ? (schedule[job.attempts - 1] ?? 0) : Math.min(3_600_000, 1000 * 2 ** job.attempts);
-      this.log.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job failed');
-      const onFinalFailure = exhausted ? this.failureHandlers.get(job.kind) : undefined;
-      // Before the job is marked failed: after a crash in between, the job is claimed again and the
-      // (idempotent) failure handler runs again, rather than never.
-      if (onFinalFailure) {
-        await onFinalFailure(JSON.parse(job.payload), message).catch((hookErr) =>
-          this.log.error({ jobId: job.id, kind: job.kind, err: hookErr }, 'job failure handler failed'),
-        );
-      }
-      const keep = exhausted ? this.keepOnFailure.get(job.kind) : undefined;
-      await this.db
-        .updateTable('jobs')
-        .set({
-          ...(keep ? { payload: JSON.stringify(keep(JSON.parse(job.payload))) } : {}),
-          status: exhausted ? 'failed' : 'pending',
-          run_at: new Date(now.getTime() + delay).toISOString(),
-          leased_until: null,
-          last_error: message.slice(0, 1000),
-          updated_at: now.toISOString(),
-        })
-        .where('id', '=', job.id)
-        .execute();
-    }
-  }
+  const ofKinds = kinds ? sql` and kind in (${sql.join(kinds)})` : sql``;
+  const claim = (due: RawBuilder<unknown>, n: number) =>
+    claimRows<JobRow>(db, dialect, {
+      table: 'jobs',
+      set: sql`status = 'running', leased_until = ${lease}, attempts = attempts + 1, updated_at = ${nowIso}`,
+      due,
+      orderBy: 'run_at',
+      limit: n,
+    });
+  // Expired leases first (index jobs_due: the few running jobs), then due jobs (jobs_kind_due).
+  const expired = await claim(sql`status = 'running' and leased_until < ${nowIso}${ofKinds}`, limit);
+  if (expired.length >= limit) return expired;
+  return [...expired, ...(await claim(sql`status = 'pending' and run_at <= ${nowIso}${ofKinds}`, limit - expired.length))];
 }

@@ -4,8 +4,8 @@ import { closeExpiredCampaigns } from '../modules/campaigns/campaign-closing.ts'
 import { purgeEventLog } from '../modules/events/event-retention.ts';
 import { purgeExpired } from '../modules/retention/retention.ts';
 import { expireDocuments } from '../modules/documents/expiry.ts';
+import { renewArchiveTimestamps } from '../modules/documents/timestamp-renewal.ts';
 import { sendReminders } from '../modules/signing/reminders.ts';
-import { renewArchiveTimestamps } from './timestamp-renewal.ts';
 
 /*
  * Time-driven work: documents expire, signers get reminders, campaigns close. Every instance with

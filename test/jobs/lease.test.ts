@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { enqueueJob, JobRunner } from '../../src/jobs/queue.ts';
+import { enqueueJob } from '../../src/jobs/queue.ts';
+import { JobRunner } from '../../src/jobs/job-runner.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 
 let t: TestApp;

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renewArchiveTimestamps } from '../../src/jobs/timestamp-renewal.ts';
+import { renewArchiveTimestamps } from '../../src/modules/documents/timestamp-renewal.ts';
 import { NO_OPENSSL_REASON, hasOpenssl, startTrustServices, type TrustServices } from '../helpers/trust-services.ts';
 import { opensslTsVerify, pdfsigDump, sha256, signedBytes } from '../pdf/independent-checks.ts';
 import { hasPoppler } from '../pdf/pdf-helpers.ts';

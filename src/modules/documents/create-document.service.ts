@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import type { DocumentRow, Executor } from '../../db/database.ts';
+import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import { auditRow, writeAudit } from '../audit/audit.ts';
 import { emitEvent, eventRow } from '../events/emit.ts';
@@ -9,54 +9,30 @@ import { buildSignerRows } from '../signers/signers.rules.ts';
 import { insertSigners } from '../signers/signers.repository.ts';
 import { seedFromTemplate, type DocumentSeed } from '../templates/template-copy.ts';
 import * as repo from './documents.repository.ts';
+import { newDocumentRow } from './new-document-row.ts';
 import { checkExpiry, checkFolder, isoOrNull, type Actor } from './documents.service.ts';
 import { toCreatedDocument, toDocumentListItemOf } from './documents.mappers.ts';
 import type { CreateDocumentInput } from './documents.schemas.ts';
 
 /** A new draft's rows, as `createDocument` inserts them; bulk sends insert them in their own transaction. */
 export function buildNewDocument(deps: AppDeps, actor: Actor, id: string, input: CreateDocumentInput, seed: DocumentSeed | undefined, now: string) {
-  const row: DocumentRow = {
+  const row = newDocumentRow({
     id,
-    org_id: actor.orgId,
+    orgId: actor.orgId,
     name: input.name,
-    search_name: input.name.toLowerCase(),
     status: 'draft',
-    signing_type: input.signingType ?? seed?.signingType ?? 'sequential',
-    message: input.message ?? '',
-    email_subject: input.emailSubject ?? null,
-    email_message: input.emailMessage ?? null,
-    reminder_frequency: input.reminderFrequency ?? null,
-    otp_method: input.otpMethod ?? null,
-    require_kyc: input.requireKyc ? 1 : 0,
-    expires_at: isoOrNull(input.expiresAt),
-    completed_at: null,
-    sent_at: null,
-    template_id: input.templateId ?? null,
-    campaign_id: null,
-    bulk_send_id: null,
-    folder_id: input.folderId ?? null,
-    file_key: null,
-    original_file_key: null,
-    original_content_type: null,
-    file_size: 0,
-    page_count: null,
-    document_hash: '',
-    signed_file_key: null,
-    signed_file_hash: '',
-    created_at: now,
-    updated_at: now,
-    deleted_at: null,
-    // repo.NO_PENDING_UPLOAD, written out: spreading into a literal this size made V8 build a
-    // slow (dictionary) object, 10 µs per spread, slower to serialize and bind after that.
-    pending_upload_key: null,
-    pending_upload_content_type: null,
-    pending_upload_max_bytes: null,
-    pending_upload_expires_at: null,
-    sealing_error: null,
-    pades_level: null,
-    timestamp_expires_at: null,
-    timestamp_renewal_claimed_until: null,
-  };
+    signingType: input.signingType ?? seed?.signingType ?? 'sequential',
+    requireKyc: Boolean(input.requireKyc),
+    now,
+    message: input.message,
+    emailSubject: input.emailSubject,
+    emailMessage: input.emailMessage,
+    reminderFrequency: input.reminderFrequency,
+    otpMethod: input.otpMethod,
+    expiresAt: isoOrNull(input.expiresAt),
+    templateId: input.templateId,
+    folderId: input.folderId,
+  });
   if (seed) Object.assign(row, seed.file);
   const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);
   const signerRows = [...(seed?.signers ?? []), ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers')];

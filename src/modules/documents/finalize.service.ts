@@ -117,7 +117,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
     let sealed: FinalizeResult;
     try {
-      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields, attachments, await documentTimeline(deps.db, doc.id), `${deps.config.publicUrl}/verify`), deps.config, outputPath, deps.config.finalizeTimeoutMs);
+      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields, attachments, await documentTimeline(deps.db, doc.id), `${deps.config.publicUrl}/verify`), { ...deps.certificate.config, longTerm: deps.config.longTerm }, outputPath, deps.config.finalizeTimeoutMs);
     } catch (err) {
       // The same file would break the same bound again: no retry, and no other document waits on it.
       if (err instanceof WorkerLimitError || err instanceof PdfLimitError) throw new PermanentJobError(`Sealing refused: ${err.message}`);

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import type { EventType } from './event-types.ts';
+import type { EventData } from './event-payloads.ts';
 import { prepared, preparedInsert } from '../../db/prepared.ts';
 
 const insertEvent = preparedInsert('events', ['id', 'org_id', 'type', 'data', 'created_at']);
@@ -15,12 +16,13 @@ const activeWebhooks = prepared<{ orgId: string }, { id: string; events: string 
  * to it, inside the caller's transaction: the event exists exactly when the change does
  * (transactional outbox), and the delivery worker picks the deliveries up.
  */
-export async function emitEvent(
+export async function emitEvent<T extends EventType>(
   trx: Executor,
   clock: Clock,
   orgId: string,
-  type: EventType,
-  data: Record<string, unknown>,
+  type: T,
+  /** Typed by the event's schema (event-payloads.ts), the one the API reference publishes. */
+  data: EventData<T>,
   /** Deliver to this webhook only, subscribed or not (`POST /webhooks/{id}/test`). */
   options: { onlyWebhookId?: string } = {},
 ): Promise<string> {
@@ -81,6 +83,6 @@ from events_ e join webhooks w on w.org_id = e.org_id
 where w.status = 'active' and w.events::jsonb @> jsonb_build_array(e.type)`;
 
 /** The row of an event of `type`, stamped now (emitEvent, and creates batched on PostgreSQL). */
-export function eventRow(clock: Clock, orgId: string, type: EventType, data: Record<string, unknown>) {
+export function eventRow<T extends EventType>(clock: Clock, orgId: string, type: T, data: EventData<T>) {
   return { id: newId('evt'), org_id: orgId, type, data: JSON.stringify(data), created_at: clock.now().toISOString() };
 }

@@ -1,7 +1,7 @@
-import { PostgresAdapter, sql } from 'kysely';
 import type { Db, Executor } from '../../db/database.ts';
 import { generateKey, hashKey, SCOPES } from '../../http/auth.ts';
 import { newId } from '../../ids.ts';
+import { insertFirstOrganization } from './orgs.repository.ts';
 
 export interface CreatedKey {
   id: string;
@@ -113,18 +113,9 @@ export async function revokeApiKey(db: Db, keyId: string, now = new Date()): Pro
  */
 export async function bootstrapDefaultOrg(db: Db): Promise<CreatedKey | null> {
   return db.transaction().execute(async (trx) => {
-    // Servers started together on an empty database must not each create one. On PostgreSQL they
-    // queue on a lock for the transaction; on SQLite the insert comes first, and its write lock
-    // is taken before it reads, so the second sees the first's organization.
-    if (trx.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`.execute(trx);
-    const now = new Date().toISOString();
     const orgId = newId('org');
-    const { numAffectedRows } = await sql`insert into organizations (id, name, admin_email, created_at, updated_at)
-      select ${orgId}, 'Default', 'admin@localhost', ${now}, ${now} where not exists (select 1 from organizations)`.execute(trx);
-    if (!numAffectedRows) return null;
+    const created = await insertFirstOrganization(trx, { id: orgId, name: 'Default', adminEmail: 'admin@localhost', now: new Date().toISOString() });
+    if (!created) return null;
     return createApiKey(trx, { orgId, scopes: [...SCOPES], name: 'bootstrap' });
   });
 }
-
-/** The advisory lock bootstrapDefaultOrg takes on PostgreSQL (an arbitrary constant: "signet" + 1). */
-const BOOTSTRAP_LOCK = 0x5319e7_01;

@@ -3,9 +3,9 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { AppDeps } from '../deps.ts';
-import { UNKNOWN_ACTOR, writeAudit } from '../modules/audit/audit.ts';
-import { renewInWorker } from '../pdf/renew-worker.ts';
+import type { AppDeps } from '../../deps.ts';
+import { renewInWorker } from '../../pdf/renew-worker.ts';
+import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 
 /*
  * Archive renewal (PAdES B-LTA): before the certificate of a document's newest timestamp
@@ -13,6 +13,7 @@ import { renewInWorker } from '../pdf/renew-worker.ts';
  * file, with the validation data of the previous one, so the file stays verifiable for as
  * long as this keeps running. Several instances may run it: each document is claimed by a
  * conditional UPDATE first, and the new file is recorded only over the file it was made from.
+ * The scheduler (src/jobs/schedulers.ts) runs a pass every hour.
  */
 
 const BATCH = 20;
@@ -25,6 +26,7 @@ const DAY_MS = 24 * 3600 * 1000;
  */
 const SHORT_LIVED_PAUSE_MS = 7 * DAY_MS;
 
+/** Renews the archive timestamps due within TIMESTAMP_RENEW_DAYS, up to a batch per pass; the failed ones are tried again an hour later. */
 export async function renewArchiveTimestamps(deps: AppDeps): Promise<{ renewed: number; failed: Array<{ documentId: string; error: string }> }> {
   const tsa = deps.config.longTerm.tsa;
   if (!tsa) return { renewed: 0, failed: [] };
