@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
+import { signingCertConfig } from './pdf/certificate.ts';
 import { loadSecretKey } from './secret-key.ts';
 import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
@@ -32,11 +33,13 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   // In production SECRET_KEY must be set: refuse to start without it, before touching anything.
   const secretKey = await loadSecretKey(config);
   // Refuse to start rather than accept signatures that can never be sealed.
-  const certProblem = await new CertificateCheck(config).problem();
+  const certConfig = await signingCertConfig(config, secretKey);
+  const certProblem = await new CertificateCheck(certConfig).problem();
   if (certProblem !== null) {
-    throw new ConfigError(
-      `the signing certificate cannot be used: ${certProblem}. Check SIGNING_CERT_P12 and SIGNING_CERT_PASSWORD (unset both to use a generated self-signed certificate).`,
-    );
+    const hint = config.signingCertP12
+      ? 'Check SIGNING_CERT_P12 and SIGNING_CERT_PASSWORD (unset both to use a generated self-signed certificate).'
+      : 'The generated certificate is encrypted with a password derived from SECRET_KEY.';
+    throw new ConfigError(`the signing certificate cannot be used: ${certProblem} ${hint}`);
   }
   const database = openDatabase(config, { server: true });
   await migrate(database.db);
@@ -65,7 +68,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   process.stdout.write(`Signet is running at ${config.publicUrl} (API reference: ${config.publicUrl}/docs)\n`);
   // The PDF threads load their code (and the sealing one its certificate) now, not during the first upload or sealing.
   void warmIntakeWorker();
-  if (config.workers) void warmFinalizeWorker(config, config.finalizeTimeoutMs).catch((err) => app.log.warn({ err }, 'sealing thread warm-up failed'));
+  if (config.workers) void warmFinalizeWorker(certConfig, config.finalizeTimeoutMs).catch((err) => app.log.warn({ err }, 'sealing thread warm-up failed'));
 
   let closing = false;
   const shutdown = async (signal: string) => {

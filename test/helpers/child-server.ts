@@ -68,7 +68,8 @@ export async function serve(env: Record<string, string>): Promise<ChildServer> {
   child.stderr!.on('data', (c) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 30_000;
+  // Generous: a loaded machine (several suites at once) can take long to start a process.
+  const until = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`signet serve exited early:\n${output}`);
     try {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { systemClock } from '../../src/clock.ts';
 import type { EventType } from '../../src/modules/events/event-types.ts';
 import { emitEvent } from '../../src/modules/events/emit.ts';
 import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
+import { signingCertPassword } from '../../src/secret-key.ts';
 import { createStorage } from '../../src/storage/create-storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { api, childEnv, cli, serve, type ApiReply, type ChildServer } from '../helpers/child-server.ts';
@@ -13,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { REDIS_URL } from '../helpers/redis.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
 import { startReceiver, waitFor, type Receiver, type Respond } from '../webhooks/support.ts';
+import { documentEventData } from '../helpers/event-data.ts';
 
 /**
  * Several `signet serve` processes (the image's start command) deployed as one service: one
@@ -82,8 +85,9 @@ export async function startCluster(options: { size: number; redis: boolean; env?
   const db = await createTestDatabase({ migrated: false });
   const sink = await SmtpSink.start();
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-cert-'));
-  // The server's own generator writes a PKCS#12 file and its password; every instance is then configured with that file.
-  const certificate = await loadSigningCertificate({ dataDir: certDir, signingCertP12: undefined, signingCertPassword: undefined });
+  // The server's own generator writes a PKCS#12 file (its password derived from a secret key); every instance is then configured with that file.
+  const certPassword = signingCertPassword(randomBytes(32));
+  const certificate = await loadSigningCertificate({ dataDir: certDir, signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: certPassword });
   const env = childEnv({
     DATA_DIR: db.dataDir,
     DATABASE_URL: db.url,
@@ -91,11 +95,8 @@ export async function startCluster(options: { size: number; redis: boolean; env?
     PUBLIC_URL,
     SMTP_URL: sink.url,
     SIGNING_CERT_P12: path.join(certDir, 'signing-cert.p12'),
-    SIGNING_CERT_PASSWORD: fs.readFileSync(path.join(certDir, 'signing-cert.password'), 'utf8').trim(),
+    SIGNING_CERT_PASSWORD: certPassword,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    // These tests are about instances sharing work and stopping cleanly, not mail pacing (tested in
-    // test/bulk-sends/mail-rate.test.ts): each runner may claim a full batch of mail per poll.
-    MAIL_RATE_PER_SECOND: '1000',
     // Debug logs name each webhook delivery an instance attempted.
     LOG_LEVEL: 'debug',
     ...options.env,
@@ -145,7 +146,7 @@ export async function startCluster(options: { size: number; redis: boolean; env?
   const emit: Cluster['emit'] = async (type, count, tag) => {
     const ids = Array.from({ length: count }, (_, i) => `doc_${tag}_${String(i).padStart(4, '0')}`);
     await handle.transaction().execute(async (trx) => {
-      for (const id of ids) await emitEvent(trx, systemClock, orgId, type, { id, name: id });
+      for (const id of ids) await emitEvent(trx, systemClock, orgId, type, documentEventData(id));
     });
     return ids;
   };
