@@ -14,11 +14,13 @@ import { Counters } from './http/counters.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
 import { registerDocs } from './http/docs.ts';
+import { registerOperationDocs } from './http/operation-docs.ts';
+import { webhooksDocument } from './modules/events/webhooks-doc.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
 import { batchStats } from './db/pg-insert-batch.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
-import { JobRunner } from './jobs/queue.ts';
+import { JobRunner } from './jobs/job-runner.ts';
 import { registerJobHandlers } from './jobs/handlers.ts';
 import { Pacer } from './jobs/pacer.ts';
 import { DeliveryWorker } from './jobs/webhook-delivery.ts';
@@ -29,6 +31,7 @@ import type { AppDeps } from './deps.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
 import { serializeRequest } from './http/log-redaction.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
+import { signingCertConfig } from './pdf/certificate.ts';
 import { sealPlaintextWebhookSecrets } from './modules/webhooks/webhook-secrets.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
@@ -42,6 +45,7 @@ import { templatesRoutes } from './modules/templates/templates.routes.ts';
 import { templatePartsRoutes } from './modules/templates/template-parts.routes.ts';
 import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
 import { publicCampaignRoutes } from './modules/campaigns/public.routes.ts';
+import { campaignUploadRoutes } from './modules/campaigns/campaign-upload.routes.ts';
 import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
 import { signingRoutes } from './modules/signing/signing.routes.ts';
 import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
@@ -102,7 +106,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   );
   const redis = await connectRedis(app, config);
   const counters = new Counters(redis);
-  const webhookKey = deriveKey(options.secretKey ?? (await loadSecretKey(config)), 'webhook-secrets');
+  const secretKey = options.secretKey ?? (await loadSecretKey(config));
+  const webhookKey = deriveKey(secretKey, 'webhook-secrets');
   await sealPlaintextWebhookSecrets(options.database.db, webhookKey);
   const deps: AppDeps = {
     counters,
@@ -112,14 +117,21 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     storage: options.storage ?? createStorage(config),
     mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, spoolDir: config.mailSpoolDir, log: app.log }),
     clock,
-    jobs: new JobRunner(options.database.db, options.database.dialect, clock, app.log, options.jobPollMs, options.jobLeaseMs, {
-      kind: 'mail',
-      pacer: new Pacer(config.mailRatePerSecond),
-    }),
+    jobs: new JobRunner(
+      options.database.db,
+      options.database.dialect,
+      clock,
+      app.log,
+      options.jobPollMs,
+      options.jobLeaseMs,
+      { kind: 'mail', pacer: new Pacer(config.mailRatePerSecond) },
+      { paced: config.mailConnections, other: 10 },
+    ),
     deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics, webhookKey }, { pollMs: options.jobPollMs }),
     secret: await loadServerSecret(options.database.db),
     webhookKey,
-    certificate: new CertificateCheck(config),
+    databaseWritable: options.database.writable ?? (() => true),
+    certificate: new CertificateCheck(await signingCertConfig(config, secretKey)),
     metrics,
   };
   app.decorate('deps', deps);
@@ -139,6 +151,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerIdempotency(app, deps.db, clock);
   await registerRateLimit(app, config, redis, counters);
   app.addSchema(ErrorBody);
+  registerOperationDocs(app);
 
   await app.register(swagger, {
     openapi: {
@@ -156,6 +169,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         },
       },
       security: [{ bearerAuth: [] }],
+      webhooks: webhooksDocument(),
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
@@ -178,6 +192,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(signingRoutes);
   await app.register(bulkSendsRoutes);
   await app.register(signerUploadRoutes);
+  await app.register(campaignUploadRoutes);
   await app.register(attachmentsRoutes);
   await app.register(organizationRoutes);
   await app.register(eventsRoutes);

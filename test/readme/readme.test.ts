@@ -1,12 +1,14 @@
 import { spawnSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samplePdf } from '../helpers/factories.ts';
 import { killLeftovers, newInstallation, startServe, type Installation, type RunningServer } from '../cli/run-cli.ts';
+import { startReceiver, type Receiver } from '../webhooks/support.ts';
 
 /*
  * The README's blocks marked `<!-- readme-test: NAME -->` are run as written with bash and curl
@@ -26,15 +28,72 @@ function block(name: string): string {
   return match[1];
 }
 
+/** The TypeScript block after `<!-- readme-test-ts: name -->` (run) or `<!-- readme-typecheck: name -->` (type-checked only). */
+function tsBlock(marker: 'readme-test-ts' | 'readme-typecheck', name: string): string {
+  const match = new RegExp(`<!-- ${marker}: ${name} -->\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(README);
+  if (!match) throw new Error(`README has no TypeScript block marked ${marker}: ${name}`);
+  return match[1];
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const requireHere = createRequire(import.meta.url);
+
+/** Node with TypeScript types stripped by tsx, `@signet/client` mapped to clients/typescript (tsconfig `paths`). */
+function runNode(dir: string, file: string, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const tsx = pathToFileURL(requireHere.resolve('tsx')).href;
+    const child = spawn(process.execPath, ['--import', tsx, file], {
+      cwd: work,
+      env: { PATH: process.env.PATH, HOME: work, TSX_TSCONFIG_PATH: path.join(dir, 'tsconfig.json'), ...env },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`README TypeScript block failed (${code}):\n--- stdout\n${out}\n--- stderr\n${err}`))));
+  });
+}
+
+/**
+ * The README's TypeScript blocks as a project of their own: `@signet/client` resolves to this
+ * repository's clients/typescript (as an installed package would), strict type-checking with tsc.
+ */
+function tsProject(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(work, 'ts-'));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [path.join(ROOT, 'node_modules/@types')],
+        paths: { '@signet/client': [path.join(ROOT, 'clients/typescript/src/index.ts')] },
+      },
+      include: Object.keys(files),
+    }),
+  );
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
 let inst: Installation;
 let server: RunningServer;
 let work: string;
 let key: string;
 let base: string;
+let receiver: Receiver;
+/** The README's example webhook URL; the tests put a real receiver on 127.0.0.1 in its place. */
+const HOOK_URL = 'https://hooks.example.com/signet';
 
 /** Runs README blocks in one bash, in the work directory; fails on the first failing command. */
 function run(script: string, env: Record<string, string> = {}): Promise<string> {
-  const text = script.replaceAll('http://localhost:3000', base).replaceAll('sk_…', key);
+  const text = script.replaceAll('http://localhost:3000', base).replaceAll('sk_…', key).replaceAll(HOOK_URL, `${receiver.url}/signet`);
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', `set -eo pipefail\n${text}`], { cwd: work, env: { PATH: process.env.PATH, HOME: work, ...env } });
     let out = '';
@@ -73,12 +132,14 @@ describe.skipIf(!hasTools)('the README, run as written against a real server', (
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-readme-'));
     fs.symlinkSync(inst.dataDir, path.join(work, 'data'));
     fs.writeFileSync(path.join(work, 'agreement.pdf'), await samplePdf(1, 'Consulting agreement'));
-    server = await startServe(inst);
+    receiver = await startReceiver();
+    server = await startServe(inst, { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
     key = /sk_[A-Za-z0-9_-]{43}/.exec(server.output().stdout)![0];
     base = `http://localhost:${new URL(server.url).port}`;
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
+    await receiver?.close();
     killLeftovers();
     await inst?.remove();
     if (work) fs.rmSync(work, { recursive: true, force: true });
@@ -117,9 +178,30 @@ describe.skipIf(!hasTools)('the README, run as written against a real server', (
     const signedHash = (await api('GET', `/api/v1/documents/${doc}`)).body.data.signedFileHash;
     expect(createHash('sha256').update(signed).digest('hex')).toBe(signedHash);
 
+    // Verifying the signed PDF, as the Verification section shows.
+    const report = JSON.parse(await run(`${preamble()}\n${block('verify')}`)).data;
+    expect(report.signatures).toHaveLength(1);
+    expect(report.signatures[0]).toMatchObject({ valid: true });
+    expect(report.document).toMatchObject({ id: doc, status: 'completed' });
+
     // Catching up on what happened, as the Webhooks section shows.
     const events = JSON.parse(await run(`${preamble()}\n${block('events')}`));
     expect(events.data.map((e: { event: string; data: { id: string } }) => [e.event, e.data.id])).toContainEqual(['document.completed', doc]);
+  }, 180_000);
+
+  it('walk-through with the TypeScript client: its blocks type-check; run as written, the document is out for signature', async () => {
+    const walkthrough = tsBlock('readme-test-ts', 'walkthrough').replaceAll('http://localhost:3000', base);
+    const dir = tsProject({ 'walkthrough.ts': walkthrough, 'receiver.ts': tsBlock('readme-typecheck', 'receiver') });
+    const tsc = spawnSync(process.execPath, [requireHere.resolve('typescript/bin/tsc'), '-p', dir], { encoding: 'utf8', timeout: 120_000 });
+    expect(tsc.status, `tsc on the README's TypeScript blocks:\n${tsc.stdout}${tsc.stderr}`).toBe(0);
+
+    const out = await runNode(dir, path.join(dir, 'walkthrough.ts'), { SIGNET_KEY: key });
+    const [, doc, status] = /^(doc_\w+) (\w+)$/m.exec(out) ?? [];
+    expect(status, out).toBe('pending');
+    const detail = (await api('GET', `/api/v1/documents/${doc}`)).body.data;
+    expect(detail).toMatchObject({ name: 'Consulting agreement', status: 'pending', signers: [{ email: 'ada@example.com', status: 'sent' }] });
+    expect(detail.fields).toMatchObject([{ type: 'signature', page: 1 }]);
+    expect(detail.documentHash).toBe(createHash('sha256').update(fs.readFileSync(path.join(work, 'agreement.pdf'))).digest('hex'));
   }, 180_000);
 
   it('cancel: a second document sent with the walk-through, then cancelled', async () => {
@@ -144,4 +226,36 @@ describe.skipIf(!hasTools)('the README, run as written against a real server', (
     expect(pub.status).toBe(200);
     expect((await pub.json()).data).toMatchObject({ welcomeTitle: 'Join our volunteers', collectPhone: false });
   }, 60_000);
+
+  it('webhook: registered as written; the answer carries the secret its deliveries are signed with', async () => {
+    const created = JSON.parse(await run(`${preamble()}\n${block('webhook')}`)).data;
+    expect(created).toMatchObject({ url: `${receiver.url}/signet`, status: 'active' });
+    expect(created.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect((await api('POST', `/api/v1/webhooks/${created.id}/test`)).status).toBe(202);
+    const until = Date.now() + 30_000;
+    while (!receiver.received.some((r) => r.path.endsWith('/signet')) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    const delivery = receiver.received.find((r) => r.path.endsWith('/signet'))!;
+    expect(delivery, 'a delivery of the test event').toBeTruthy();
+    const ts = String(delivery.headers['x-service-timestamp']);
+    const want = 'sha256=' + createHmac('sha256', created.secret).update(`${ts}.${delivery.body}`).digest('hex');
+    expect(delivery.headers['x-service-signature']).toBe(want);
+  }, 60_000);
+});
+
+describe('the README code blocks', () => {
+  it('are each run by a test here, or labelled as not run', () => {
+    const lines = README.split('\n');
+    const unlabelled: string[] = [];
+    const names = new Set<string>();
+    lines.forEach((line, i) => {
+      if (!/^```(sh|bash|js|ts|typescript|javascript)\b/.test(line)) return;
+      const marker = /^<!-- ((?:readme-test|readme-test-ts|readme-typecheck): ([\w-]+)|recipe: .+|not run .+) -->$/.exec(lines[i - 1] ?? '');
+      if (!marker) unlabelled.push(`line ${i + 1}: ${line}`);
+      else if (marker[2]) names.add(marker[2]);
+    });
+    expect(unlabelled).toEqual([]);
+    // Every marked block is one this file runs.
+    const source = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8');
+    for (const name of names) expect(source, `a README test runs the block ${name}`).toMatch(new RegExp(`[bB]lock\\((?:'[\\w-]+', )?['"]${name}['"]\\)`));
+  });
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'in.pdf'), original);
   if (!hasOpenssl) return;
   services = await startTrustServices();
-  const cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword });
+  const cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword, generatedCertPassword: 'a-test-password' });
   for (const level of ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const) {
     const out = path.join(dir, `${level}.pdf`);
     await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, out, { level, tsa: { url: services.tsaUrl } });

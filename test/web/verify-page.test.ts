@@ -35,7 +35,7 @@ describe.skipIf(!hasChromium)('GET /verify at 375 px', () => {
   it('checks a signed PDF and a tampered one, fits the screen, and keeps the console clean', async () => {
     const original = await makePdf({ pages: 1, useObjectStreams: false });
     await writeFile(path.join(dir, 'in.pdf'), original);
-    const cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: undefined, signingCertPassword: undefined });
+    const cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' });
     const signedPath = path.join(dir, 'Signed contract.pdf');
     await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, signedPath);
     const tamperedPath = path.join(dir, 'tampered.pdf');

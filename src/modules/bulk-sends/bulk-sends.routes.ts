@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { validationDetails, type AjvLikeError } from '../../http/error-handler.ts';
 import { AppError } from '../../http/errors.ts';
-import { Data, errors, IdParams, Page } from '../../http/schemas.ts';
+import { Data, IdParams, Page } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import { CsvTable, readCsv } from './bulk-csv.ts';
 import * as service from './bulk-sends.service.ts';
@@ -17,6 +17,7 @@ import {
   ListBulkSendsQuery,
   type CreateBulkSendInput,
 } from './bulk-sends.schemas.ts';
+import { bulkSendExamples } from './bulk-sends.examples.ts';
 
 const tags = ['Bulk sends'];
 
@@ -46,6 +47,7 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'createBulkSend',
+        example: bulkSendExamples.createBulkSend,
         summary: 'Send a template to many recipients: one document per row',
         description:
           'JSON (`rows`) or `text/csv` (with `?templateId=…&name=…`), 1-10,000 rows, at most 16 MB. Every row is validated first: one bad row ' +
@@ -53,8 +55,8 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
           '202 with the bulk send; a background job creates and sends each row\'s document exactly once (also across restarts), and ' +
           '`bulk_send.completed` is delivered when every row is done. Invitations go out at `MAIL_RATE_PER_SECOND`.',
         querystring: CreateBulkSendQuery,
-        body: { content: { 'application/json': { schema: CreateBulkSendBody }, 'text/csv': { schema: CsvBody } } } as never,
-        response: { 202: Data(BulkSend), ...errors(400, 409, 413, 415) },
+        body: { content: { 'application/json': { schema: CreateBulkSendBody }, 'text/csv': { schema: CsvBody } } },
+        response: { 202: Data(BulkSend, "The bulk send, accepted") }, errorCodes: ['not_found', 'invalid_state', 'missing_file', 'missing_fields', 'unsupported_media_type'],
       },
     },
     async (request, reply) => {
@@ -65,6 +67,10 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
         throw new AppError('validation_error', first ? `${first.path} ${first.message}` : 'Request is invalid', details);
       }
       const body = request.body as unknown;
+      // No body at all: nothing for the validator to see (it checks a body by its content type).
+      if (body === undefined || body === null) {
+        throw new AppError('validation_error', 'Send the rows as a JSON body, or a CSV file as text/csv', [{ path: 'body', message: 'is required' }]);
+      }
       const query = request.query;
       let created;
       if (body instanceof CsvTable) created = await service.createBulkSendFromCsv(deps, actorOf(request), query, body);
@@ -81,7 +87,13 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
     '/api/v1/bulk-sends',
     {
       config: { scope: 'documents.read' },
-      schema: { tags, operationId: 'listBulkSends', summary: 'List bulk sends, newest first', querystring: ListBulkSendsQuery, response: { 200: Page(BulkSend), ...errors(400) } },
+      schema: {
+        tags,
+        operationId: 'listBulkSends',
+        example: bulkSendExamples.listBulkSends,
+        summary: 'List bulk sends, newest first',
+        description: 'Your organization\'s bulk sends, newest first, each with its progress (`total`, `sent`, `failed`).',
+        querystring: ListBulkSendsQuery, response: { 200: Page(BulkSend, "The page of bulk sends") }, errorCodes: [] },
     },
     async (request) => service.listBulkSends(deps, authOf(request).orgId, request.query),
   );
@@ -90,7 +102,13 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
     '/api/v1/bulk-sends/:id',
     {
       config: { scope: 'documents.read' },
-      schema: { tags, operationId: 'getBulkSend', summary: 'Get a bulk send and its progress', params: IdParams, response: { 200: Data(BulkSend), ...errors(400, 404) } },
+      schema: {
+        tags,
+        operationId: 'getBulkSend',
+        example: bulkSendExamples.getBulkSend,
+        summary: 'Get a bulk send and its progress',
+        description: 'One bulk send and its progress. Its documents: `GET /api/v1/documents?bulkSendId=`.',
+        params: IdParams, response: { 200: Data(BulkSend, "The bulk send") }, errorCodes: ['not_found'] },
     },
     async (request) => ({ data: await service.getBulkSend(deps, authOf(request).orgId, request.params.id) }),
   );
@@ -106,13 +124,14 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'cancelBulkSend',
+        example: bulkSendExamples.cancelBulkSend,
         summary: 'Stop the rows not sent yet (and, with cancelDocuments, cancel the documents already sent)',
         description:
           'Rows not sent yet are never sent. Documents already sent stay out for signature unless `cancelDocuments` is true: they are then ' +
           'cancelled in the background, each as `POST /api/v1/documents/{id}/cancel` does. 409 `invalid_state` once completed or cancelled.',
         params: IdParams,
         body: CancelBulkSendBody,
-        response: { 200: Data(BulkSend), ...errors(400, 404, 409) },
+        response: { 200: Data(BulkSend, "The cancelled bulk send") }, errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({ data: await service.cancelBulkSend(deps, actorOf(request), request.params.id, request.body?.cancelDocuments ?? false) }),

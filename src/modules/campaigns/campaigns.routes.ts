@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
-import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import * as service from './campaigns.service.ts';
 import {
   Campaign,
@@ -13,6 +13,7 @@ import {
   Submission,
   UpdateCampaignBody,
 } from './campaigns.schemas.ts';
+import { campaignExamples } from './campaigns.examples.ts';
 
 const tags = ['Campaigns'];
 
@@ -37,9 +38,12 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'listCampaigns',
+        example: campaignExamples.listCampaigns,
         summary: 'List campaigns, newest first',
+        description:
+          "Your organization's campaigns, newest first. `status` and `search` (case-insensitive, on the name) filter.",
         querystring: ListCampaignsQuery,
-        response: { 200: Page(CampaignListItem), ...errors(400) },
+        response: { 200: Page(CampaignListItem, "The page of campaigns") }, errorCodes: [],
       },
     },
     async (request) => service.listCampaigns(deps, authOf(request).orgId, request.query),
@@ -52,10 +56,11 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'createCampaign',
+        example: campaignExamples.createCampaign,
         summary: 'Create a campaign (a public signing link) from a template',
         description: CREATE_RULES,
         body: CreateCampaignBody,
-        response: { 201: Data(CreatedCampaign), ...errors(400, 409, 413) },
+        response: { 201: Data(CreatedCampaign, "The created campaign, with its public url") }, errorCodes: ['not_found', 'missing_file', 'missing_fields'],
       },
     },
     async (request, reply) => reply.code(201).send({ data: await service.createCampaign(deps, authOf(request).orgId, request.body) }),
@@ -68,9 +73,12 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'getCampaign',
+        example: campaignExamples.getCampaign,
         summary: 'Get a campaign',
+        description:
+          "One campaign, with its welcome texts and its public `url`.",
         params: IdParams,
-        response: { 200: Data(Campaign), ...errors(400, 404) },
+        response: { 200: Data(Campaign, "The campaign") }, errorCodes: ['not_found'],
       },
     },
     async (request) => ({ data: await service.getCampaign(deps, authOf(request).orgId, request.params.id) }),
@@ -83,6 +91,7 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'updateCampaign',
+        example: campaignExamples.updateCampaign,
         summary: 'Edit a campaign, pause, close or reopen it; answers the full campaign',
         description:
           'Any create field, all optional, plus `status` (`active`, `paused`, `closed`); `slug` is read-only (400). Reopening (`active`) ' +
@@ -91,7 +100,7 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
           'the create rules. Closing emits `campaign.closed`.',
         params: IdParams,
         body: UpdateCampaignBody,
-        response: { 200: Data(Campaign), ...errors(400, 404, 409, 413) },
+        response: { 200: Data(Campaign, "The updated campaign") }, errorCodes: ['not_found', 'limit_reached'],
       },
     },
     async (request) => ({ data: await service.updateCampaign(deps, authOf(request).orgId, request.params.id, request.body) }),
@@ -104,10 +113,11 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'deleteCampaign',
+        example: campaignExamples.deleteCampaign,
         summary: 'Delete a campaign for good',
         description: 'The public link stops working at once. Submissions stay as documents, with the campaign id in `campaignId`.',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 404) },
+        response: { 204: NoContent }, errorCodes: ['not_found'],
       },
     },
     async (request, reply) => {
@@ -123,10 +133,13 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'listCampaignSubmissions',
+        example: campaignExamples.listCampaignSubmissions,
         summary: 'List the documents submitted through a campaign, newest first',
+        description:
+          "The documents submitted through the campaign, newest first, each with its signers and their emails.",
         params: IdParams,
         querystring: ListSubmissionsQuery,
-        response: { 200: Page(Submission), ...errors(400, 404) },
+        response: { 200: Page(Submission, "The page of submissions") }, errorCodes: ['not_found'],
       },
     },
     async (request) => service.listSubmissions(deps, authOf(request).orgId, request.params.id, request.query),

@@ -3,11 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
-import { errors } from '../../http/schemas.ts';
 import { writeAudit } from '../audit/audit.ts';
 import { actorOf } from './documents.routes.ts';
 import { requireDocument, type Actor } from './documents.service.ts';
 import { attachmentDisposition } from '../../http/content-disposition.ts';
+import { fileExamples } from './files.examples.ts';
 
 /** A document's attachment: its bytes as stored, under its own name and type; audited as a download. */
 async function openAttachment(deps: AppDeps, actor: Actor, documentId: string, attachmentId: string) {
@@ -35,6 +35,7 @@ export async function attachmentsRoutes(fastify: FastifyInstance): Promise<void>
       schema: {
         tags: ['Documents'],
         operationId: 'downloadDocumentAttachment',
+        example: fileExamples.downloadDocumentAttachment,
         summary: "Download one of the document's attachments (a signer's upload or identity evidence)",
         description:
           'The bytes exactly as the signer sent them (their SHA-256 is the attachment\'s `sha256`), with the attachment\'s `contentType` and ' +
@@ -45,8 +46,8 @@ export async function attachmentsRoutes(fastify: FastifyInstance): Promise<void>
             description: 'The file bytes',
             content: Object.fromEntries(['application/pdf', 'image/png', 'image/jpeg', 'image/webp'].map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
           },
-          ...errors(400, 404),
         },
+        errorCodes: ['not_found', 'storage_unavailable'],
       },
     },
     async (request, reply) => {

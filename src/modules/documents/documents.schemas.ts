@@ -51,15 +51,15 @@ export const Attachment = Type.Object(
   { description: 'A file attached to the document by a signer' },
 );
 
-export const ActionRequired = Type.Union(
-  [Type.Object(
+export const ActionRequired = Nullable(
+  Type.Object(
     {
       reason: StringEnum(['identity_review', 'invitation_undeliverable', 'sealing_failed'] as const),
       signerId: Type.Optional(Type.String({ description: 'The signer concerned (identity_review, invitation_undeliverable)' })),
       message: Type.String({ description: 'What happened and what the sender can do' }),
     },
     { additionalProperties: false },
-  ), Type.Null()],
+  ),
   {
     description:
       'Why the document is `action_required` (null in every other status): `identity_review` (a signer’s identity evidence awaits ' +

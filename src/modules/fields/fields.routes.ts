@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
-import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import * as service from './fields.service.ts';
 import { FieldInput, FieldParams, FieldPatch, FieldSchema, ListFieldsQuery } from './fields.schemas.ts';
+import { fieldExamples } from './fields.examples.ts';
 
 const tags = ['Fields'];
 
@@ -24,11 +25,12 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'addField',
+        example: fieldExamples.addField,
         summary: 'Place a field on a draft document',
         description: `${RULES} A document has at most 500 fields (409 \`limit_reached\`).`,
         params: IdParams,
         body: FieldInput,
-        response: { 201: Data(FieldSchema), ...errors(400, 404, 409, 413) },
+        response: { 201: Data(FieldSchema, "The added field") }, errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
       },
     },
     async (request, reply) => reply.code(201).send({ data: await service.addField(deps, actorOf(request), request.params.id, request.body) }),
@@ -41,10 +43,13 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'listFields',
+        example: fieldExamples.listFields,
         summary: "List a document's fields, oldest first",
+        description:
+          "The document's fields, in the order they were added.",
         params: IdParams,
         querystring: ListFieldsQuery,
-        response: { 200: Page(FieldSchema), ...errors(400, 404) },
+        response: { 200: Page(FieldSchema, "The page of fields") }, errorCodes: ['not_found'],
       },
     },
     async (request) => service.listDocumentFields(deps, authOf(request).orgId, request.params.id, request.query),
@@ -57,11 +62,12 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'updateField',
+        example: fieldExamples.updateField,
         summary: 'Edit a field of a draft document',
         description: `The rules apply to the field as it is after the change: ${RULES}`,
         params: FieldParams,
         body: FieldPatch,
-        response: { 200: Data(FieldSchema), ...errors(400, 404, 409, 413) },
+        response: { 200: Data(FieldSchema, "The updated field") }, errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({ data: await service.updateField(deps, actorOf(request), request.params.id, request.params.fieldId, request.body) }),
@@ -74,9 +80,12 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'removeField',
+        example: fieldExamples.removeField,
         summary: 'Remove a field from a draft document',
+        description:
+          "Removes a field from a draft document (409 `invalid_state` once sent).",
         params: FieldParams,
-        response: { 204: NoContent, ...errors(400, 404, 409) },
+        response: { 204: NoContent }, errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request, reply) => {

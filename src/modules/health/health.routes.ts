@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 const Health = Type.Object({ status: Type.String() });
 const Ready = Type.Object({
   status: Type.String({ description: '`ok`, or `unavailable` when any check below is not `ok`' }),
-  database: Type.String({ description: '`ok` or `unreachable`' }),
+  database: Type.String({ description: '`ok` or `unreachable` (PostgreSQL down or restarting; SQLite file not writable or its write lock held by another process)' }),
   storage: Type.String({ description: '`ok` or `unreachable` (local directory not writable, S3 endpoint down)' }),
   certificate: Type.String({ description: '`ok`, or `unusable` when the signing certificate cannot be read or its password is wrong (nothing can be sealed)' }),
 });
@@ -13,7 +13,17 @@ const Ready = Type.Object({
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { tags: ['Operations'], operationId: 'health', summary: 'The process is up', security: [], response: { 200: Health } } },
+    {
+      schema: {
+        tags: ['Operations'],
+        operationId: 'health',
+        summary: 'The process is up',
+        description: 'Answers as long as the process serves HTTP, whatever its dependencies: a liveness probe. Use `ready` to know whether it can do its work.',
+        security: [],
+        response: { 200: Type.Object(Health.properties, { description: 'The process is up' }) },
+        example: { response: { status: 'ok' } },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
 
@@ -24,8 +34,18 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         tags: ['Operations'],
         operationId: 'ready',
         summary: 'Database and storage are reachable and the signing certificate opens',
+        description:
+          'A readiness probe: checks the database (`select 1`, and with SQLite whether it can be written), the file storage and the signing certificate. 200 when all three are `ok`, ' +
+          '503 with the same body naming what is not. A load balancer should send traffic only to instances answering 200.',
         security: [],
-        response: { 200: Ready, 503: Ready },
+        response: {
+          200: Type.Object(Ready.properties, { description: 'Every dependency is reachable' }),
+          503: Type.Object(Ready.properties, {
+            description: 'A dependency is not usable: the body says which',
+            examples: [{ status: 'unavailable', database: 'ok', storage: 'unreachable', certificate: 'ok' }],
+          }),
+        },
+        example: { response: { status: 'ok', database: 'ok', storage: 'ok', certificate: 'ok' } },
       },
     },
     async (_request, reply) => {
@@ -39,7 +59,11 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         }
       };
       const [database, store, certProblem] = await Promise.all([
-        check(() => sql`select 1`.execute(db)),
+        check(async () => {
+          await sql`select 1`.execute(db);
+          // SQLite answers reads while its write lock is held elsewhere: writes are what fail.
+          if (!app.deps.databaseWritable()) throw new Error('the database cannot be written');
+        }),
         check(() => storage.ping()),
         app.deps.certificate.problem(),
       ]);

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authOf } from '../../http/auth.ts';
-import { Data, errors } from '../../http/schemas.ts';
+import { Data } from '../../http/schemas.ts';
 import { findLogo, getOrganization, toOrganization, updateOrganizationRow } from './organization.service.ts';
 import { OrganizationSchema, UpdateOrganizationBody } from './organization.schemas.ts';
+import { organizationExamples } from './organization.examples.ts';
 
 const tags = ['Organization'];
 
@@ -20,9 +21,10 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
       schema: {
         tags,
         operationId: 'getOrganization',
+        example: organizationExamples.getOrganization,
         summary: 'Get your organization',
         description: 'The organization that owns the API key: the name signers read ("Acme Consulting sent you …") and its branding.',
-        response: { 200: { ...Data(OrganizationSchema), description: 'The organization' }, ...errors() },
+        response: { 200: { ...Data(OrganizationSchema), description: 'The organization' } }, errorCodes: [],
       },
     },
     async (request) => ({ data: await getOrganization(deps.db, deps.config.publicUrl, authOf(request).orgId) }),
@@ -35,13 +37,14 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
       schema: {
         tags,
         operationId: 'updateOrganization',
+        example: organizationExamples.updateOrganization,
         summary: 'Rename your organization or change its branding',
         description:
           'Every field is optional; `null` clears `brandColor`, `logo` and `replyTo`. The name, colour and logo appear on signing and campaign pages ' +
           '(a campaign\'s own `brandColor` wins on its page) and in every mail sent from then on; `replyTo` becomes the Reply-To of mail to signers. ' +
           'A logo whose bytes are not the declared PNG or JPEG is 400; one over 256 KB is 413.',
         body: UpdateOrganizationBody,
-        response: { 200: { ...Data(OrganizationSchema), description: 'The updated organization' }, ...errors(400, 413) },
+        response: { 200: { ...Data(OrganizationSchema), description: 'The updated organization' } }, errorCodes: ['payload_too_large'],
       },
     },
     async (request) => {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
-import { Data, errors } from '../../http/schemas.ts';
+import { Data } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import * as service from './signing.service.ts';
 import { sendOtp } from './signing-otp.ts';
@@ -25,24 +25,15 @@ import {
   VerificationBody,
   VerificationResult,
 } from './signing.schemas.ts';
+import { signingExamples } from './signing.examples.ts';
 
 const tags = ['Signing'];
 
 const COMPLETE_RULES =
   'Sequential documents: only the open signer or approver with the lowest order may complete (409 `not_your_turn`). Every required field needs a value (400 `validation_error`, one detail per field). Signature and initials fields take `signature` (typed: 1-200 characters; drawn: a PNG data URL of at most 1 MB) unless a value is given for them. With `otpMethod: "email"`, `otp` must be the code from `POST …/otp` (401 `otp_required`, 403 `invalid_otp`). With `requireKyc`, the identity evidence must be approved first (409 `verification_required`).';
 
-const ref = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
-/** Error responses of the token-authenticated routes (no API key, so no `unauthorized`/`insufficient_scope`). */
-const signingErrors = {
-  400: ref('Validation failed (`validation_error`); `details` names each field'),
-  403: ref('The signing link is forged, revoked or expired (`forbidden`), or the one-time code is wrong, expired or used up (`invalid_otp`)'),
-  409: ref(
-    'The document is not open for signing or the signer has already finished (`invalid_state`), an earlier signer must act first (`not_your_turn`), or identity evidence is missing or under review (`verification_required`)',
-  ),
-  429: ref('Too many requests (`rate_limited`); see `Retry-After`'),
-  500: ref('Unexpected error (`internal_error`)'),
-};
-const { 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 } = signingErrors;
+/** What every token-authenticated route can refuse (no API key, so no `unauthorized`/`insufficient_scope`). */
+const LINK_CODES = ['forbidden', 'invalid_state'] as const;
 
 const PdfResponse = {
   description: 'The PDF bytes',
@@ -74,11 +65,13 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [],
         operationId: 'getSigningSession',
+        example: signingExamples.getSigningSession,
         summary: 'What the signer sees: the document, their fields, whether it is their turn',
         description:
           'Authenticated by the token of the signing link. The first call marks the signer as having viewed the document (audit `document.viewed`; events `signer.viewed` and `document.viewed`). Refused once the signer has completed or declined, or when the document is no longer `pending`/`action_required` (409 `invalid_state`).',
         params: TokenParams,
-        response: { 200: Data(SigningSession), 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 },
+        response: { 200: Data(SigningSession, 'The signing session') },
+        errorCodes: [...LINK_CODES],
       },
     },
     async (request) => ({ data: await service.getSession(deps, request.params.token, requestMeta(request)) }),
@@ -91,9 +84,13 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [],
         operationId: 'getSigningFile',
+        example: signingExamples.getSigningFile,
         summary: 'The PDF to sign (or, with a download link from the completion email, the signed PDF)',
+        description:
+          "The PDF the signer is asked to sign, for the signing page to render. Authenticated by the signing link's token; no API key.",
         params: TokenParams,
-        response: { 200: PdfResponse, 400: e400, 403: e403, 404: ref('No file (`not_found`)'), 409: e409, 429: e429, 500: e500 },
+        response: { 200: PdfResponse },
+        errorCodes: [...LINK_CODES, 'not_found', 'storage_unavailable'],
       },
     },
     async (request, reply) => {
@@ -118,11 +115,13 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [],
         operationId: 'sendSigningOtp',
+        example: signingExamples.sendSigningOtp,
         summary: 'Email the signer a 6-digit code (documents with `otpMethod: "email"`)',
         description:
           'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`).',
         params: TokenParams,
-        response: { 200: Data(OtpResult), 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 },
+        response: { 200: Data(OtpResult, 'Where the code went and until when it is valid') },
+        errorCodes: [...LINK_CODES],
       },
     },
     async (request) => ({ data: await sendOtp(deps, request.params.token, requestMeta(request)) }),
@@ -138,20 +137,13 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [],
         operationId: 'completeSigning',
+        example: signingExamples.completeSigning,
         summary: "Submit the signer's values and signature",
         description: `${COMPLETE_RULES} When the last signer or approver completes, the signed PDF is produced in the background and the document becomes \`completed\` once it exists.`,
         params: TokenParams,
         body: CompleteBody,
-        response: {
-          200: Data(CompleteResult),
-          400: e400,
-          401: ref('The document requires the emailed code and none was sent or requested (`otp_required`)'),
-          403: e403,
-          409: e409,
-          413: ref('Body over 4 MB (`payload_too_large`)'),
-          429: e429,
-          500: e500,
-        },
+        response: { 200: Data(CompleteResult, 'The signature is recorded') },
+        errorCodes: [...LINK_CODES, 'otp_required', 'invalid_otp', 'not_your_turn', 'verification_required'],
       },
     },
     async (request) => ({ data: await service.completeSigning(deps, request.params.token, request.body, requestMeta(request)) }),
@@ -166,12 +158,14 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [],
         operationId: 'declineSigning',
+        example: signingExamples.declineSigning,
         summary: 'Decline to sign, with a reason',
         description:
           'The document becomes `declined`; recipients who had not finished become `cancelled`; every recipient and the organization admin are emailed. Any signer may decline at any time, turn or not.',
         params: TokenParams,
         body: DeclineBody,
-        response: { 200: Data(DeclineResult), 400: e400, 403: e403, 409: e409, 429: e429, 500: e500 },
+        response: { 200: Data(DeclineResult, 'The document is declined') },
+        errorCodes: [...LINK_CODES],
       },
     },
     async (request) => ({ data: await service.declineSigning(deps, request.params.token, request.body, requestMeta(request)) }),
@@ -186,6 +180,7 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [],
         operationId: 'submitSigningIdentity',
+        example: signingExamples.submitSigningIdentity,
         summary: 'Upload a photo of an ID (documents with `requireKyc`)',
         description:
           'The request body is the image itself (`Content-Type: image/png`, `image/jpeg` or `image/webp`, at most 10 MB and 25 megapixels). It is stored as an attachment of the document, which becomes `action_required` until the sender approves or rejects it (the organization admin is emailed once per review). Sending again while the evidence awaits review replaces it. At most `IDENTITY_MAX_ATTEMPTS` (3) uploads between two reviews (409 `invalid_state`).',
@@ -194,17 +189,9 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
           content: Object.fromEntries(
             IDENTITY_CONTENT_TYPES.map((t) => [t, { schema: { description: 'The image bytes' } }]),
           ),
-        } as never,
-        response: {
-          200: Data(IdentityResult),
-          400: e400,
-          403: e403,
-          409: e409,
-          413: ref('Image over 10 MB or 25 megapixels (`payload_too_large`)'),
-          415: ref('Not a PNG, JPEG or WebP image (`unsupported_media_type`)'),
-          429: e429,
-          500: e500,
         },
+        response: { 200: Data(IdentityResult, 'The evidence is stored and awaits review') },
+        errorCodes: [...LINK_CODES, 'payload_too_large', 'unsupported_media_type', 'storage_unavailable'],
       },
     },
     async (request) => {
@@ -221,11 +208,12 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'createSigningLink',
+        example: signingExamples.createSigningLink,
         summary: 'A fresh signing link for a signer (embedded signing)',
         description:
           'The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). The link lives 30 days or until the document expires, whichever is first; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.',
         params: SignerLinkParams,
-        response: { 200: Data(SigningLink), ...errors(400, 404, 409) },
+        response: { 200: Data(SigningLink, "A fresh signing link") }, errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({ data: await service.createSignerLink(deps, actorOf(request), request.params.id, request.params.signerId) }),
@@ -238,12 +226,13 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'reviewSignerIdentity',
+        example: signingExamples.reviewSignerIdentity,
         summary: "Approve or reject a signer's identity evidence (`requireKyc`)",
         description:
           'Only while evidence awaits review (409 `invalid_state` otherwise). `approve` lets the signer complete; `reject` emails the signer (with `reason`) to upload again. The document returns to `pending` when nothing else needs the sender.',
         params: SignerLinkParams,
         body: VerificationBody,
-        response: { 200: Data(VerificationResult), ...errors(400, 404, 409) },
+        response: { 200: Data(VerificationResult, "The review is recorded") }, errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({

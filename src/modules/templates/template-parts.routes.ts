@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
-import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import { FieldInput, FieldPatch } from '../fields/fields.schemas.ts';
 import * as service from './template-parts.service.ts';
 import { ListPartsQuery, RoleInput, RoleParams, RolePatch, RoleSchema, TemplateFieldParams, TemplateFieldSchema } from './templates.schemas.ts';
+import { templatePartExamples } from './template-parts.examples.ts';
 
 const tags = ['Templates'];
 
@@ -25,13 +26,14 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'addTemplateRole',
+        example: templatePartExamples.addTemplateRole,
         summary: 'Add a signing role to a template',
         description:
           'A role with `signerEmail` has a fixed signer, added to every document made from the template (`signerName` defaults to the role name). ' +
           'A template has at most 50 roles (409 `limit_reached`).',
         params: IdParams,
         body: RoleInput,
-        response: { 201: Data(RoleSchema), ...errors(400, 404, 409, 413) },
+        response: { 201: Data(RoleSchema, "The added role") }, errorCodes: ['not_found', 'limit_reached'],
       },
     },
     async (request, reply) => reply.code(201).send({ data: await service.addRole(deps, orgOf(request), request.params.id, request.body) }),
@@ -44,10 +46,13 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'listTemplateRoles',
+        example: templatePartExamples.listTemplateRoles,
         summary: "List a template's roles in signing order",
+        description:
+          "The template's roles, lowest `order` first.",
         params: IdParams,
         querystring: ListPartsQuery,
-        response: { 200: Page(RoleSchema), ...errors(400, 404) },
+        response: { 200: Page(RoleSchema, "The page of roles") }, errorCodes: ['not_found'],
       },
     },
     async (request) => service.listRoles(deps, orgOf(request), request.params.id, request.query),
@@ -60,10 +65,13 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'updateTemplateRole',
+        example: templatePartExamples.updateTemplateRole,
         summary: 'Edit a role; its fields follow a new order',
+        description:
+          "Renames a role or sets its fixed signer (`signerName`, `signerEmail`; null clears them).",
         params: RoleParams,
         body: RolePatch,
-        response: { 200: Data(RoleSchema), ...errors(400, 404, 413) },
+        response: { 200: Data(RoleSchema, "The updated role") }, errorCodes: ['not_found'],
       },
     },
     async (request) => ({ data: await service.updateRole(deps, orgOf(request), request.params.id, request.params.roleId, request.body) }),
@@ -76,9 +84,12 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'removeTemplateRole',
+        example: templatePartExamples.removeTemplateRole,
         summary: 'Remove a role (its fields stay, assigned to its order)',
+        description:
+          "Removes a role from the template.",
         params: RoleParams,
-        response: { 204: NoContent, ...errors(400, 404) },
+        response: { 204: NoContent }, errorCodes: ['not_found'],
       },
     },
     async (request, reply) => {
@@ -94,11 +105,12 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'addTemplateField',
+        example: templatePartExamples.addTemplateField,
         summary: 'Place a field on a template',
         description: `${FIELD_RULES} A template has at most 500 fields (409 \`limit_reached\`).`,
         params: IdParams,
         body: FieldInput,
-        response: { 201: Data(TemplateFieldSchema), ...errors(400, 404, 409, 413) },
+        response: { 201: Data(TemplateFieldSchema, "The added field") }, errorCodes: ['not_found', 'limit_reached'],
       },
     },
     async (request, reply) => reply.code(201).send({ data: await service.addField(deps, orgOf(request), request.params.id, request.body) }),
@@ -111,10 +123,13 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'listTemplateFields',
+        example: templatePartExamples.listTemplateFields,
         summary: "List a template's fields, oldest first",
+        description:
+          "The template's fields, in the order they were added.",
         params: IdParams,
         querystring: ListPartsQuery,
-        response: { 200: Page(TemplateFieldSchema), ...errors(400, 404) },
+        response: { 200: Page(TemplateFieldSchema, "The page of fields") }, errorCodes: ['not_found'],
       },
     },
     async (request) => service.listFields(deps, orgOf(request), request.params.id, request.query),
@@ -127,11 +142,12 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'updateTemplateField',
+        example: templatePartExamples.updateTemplateField,
         summary: 'Edit a field of a template',
         description: `The rules apply to the field as it is after the change: ${FIELD_RULES}`,
         params: TemplateFieldParams,
         body: FieldPatch,
-        response: { 200: Data(TemplateFieldSchema), ...errors(400, 404, 413) },
+        response: { 200: Data(TemplateFieldSchema, "The updated field") }, errorCodes: ['not_found'],
       },
     },
     async (request) => ({ data: await service.updateField(deps, orgOf(request), request.params.id, request.params.fieldId, request.body) }),
@@ -144,9 +160,12 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         operationId: 'removeTemplateField',
+        example: templatePartExamples.removeTemplateField,
         summary: 'Remove a field from a template',
+        description:
+          "Removes a field from the template.",
         params: TemplateFieldParams,
-        response: { 204: NoContent, ...errors(400, 404) },
+        response: { 204: NoContent }, errorCodes: ['not_found'],
       },
     },
     async (request, reply) => {

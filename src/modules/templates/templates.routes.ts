@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
-import { Data, errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import { MAX_UPLOAD_BYTES, UploadBody, UploadTicket } from '../documents/documents.schemas.ts';
 import { UPLOAD_URL_TTL_SECONDS } from '../documents/upload.service.ts';
 import { createTemplateUploadTicket } from './template-upload.ts';
 import * as service from './templates.service.ts';
 import { CreateTemplateBody, ListTemplatesQuery, TemplateDetail, TemplateListItem, UpdateTemplateBody } from './templates.schemas.ts';
+import { templateExamples } from './templates.examples.ts';
 
 const tags = ['Templates'];
 
@@ -22,9 +23,12 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'listTemplates',
+        example: templateExamples.listTemplates,
         summary: 'List templates, newest first',
+        description:
+          "Your organization's templates, newest first. `search` matches the name case-insensitively.",
         querystring: ListTemplatesQuery,
-        response: { 200: Page(TemplateListItem), ...errors(400) },
+        response: { 200: Page(TemplateListItem, "The page of templates") }, errorCodes: [],
       },
     },
     async (request) => service.listTemplates(deps, authOf(request).orgId, request.query),
@@ -37,12 +41,13 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'createTemplate',
+        example: templateExamples.createTemplate,
         summary: 'Create a template (optionally with roles and fields)',
         description:
           'Roles are shaped like signers (`name`, `order`, and an optional fixed signer `signerName`/`signerEmail`); fields like a ' +
           "document's fields, with `assignedTo` naming a role's `order`. Upload the file with `POST /api/v1/templates/{id}/upload`.",
         body: CreateTemplateBody,
-        response: { 201: Data(TemplateDetail), ...errors(400, 409, 413) },
+        response: { 201: Data(TemplateDetail, "The created template") }, errorCodes: ['not_found', 'limit_reached'],
       },
     },
     async (request, reply) => reply.code(201).send({ data: await service.createTemplate(deps, authOf(request).orgId, request.body) }),
@@ -55,9 +60,12 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'getTemplate',
+        example: templateExamples.getTemplate,
         summary: 'Get a template with its roles and fields',
+        description:
+          "A template with its roles and fields.",
         params: IdParams,
-        response: { 200: Data(TemplateDetail), ...errors(400, 404) },
+        response: { 200: Data(TemplateDetail, "The template") }, errorCodes: ['not_found'],
       },
     },
     async (request) => ({ data: await service.getTemplate(deps, authOf(request).orgId, request.params.id) }),
@@ -70,10 +78,13 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'updateTemplate',
+        example: templateExamples.updateTemplate,
         summary: 'Edit a template; documents already made from it do not change',
+        description:
+          "Renames a template or changes its description. Documents and campaigns already made from it keep what they copied.",
         params: IdParams,
         body: UpdateTemplateBody,
-        response: { 200: Data(TemplateDetail), ...errors(400, 404, 413) },
+        response: { 200: Data(TemplateDetail, "The updated template") }, errorCodes: ['not_found'],
       },
     },
     async (request) => ({ data: await service.updateTemplate(deps, authOf(request).orgId, request.params.id, request.body) }),
@@ -89,6 +100,7 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'requestTemplateUpload',
+        example: templateExamples.requestTemplateUpload,
         summary: "Step 1 of the template's upload: get a signed URL to PUT the file to",
         description:
           `The same two steps, body, limits and answers as a document's upload (\`requestDocumentUpload\`): \`uploadUrl\` is valid ${UPLOAD_URL_TTL_SECONDS} seconds, ` +
@@ -99,7 +111,7 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
           'Each upload replaces the file; documents made earlier keep their own copy. Allowed while campaigns use the template: their next submissions get the new file.',
         params: IdParams,
         body: UploadBody,
-        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' }, ...errors(400, 404, 413) },
+        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' } }, errorCodes: ['not_found', 'storage_unavailable'],
       },
     },
     async (request) => ({ data: await createTemplateUploadTicket(deps, authOf(request).orgId, request.params.id, request.body) }),
@@ -112,10 +124,11 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         operationId: 'deleteTemplate',
+        example: templateExamples.deleteTemplate,
         summary: 'Delete a template for good',
         description: 'Documents made from it keep their copies. Refused (409 `invalid_state`) while a campaign uses the template.',
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 404, 409) },
+        response: { 204: NoContent }, errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request, reply) => {

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { Data, errors } from '../../http/schemas.ts';
+import { Data } from '../../http/schemas.ts';
 import { matchDocument, verifyUpload, VERIFY_MAX_BYTES } from './verify.service.ts';
 import { VerificationReport } from './verify.schemas.ts';
+import { verifyExamples } from './verify.examples.ts';
 
 /** Requests per minute per client IP on the public check (no key; each one hashes and parses up to 50 MB). */
 export const PUBLIC_VERIFY_PER_MINUTE = 10;
@@ -41,6 +42,7 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['Verification'],
         operationId: 'verifyPdf',
+        example: verifyExamples.verifyPdf,
         summary: 'Verify the signatures of a PDF',
         description:
           `The raw PDF as the body (any \`Content-Type\`; at most ${VERIFY_MAX_BYTES} bytes, 413). Any PDF: Signet's or another signer's. ` +
@@ -48,7 +50,7 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
           'the DSS for revocation data; document timestamps for B-LTA. Trust in the certificates themselves (a trusted root) is the ' +
           "reader's to judge: `certificate` says who they are. `document` is your organization's document whose signed file or original " +
           'has this SHA-256. Not a PDF, or one that cannot be read: 415. Nothing is stored.',
-        response: { 200: { ...Data(VerificationReport), description: 'The report' }, ...errors(400, 413, 415) },
+        response: { 200: { ...Data(VerificationReport), description: 'The report' } }, errorCodes: ['payload_too_large', 'unsupported_media_type'],
       },
     },
     async (request) => {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable } from '../../http/schemas.ts';
+import { Nullable, StringEnum } from '../../http/schemas.ts';
 
 const Certificate = Type.Object(
   {
@@ -25,10 +25,10 @@ const Timestamp = Type.Object(
 export const SignatureReport = Type.Object({
   valid: Type.Boolean({ description: 'The signed bytes are unchanged and the signature verifies with the certificate' }),
   coversWholeDocument: Type.Boolean({ description: 'The signature covers every byte of the file (nothing was appended after it)' }),
-  level: Type.Union([Type.Literal('B-B'), Type.Literal('B-T'), Type.Literal('B-LT'), Type.Literal('B-LTA'), Type.Null()], {
+  level: Nullable(StringEnum(['B-B', 'B-T', 'B-LT', 'B-LTA'] as const), {
     description: 'PAdES baseline level reached; null for a signature that is not PAdES (e.g. adbe.pkcs7.detached) or not valid',
   }),
-  signedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  signedAt: Nullable(Type.String({ format: 'date-time' }), {
     description: "The timestamp's time when a valid one is present, else the time the signer claimed (/M), else null",
   }),
   certificate: Nullable(Certificate),
@@ -41,7 +41,7 @@ export const VerifyDocument = Type.Object(
     id: Type.String(),
     name: Type.String(),
     status: Type.String(),
-    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    completedAt: Nullable(Type.String({ format: 'date-time' })),
   },
   { description: "Your organization's document whose signed file or original has this file's SHA-256, or null" },
 );

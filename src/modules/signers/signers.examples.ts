@@ -1,0 +1,68 @@
+import { AT, EX } from '../../http/examples.ts';
+import type { OperationExample } from '../../http/operation-docs.ts';
+
+/** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
+export const signerExamples = {
+  addSigner: {
+    body: { name: 'Charles Babbage', email: 'charles@example.com', role: 'approver' },
+    response: {
+      data: {
+        id: EX.sgn,
+        name: 'Charles Babbage',
+        email: 'charles@example.com',
+        phone: null,
+        role: 'approver',
+        status: 'pending',
+        order: 1,
+        signedAt: null,
+        createdAt: AT.created,
+      },
+    },
+  },
+  listSigners: {
+    response: {
+      data: [
+        {
+          id: EX.sgn,
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          phone: null,
+          role: 'signer',
+          status: 'pending',
+          order: 0,
+          signedAt: null,
+          createdAt: AT.created,
+        },
+        {
+          id: EX.sgn,
+          name: 'Charles Babbage',
+          email: 'charles@example.com',
+          phone: null,
+          role: 'approver',
+          status: 'pending',
+          order: 1,
+          signedAt: null,
+          createdAt: AT.created,
+        },
+      ],
+      meta: { count: 2, hasMore: false, nextCursor: null },
+    },
+  },
+  updateSigner: {
+    body: { email: 'charles.babbage@example.com' },
+    response: {
+      data: {
+        id: EX.sgn,
+        name: 'Charles Babbage',
+        email: 'charles.babbage@example.com',
+        phone: null,
+        role: 'approver',
+        status: 'pending',
+        order: 1,
+        signedAt: null,
+        createdAt: AT.created,
+      },
+    },
+  },
+  removeSigner: {},
+} satisfies Record<string, OperationExample>;

@@ -1,0 +1,111 @@
+import { AT, EX } from '../../http/examples.ts';
+import type { OperationExample } from '../../http/operation-docs.ts';
+
+/** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
+export const signingExamples = {
+  getSigningSession: {
+    response: {
+      data: {
+        document: {
+          id: EX.doc,
+          name: 'Consulting agreement (Q1 2027)',
+          message: 'Hi Ada, please review and sign the agreement for the Q1 engagement.',
+          status: 'pending',
+          signingType: 'sequential',
+          pageCount: 2,
+          expiresAt: AT.expires,
+          senderName: 'Acme Consulting',
+          brandColor: '#0F766E',
+          logoUrl: null,
+        },
+        signer: {
+          id: EX.sgn,
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          role: 'signer',
+          status: 'viewed',
+          order: 0,
+        },
+        isYourTurn: true,
+        otpRequired: false,
+        verification: { required: false, status: 'none' },
+        fields: [
+          {
+            id: 'fld_01jdxck86ar0q4ftqc8da2dj2h',
+            type: 'signature',
+            label: '',
+            page: 1,
+            x: 10,
+            y: 80,
+            width: 30,
+            height: 6,
+            required: true,
+            readOnly: false,
+            placeholder: null,
+            defaultValue: null,
+            options: null,
+          },
+          {
+            id: EX.fld,
+            type: 'date',
+            label: 'Date',
+            page: 1,
+            x: 60,
+            y: 80,
+            width: 20,
+            height: 4,
+            required: true,
+            readOnly: false,
+            placeholder: null,
+            defaultValue: null,
+            options: null,
+          },
+        ],
+        recipients: [{ name: 'Ada Lovelace', role: 'signer', status: 'viewed', order: 0 }],
+      },
+    },
+  },
+  getSigningFile: {},
+  sendSigningOtp: {
+    response: { data: { sentTo: 'o***@example.test', expiresAt: AT.expires, resendAfter: '2026-11-25T03:40:46.512Z' } },
+  },
+  completeSigning: {
+    body: { values: { [EX.fld]: '2026-11-21' }, signature: { kind: 'typed', value: 'Ada Lovelace' } },
+    response: {
+      data: {
+        documentId: EX.doc,
+        signerId: EX.sgn,
+        status: 'completed',
+        signedAt: AT.signed,
+        documentStatus: 'pending',
+        allSigned: true,
+      },
+    },
+  },
+  declineSigning: {
+    body: { reason: 'The fee in section 4 is not what we agreed.' },
+    response: {
+      data: {
+        documentId: 'doc_01jdxckfffq2sg2baavnrw0t7y',
+        signerId: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
+        status: 'declined',
+        documentStatus: 'declined',
+      },
+    },
+  },
+  submitSigningIdentity: {
+    response: {
+      data: {
+        attachmentId: 'att_01jdxckg29zwvxwfhrymdvxdr2',
+        verification: 'pending',
+        documentStatus: 'action_required',
+      },
+    },
+  },
+  createSigningLink: { response: { data: { url: `https://sign.example.com/sign/${EX.token}`, expiresAt: AT.expires } } },
+  reviewSignerIdentity: {
+    body: { decision: 'approve' },
+    response: { data: { documentId: EX.doc, signerId: EX.sgn, verification: 'approved', documentStatus: 'pending' } },
+  },
+  uploadSigningFieldFile: { querystring: { filename: 'certificate-of-insurance.pdf' }, response: { data: { attachmentId: EX.att } } },
+} satisfies Record<string, OperationExample>;
