@@ -108,6 +108,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
       if (err.status >= 500) request.log.error({ err }, 'request failed');
+      else if (err.cause !== undefined) {
+        // The reason behind a refusal (a PDF the reader could not read, and why), for operators only.
+        const reason = err.cause instanceof Error ? `${err.cause.name}: ${err.cause.message}` : String(err.cause);
+        request.log.warn({ code: err.code, reason }, 'request refused');
+      }
       return send(reply, err.status, err.code, err.message, err.details);
     }
     const fe = err as FastifyError & { validationContext?: string };

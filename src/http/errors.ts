@@ -63,8 +63,9 @@ export class AppError extends Error {
   readonly details: unknown[] | undefined;
   readonly headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: unknown[], headers?: Record<string, string>) {
-    super(message);
+  /** `cause`: what lay behind a refusal, for the server's log only (never in the response). */
+  constructor(code: ErrorCode, message: string, details?: unknown[], headers?: Record<string, string>, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.details = details;

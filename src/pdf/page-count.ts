@@ -13,8 +13,10 @@ export class UnreadablePdfError extends Error {
     message: string,
     /** `too_large`: the file asks for more than Signet reads (inflated size, time, memory). */
     readonly reason: 'unreadable' | 'too_large' = 'unreadable',
+    /** What the reader said, for the log. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -49,10 +51,10 @@ export async function countPdfPages(source: CountTask): Promise<number> {
   } catch (err) {
     const { name, message } = err as Error;
     if (name === 'PdfLimitError' || err instanceof WorkerLimitError) {
-      throw new UnreadablePdfError(`The PDF asks for more than Signet reads from one file: ${message}`, 'too_large');
+      throw new UnreadablePdfError(`The PDF asks for more than Signet reads from one file: ${message}`, 'too_large', err);
     }
     if (name === 'EncryptedPDFError' || /encrypted/.test(message)) throw new UnreadablePdfError(ENCRYPTED);
-    throw new UnreadablePdfError('The file starts like a PDF but cannot be read as one; it may be truncated or corrupt');
+    throw new UnreadablePdfError('The file starts like a PDF but cannot be read as one; it may be truncated or corrupt', 'unreadable', err);
   }
   if (pages < 1) throw new UnreadablePdfError('The PDF has no pages');
   return pages;

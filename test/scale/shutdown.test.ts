@@ -114,7 +114,7 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
       expect(drained.length).toBeGreaterThan(0);
 
       const answer = await upload.done;
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.status, `${JSON.stringify(answer.body)}\n${x.output().slice(-3000)}`).toBe(200);
       expect(answer.body.data).toMatchObject({ id, fileSize: MAX_UPLOAD_BYTES, documentHash: sha256(bytes) });
       const stopped = await stopping;
       expect(stopped.code, x.output().slice(-2000)).toBe(0);

@@ -152,7 +152,7 @@ export function refusalOf(err: unknown, limits: FileLimits): AppError | undefine
       : `The bytes are not ${expected}${err.sniffed ? ` (they look like ${TYPE_NAMES[err.sniffed]})` : ''}; request an upload URL with the file's real contentType`;
     return new AppError('unsupported_media_type', message);
   }
-  if (err instanceof UnreadablePdfError) return new AppError(err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type', err.message);
+  if (err instanceof UnreadablePdfError) return new AppError(err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type', err.message, undefined, undefined, err.cause);
   if (err instanceof ImageConversionError) {
     return new AppError(err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type', err.message);
   }
