@@ -24,6 +24,8 @@ async function smtpCounter(): Promise<{ port: number; count: () => number; close
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,
+    // Signet keeps pooled SMTP sessions open: a stop ends them (421) at once, as a relay going down would.
+    closeTimeout: 200,
     onData(stream, _session, callback) {
       stream.on('data', () => undefined);
       stream.on('end', () => {

@@ -115,7 +115,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     db: options.database.db,
     dialect: options.database.dialect,
     storage: options.storage ?? createStorage(config),
-    mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, spoolDir: config.mailSpoolDir, log: app.log }),
+    mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, spoolDir: config.mailSpoolDir, log: app.log, connections: config.mailConnections }),
     clock,
     jobs: new JobRunner(
       options.database.db,

@@ -36,6 +36,8 @@ export class SmtpSink {
   holdMs = 0;
   /** Messages whose data arrived and whose acceptance is still held back. */
   holding = 0;
+  /** SMTP connections opened to this sink so far. */
+  connections = 0;
   private waiters: { predicate: (m: SinkMessage) => boolean; resolve: (m: SinkMessage) => void }[] = [];
 
   private constructor(
@@ -55,6 +57,12 @@ export class SmtpSink {
       authOptional: true,
       logger: false,
       size: 60 * 1024 * 1024,
+      // Signet keeps pooled SMTP sessions open: a stop ends them (421) at once, as a relay going down would.
+      closeTimeout: 200,
+      onConnect(_session, callback) {
+        sink!.connections++;
+        callback();
+      },
       onRcptTo(address, _session, callback) {
         if (options.reject?.(address.address.toLowerCase())) {
           sink!.rejected.push(address.address.toLowerCase());
@@ -137,8 +145,8 @@ export class SmtpSink {
   }
 
   /** The production mailer (nodemailer over SMTP) pointed at this sink. */
-  mailer(dataDir: string): Mailer {
-    return createMailer({ smtpUrl: this.url, from: 'Signet <no-reply@signet.test>', spoolDir: dataDir, log: silentLog });
+  mailer(dataDir: string, smtpUrl = this.url): Mailer {
+    return createMailer({ smtpUrl, from: 'Signet <no-reply@signet.test>', spoolDir: dataDir, log: silentLog });
   }
 
   close(): Promise<void> {
