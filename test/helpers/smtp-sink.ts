@@ -38,6 +38,8 @@ export class SmtpSink {
   holding = 0;
   /** SMTP connections opened to this sink so far. */
   connections = 0;
+  /** Errors of client connections (a sender killed mid-session resets its sessions); the sink keeps serving, as a relay does. */
+  readonly clientErrors: Error[] = [];
   private waiters: { predicate: (m: SinkMessage) => boolean; resolve: (m: SinkMessage) => void }[] = [];
 
   private constructor(
@@ -111,6 +113,9 @@ export class SmtpSink {
     });
     const port = (server.server.address() as AddressInfo).port;
     sink = new SmtpSink(server, port);
+    // smtp-server re-emits a client socket's error (ECONNRESET when a Signet process is SIGKILLed
+    // with pooled sessions open) on the server: unheard, it would crash the test process.
+    server.on('error', (err: Error) => sink!.clientErrors.push(err));
     return sink;
   }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,5 +45,30 @@ describe('the SMTP mailer', () => {
     expect(pooledSmtpUrl('smtp://user:p%40ss@relay.example:587', 10)).toBe('smtp://user:p%40ss@relay.example:587?pool=true&maxConnections=10');
     expect(pooledSmtpUrl('smtps://relay.example?maxConnections=3', 10)).toBe('smtps://relay.example?maxConnections=3&pool=true');
     expect(pooledSmtpUrl('smtp://relay.example?pool=false', 10)).toBe('smtp://relay.example?pool=false');
+  });
+});
+
+describe('the SMTP sink the tests use', () => {
+  it('keeps serving after a sender resets its session (a Signet process killed with pooled sessions open)', async () => {
+    const sink = await SmtpSink.start();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-reset-'));
+    try {
+      const socket = net.connect(sink.port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      // Killed mid-transaction, as a server sending over a pooled session is: a reset before MAIL FROM is quiet.
+      for (const command of ['EHLO killed.example', 'MAIL FROM:<killed@example.test>']) {
+        socket.write(`${command}\r\n`);
+        await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      }
+      socket.resetAndDestroy();
+      await expect.poll(() => sink.clientErrors.length).toBeGreaterThan(0);
+      const mailer = sink.mailer(dir);
+      await mailer.send({ to: 'after-reset@example.test', subject: 'Still here', text: 'Hello' });
+      mailer.close();
+      expect(sink.to('after-reset@example.test')).toHaveLength(1);
+    } finally {
+      await sink.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
