@@ -57,7 +57,17 @@ export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawE
     );
     const code = newOtpCode();
     const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
-    await trx.deleteFrom('campaign_otps').where('campaign_id', '=', campaign.id).where('email', '=', email).execute();
+    // Only the code read above is replaced: a code another request put there meanwhile stays, and
+    // the insert below then conflicts with it (retried, and refused as a resend). Deleting whatever
+    // is there would let both requests succeed on PostgreSQL, each mailing a code.
+    if (previous) {
+      await trx
+        .deleteFrom('campaign_otps')
+        .where('campaign_id', '=', campaign.id)
+        .where('email', '=', email)
+        .where('code_hash', '=', previous.code_hash)
+        .execute();
+    }
     await trx
       .insertInto('campaign_otps')
       .values({
