@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pooledSmtpUrl } from '../../src/mail/mailer.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -39,6 +40,50 @@ describe('the SMTP mailer', () => {
 
   it('opens a connection per message when the URL says pool=false', async () => {
     expect(await sendTen(`${sink.url}?pool=false`)).toEqual({ connections: 10, messages: 10 });
+  });
+
+  it("turns Nagle's algorithm off on its SMTP connections (a message's last writes would wait for a delayed acknowledgement)", async () => {
+    const noDelay = vi.spyOn(net.Socket.prototype, 'setNoDelay');
+    try {
+      expect(await sendTen(sink.url)).toEqual({ connections: 1, messages: 10 });
+      // The mailer's own sockets: the sink turns it off on the sockets it accepts (`server` set).
+      const mailerCalls = noDelay.mock.calls.filter((_args, i) => !(noDelay.mock.contexts[i] as net.Socket & { server?: unknown }).server);
+      expect(mailerCalls).toEqual([[true]]);
+    } finally {
+      noDelay.mockRestore();
+    }
+  });
+
+  it('sends over TLS on those connections: implicit (smtps) and STARTTLS', async () => {
+    for (const scheme of ['smtps', 'smtp']) {
+      const secured: boolean[] = [];
+      // smtp-server's own self-signed certificate; the URL tells the mailer not to verify it.
+      const server = new SMTPServer({
+        secure: scheme === 'smtps',
+        authOptional: true,
+        disabledCommands: ['AUTH'],
+        logger: false,
+        closeTimeout: 200,
+        onData(stream, session, callback) {
+          stream.resume();
+          stream.on('end', () => {
+            secured.push(session.secure);
+            callback();
+          });
+        },
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      const port = (server.server.address() as net.AddressInfo).port;
+      const mailer = sink.mailer(dir, `${scheme}://127.0.0.1:${port}?tls.rejectUnauthorized=false`);
+      try {
+        await mailer.send({ to: 'tls@example.test', subject: scheme, text: 'Hello' });
+        await mailer.send({ to: 'tls@example.test', subject: scheme, text: 'Again' });
+      } finally {
+        mailer.close();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      expect(secured, scheme).toEqual([true, true]);
+    }
   });
 
   it('keeps what the URL says and its credentials', () => {
