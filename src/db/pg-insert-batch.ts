@@ -1,6 +1,6 @@
 /// <reference lib="es2024.string" />
 import { CompiledQuery, sql, type Insertable } from 'kysely';
-import type { Database, Db } from './database.ts';
+import type { Database, Db, Executor } from './database.ts';
 import { nameStatement } from './named-statements.ts';
 
 /*
@@ -55,7 +55,7 @@ interface Pending {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-async function buildStatement(db: Db, fanOut: string): Promise<Statement> {
+async function buildStatement(db: Executor, fanOut: string): Promise<Statement> {
   const { rows } = await sql<{ table_name: string; column_name: string; type: string; has_default: boolean }>`
     select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.atthasdef as has_default
     from pg_attribute a join pg_class c on c.oid = a.attrelid
@@ -186,8 +186,14 @@ class InsertBatcher {
     }
   }
 
-  private async execute(batch: BatchRows[]): Promise<void> {
-    this.statement ??= buildStatement(this.db, this.fanOut).catch((err: unknown) => {
+  private execute(batch: BatchRows[]): Promise<void> {
+    return this.executeOn(this.db, batch);
+  }
+
+  /** Runs one statement with the creates of `batch` on `executor` (the database, or a transaction of it). */
+  async executeOn(executor: Executor, batch: BatchRows[]): Promise<void> {
+    // Read on `executor`: a transaction holding a connection must not wait for a second one.
+    this.statement ??= buildStatement(executor, this.fanOut).catch((err: unknown) => {
       this.statement = undefined;
       throw err;
     });
@@ -195,7 +201,7 @@ class InsertBatcher {
     const params = parameters(statement, batch);
     this.stats.statements++;
     this.stats.creates += batch.length;
-    await this.db.executeQuery(CompiledQuery.raw(statement.sql, params));
+    await executor.executeQuery(CompiledQuery.raw(statement.sql, params));
   }
 }
 
@@ -217,6 +223,15 @@ function batcherOf(db: Db, fanOut: string): InsertBatcher {
  */
 export function insertBatched(db: Db, rows: BatchRows, fanOut: string): Promise<void> {
   return batcherOf(db, fanOut).insert(rows);
+}
+
+/**
+ * Inserts the rows of several creates (PostgreSQL) as one statement inside the caller's
+ * transaction `trx` of `db`, at once (no waiting for the turn to end): a bulk send's group of rows
+ * is created and sent in one transaction.
+ */
+export function insertBatchedIn(db: Db, trx: Executor, batch: BatchRows[], fanOut: string): Promise<void> {
+  return batcherOf(db, fanOut).executeOn(trx, batch);
 }
 
 /** How many statements carried how many creates so far, on `db`. */

@@ -49,21 +49,30 @@ export async function enqueueJob<K extends JobKind>(
   payload: JobPayloads[K],
   runAt?: Date,
 ): Promise<void> {
+  await enqueueJobs(trx, clock, kind, [payload], runAt);
+}
+
+/** Adds a job per payload, in that order, inside the caller's transaction (one insert). */
+export async function enqueueJobs<K extends JobKind>(trx: Executor, clock: Clock, kind: K, payloads: JobPayloads[K][], runAt?: Date): Promise<void> {
+  if (payloads.length === 0) return;
   const now = clock.now().toISOString();
+  const at = (runAt ?? clock.now()).toISOString();
   await trx
     .insertInto('jobs')
-    .values({
-      id: newId('job'),
-      kind,
-      payload: JSON.stringify(payload),
-      status: 'pending',
-      attempts: 0,
-      run_at: (runAt ?? clock.now()).toISOString(),
-      leased_until: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    })
+    .values(
+      payloads.map((payload) => ({
+        id: newId('job'),
+        kind,
+        payload: JSON.stringify(payload),
+        status: 'pending' as const,
+        attempts: 0,
+        run_at: at,
+        leased_until: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
     .execute();
 }
 

@@ -77,3 +77,9 @@ export function auditRow(clock: Clock, entry: AuditEntry): AuditLogRow {
 export async function writeAudit(trx: Executor, clock: Clock, entry: AuditEntry): Promise<void> {
   await insertAudit(trx, auditRow(clock, entry));
 }
+
+/** writeAudit for several entries, as one insert. */
+export async function writeAudits(trx: Executor, clock: Clock, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 1) return writeAudit(trx, clock, entries[0]);
+  if (entries.length > 0) await trx.insertInto('audit_logs').values(entries.map((e) => auditRow(clock, e))).execute();
+}

@@ -4,8 +4,8 @@ import { checkTransition, type Transitions } from '../../state-machine.ts';
 /*
  * The document state machine. A draft is sent (`pending`); while out for signature it may need
  * the sender (`action_required`, and back), and it ends `completed` (its signed PDF stored),
- * `cancelled`, `expired` or `declined`. moveDocument is the only code that changes the status of
- * an existing document.
+ * `cancelled`, `expired` or `declined`. moveDocument(s) is the only code that changes the status
+ * of an existing document.
  */
 export const DOCUMENT_TRANSITIONS: Transitions<DocumentStatus> = {
   draft: ['pending'],
@@ -34,13 +34,24 @@ export async function moveDocument(
   to: DocumentStatus,
   changes: DocumentUpdate,
 ): Promise<boolean> {
+  return (await moveDocuments(db, [id], from, to, changes)) === 1;
+}
+
+/** moveDocument for several documents at once: how many were moved. */
+export async function moveDocuments(
+  db: Executor,
+  ids: readonly string[],
+  from: readonly DocumentStatus[],
+  to: DocumentStatus,
+  changes: DocumentUpdate,
+): Promise<number> {
   checkTransition('document', DOCUMENT_TRANSITIONS, from, to);
   const result = await db
     .updateTable('documents')
     .set({ ...changes, status: to })
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .where('status', 'in', from)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numUpdatedRows);
 }

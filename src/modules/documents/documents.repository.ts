@@ -5,7 +5,7 @@ import { nameStatement } from '../../db/named-statements.ts';
 import { notFound } from '../../http/errors.ts';
 import { allColumns, prepared, preparedInsert } from '../../db/prepared.ts';
 import type { Dialect } from '../../db/create-db.ts';
-import { insertBatched, type BatchRows } from '../../db/pg-insert-batch.ts';
+import { insertBatched, insertBatchedIn, type BatchRows } from '../../db/pg-insert-batch.ts';
 import { DELIVERIES_OF_EVENTS_PG } from '../events/emit.ts';
 
 /** The columns a list item shows. */
@@ -43,6 +43,17 @@ export async function findDocument(db: Executor, orgId: string, id: string): Pro
     .where('org_id', '=', orgId)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/** findDocumentWithCounts for several documents in one read, in the order of `ids` (those found). */
+export async function findDocumentsWithCounts(db: Executor, orgId: string, ids: readonly string[]): Promise<DocumentWithCounts[]> {
+  const rows = (await withCounts(db)
+    .where('documents.id', 'in', ids)
+    .where('documents.org_id', '=', orgId)
+    .where('documents.deleted_at', 'is', null)
+    .execute()) as DocumentWithCounts[];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export async function findDocumentWithCounts(db: Executor, orgId: string, id: string): Promise<DocumentWithCounts | undefined> {
@@ -138,22 +149,34 @@ export async function folderExists(db: Executor, orgId: string, folderId: string
  * then sees the document pending and is refused. Undefined when there is no such document.
  */
 export async function lockLiveDocument(trx: Executor, orgId: string, id: string): Promise<DocumentRow | undefined> {
-  const result = await trx
+  return (await lockLiveDocuments(trx, orgId, [id]))[0];
+}
+
+/** lockLiveDocument for several documents at once: those that are live documents of the organization. */
+export async function lockLiveDocuments(trx: Executor, orgId: string, ids: readonly string[]): Promise<DocumentRow[]> {
+  return trx
     .updateTable('documents')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .where('org_id', '=', orgId)
     .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return undefined;
-  return trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    .returningAll()
+    .execute();
 }
 
 /** `lockLiveDocument`, or 404. */
 export async function lockDocumentForEdit(trx: Executor, orgId: string, id: string): Promise<DocumentRow> {
-  const row = await lockLiveDocument(trx, orgId, id);
-  if (!row) throw notFound('Document');
-  return row;
+  return (await lockDocumentsForEdit(trx, orgId, [id]))[0];
+}
+
+/** `lockLiveDocuments`, in the order of `ids`; 404 unless every one is there. */
+export async function lockDocumentsForEdit(trx: Executor, orgId: string, ids: readonly string[]): Promise<DocumentRow[]> {
+  const byId = new Map((await lockLiveDocuments(trx, orgId, ids)).map((row) => [row.id, row]));
+  return ids.map((id) => {
+    const row = byId.get(id);
+    if (!row) throw notFound('Document');
+    return row;
+  });
 }
 
 /**
@@ -164,5 +187,15 @@ export async function lockDocumentForEdit(trx: Executor, orgId: string, id: stri
 export async function insertDocumentBatched(db: Db, dialect: Dialect, rows: BatchRows): Promise<boolean> {
   if (dialect !== 'postgres') return false;
   await insertBatched(db, rows, DELIVERIES_OF_EVENTS_PG);
+  return true;
+}
+
+/**
+ * Several new documents' rows as one statement inside `trx` (a transaction of `db`), on
+ * PostgreSQL. False on SQLite, where the caller inserts them one by one.
+ */
+export async function insertDocumentsBatchedIn(db: Db, trx: Executor, dialect: Dialect, creates: BatchRows[]): Promise<boolean> {
+  if (dialect !== 'postgres') return false;
+  await insertBatchedIn(db, trx, creates, DELIVERIES_OF_EVENTS_PG);
   return true;
 }

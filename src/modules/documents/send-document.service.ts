@@ -1,18 +1,19 @@
 import type { AppDeps } from '../../deps.ts';
-import type { Executor } from '../../db/database.ts';
+import type { DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob, enqueueJobs } from '../../jobs/queue.ts';
 import { invitationMail, cancellationMail } from '../../mail/templates.ts';
-import { writeAudit } from '../audit/audit.ts';
-import { emitEvent } from '../events/emit.ts';
+import { writeAudit, writeAudits } from '../audit/audit.ts';
+import { emitEvent, emitEvents } from '../events/emit.ts';
 import { fieldBeyondPages } from '../fields/fields.rules.ts';
-import { listFields } from '../fields/fields.repository.ts';
+import { listFieldsOfDocuments } from '../fields/fields.repository.ts';
 import { orgNameOf } from '../orgs/org-name.ts';
-import { moveSigner, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
-import { listSigners } from '../signers/signers.repository.ts';
-import { issueLink } from '../signing/signing-links.ts';
+import { moveSigner, moveSigners, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
+import { listSigners, listSignersOfDocuments } from '../signers/signers.repository.ts';
+import { issueLinks } from '../signing/signing-links.ts';
 import * as repo from './documents.repository.ts';
-import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
+import { isOpenDocument, moveDocument, moveDocuments, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
+import { toDocumentListItem } from './documents.mappers.ts';
 import { documentEventData, requireDocument, requireDraft, type Actor } from './documents.service.ts';
 import { settlePendingUpload } from './pending-upload.ts';
 
@@ -27,14 +28,69 @@ export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
 }
 
 /**
- * The send of `sendDocument` inside the caller's transaction (bulk sends create and send each
- * row's document in one). Refusals are the send preconditions of API.md §2.
+ * The send of `sendDocument` inside the caller's transaction. Refusals are the send
+ * preconditions of API.md §2.
  */
 export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string) {
-  const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
-  requireDraft(doc, 'send');
-  const signers = await listSigners(trx, id);
-  const fields = await listFields(trx, id);
+  return (await sendDrafts(trx, deps, actor, [id]))[0];
+}
+
+/**
+ * sendDraft for several drafts of the organization inside the caller's transaction, in the same
+ * dozen statements whatever their number (a bulk send creates and sends a group of rows' documents
+ * in one transaction): the first refusal of any of them throws, and the caller's transaction then
+ * sends none.
+ */
+export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids: string[]) {
+  const docs = await repo.lockDocumentsForEdit(trx, actor.orgId, ids);
+  for (const doc of docs) requireDraft(doc, 'send');
+  const signersOf = await listSignersOfDocuments(trx, ids);
+  const fieldsOf = await listFieldsOfDocuments(trx, ids);
+  for (const doc of docs) checkSendable(deps, doc, signersOf.get(doc.id)!, fieldsOf.get(doc.id)!);
+  const now = deps.clock.now().toISOString();
+  const moved = await moveDocuments(trx, ids, ['draft'], 'pending', { sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
+  if (moved !== ids.length) throw invalidState('The document is no longer a draft');
+  const org = await orgNameOf(trx, actor.orgId);
+  // Whose turn it is: every signer and approver in parallel mode, the lowest order in sequential mode.
+  const invited = docs.flatMap((doc) => {
+    const signers = signersOf.get(doc.id)!;
+    const firstTurn = Math.min(...signers.filter((s) => s.role !== 'cc').map((s) => s.position));
+    return signers.map((signer) => ({ doc, signer, mayAct: signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn) }));
+  });
+  await moveSigners(trx, invited.filter((i) => i.mayAct).map((i) => i.signer.id), ['pending'], 'sent', { last_notified_at: now, updated_at: now });
+  // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
+  const withLink = invited.filter((i) => i.signer.role !== 'cc');
+  const links = new Map((await issueLinks(trx, deps, withLink)).map((link, k) => [withLink[k].signer.id, link.url]));
+  await enqueueJobs(
+    trx,
+    deps.clock,
+    'mail',
+    invited.map(({ doc, signer, mayAct }) => {
+      const link = links.get(signer.id);
+      return {
+        ...invitationMail({ doc, signer, orgName: org, yourTurn: mayAct, link }),
+        ...(link ? { signingInvitation: { documentId: doc.id, signerId: signer.id } } : {}),
+      };
+    }),
+  );
+  await writeAudits(
+    trx,
+    deps.clock,
+    docs.map((doc) => ({
+      orgId: actor.orgId,
+      documentId: doc.id,
+      action: 'document.sent',
+      details: `Sent to ${signersOf.get(doc.id)!.map((s) => s.email).join(', ')}`,
+      meta: actor.meta,
+    })),
+  );
+  const sent = await repo.findDocumentsWithCounts(trx, actor.orgId, ids);
+  await emitEvents(trx, deps.clock, actor.orgId, 'document.sent', sent.map(toDocumentListItem));
+  return docs.map((doc) => ({ id: doc.id, status: 'pending', signerCount: signersOf.get(doc.id)!.length, sentAt: now }));
+}
+
+/** The send preconditions of API.md §2 for one draft, its signers and fields. */
+function checkSendable(deps: AppDeps, doc: DocumentRow, signers: SignerRow[], fields: FieldRow[]): void {
   if (signers.length === 0) throw new AppError('missing_signers', 'Add at least one signer before sending');
   if (fields.length === 0) throw new AppError('missing_fields', 'Add at least one field before sending');
   if (!doc.file_key) throw new AppError('missing_file', 'Upload the document file before sending');
@@ -52,32 +108,6 @@ export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: 
   if (doc.expires_at && Date.parse(doc.expires_at) <= deps.clock.now().getTime()) {
     throw invalidState('The document expiresAt has passed; set a later one before sending');
   }
-  const now = deps.clock.now().toISOString();
-  const firstTurn = Math.min(...signing.map((s) => s.position));
-  const moved = await moveDocument(trx, id, ['draft'], 'pending', { sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
-  if (!moved) throw invalidState('The document is no longer a draft');
-  const org = await orgNameOf(trx, actor.orgId);
-  for (const signer of signers) {
-    const mayAct = signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn);
-    if (mayAct) {
-      await moveSigner(trx, signer.id, ['pending'], 'sent', { last_notified_at: now, updated_at: now });
-    }
-    // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
-    const link = signer.role === 'cc' ? undefined : (await issueLink(trx, deps, doc, signer)).url;
-    await enqueueJob(trx, deps.clock, 'mail', {
-      ...invitationMail({ doc, signer, orgName: org, yourTurn: mayAct, link }),
-      ...(link ? { signingInvitation: { documentId: id, signerId: signer.id } } : {}),
-    });
-  }
-  await writeAudit(trx, deps.clock, {
-    orgId: actor.orgId,
-    documentId: id,
-    action: 'document.sent',
-    details: `Sent to ${signers.map((s) => s.email).join(', ')}`,
-    meta: actor.meta,
-  });
-  await emitEvent(trx, deps.clock, actor.orgId, 'document.sent', await documentEventData(trx, actor.orgId, id));
-  return { id, status: 'pending', signerCount: signers.length, sentAt: now };
 }
 
 /** Cancels a document out for signature; every recipient who had not completed is notified. */

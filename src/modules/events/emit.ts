@@ -26,9 +26,22 @@ export async function emitEvent<T extends EventType>(
   /** Deliver to this webhook only, subscribed or not (`POST /webhooks/{id}/test`). */
   options: { onlyWebhookId?: string } = {},
 ): Promise<string> {
-  const event = eventRow(clock, orgId, type, data);
-  const { id: eventId, created_at: now } = event;
-  await insertEvent(trx, event);
+  return (await emitEvents(trx, clock, orgId, type, [data], options))[0];
+}
+
+/** emitEvent for several events of one type and organization (one insert of events, one of deliveries); their ids, in order. */
+export async function emitEvents<T extends EventType>(
+  trx: Executor,
+  clock: Clock,
+  orgId: string,
+  type: T,
+  datas: EventData<T>[],
+  options: { onlyWebhookId?: string } = {},
+): Promise<string[]> {
+  const events = datas.map((data) => eventRow(clock, orgId, type, data));
+  if (events.length === 0) return [];
+  if (events.length === 1) await insertEvent(trx, events[0]);
+  else await trx.insertInto('events').values(events).execute();
   const { rows: hooks } = await activeWebhooks.execute(trx, { orgId });
   const subscribed = options.onlyWebhookId
     ? hooks.filter((h) => h.id === options.onlyWebhookId)
@@ -37,24 +50,26 @@ export async function emitEvent<T extends EventType>(
     await trx
       .insertInto('webhook_deliveries')
       .values(
-        subscribed.map((h) => ({
-          id: deliveryId(eventId, h.id),
-          org_id: orgId,
-          webhook_id: h.id,
-          event_id: eventId,
-          event_type: type,
-          status: 'pending',
-          attempt_count: 0,
-          next_attempt_at: now,
-          leased_until: null,
-          last_status_code: null,
-          created_at: now,
-          updated_at: now,
-        })),
+        events.flatMap(({ id: eventId, created_at: now }) =>
+          subscribed.map((h) => ({
+            id: deliveryId(eventId, h.id),
+            org_id: orgId,
+            webhook_id: h.id,
+            event_id: eventId,
+            event_type: type,
+            status: 'pending' as const,
+            attempt_count: 0,
+            next_attempt_at: now,
+            leased_until: null,
+            last_status_code: null,
+            created_at: now,
+            updated_at: now,
+          })),
+        ),
       )
       .execute();
   }
-  return eventId;
+  return events.map((e) => e.id);
 }
 
 /*

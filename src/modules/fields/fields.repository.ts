@@ -1,9 +1,16 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Executor, FieldRow, FieldsTable } from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
+import { groupByDocument } from '../signers/signers.repository.ts';
 
 export async function listFields(db: Executor, documentId: string): Promise<FieldRow[]> {
   return db.selectFrom('fields').selectAll().where('document_id', '=', documentId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** listFields of several documents in one read: each document's fields, in the same order. */
+export async function listFieldsOfDocuments(db: Executor, documentIds: readonly string[]): Promise<Map<string, FieldRow[]>> {
+  const rows = await db.selectFrom('fields').selectAll().where('document_id', 'in', documentIds).orderBy('created_at').orderBy('id').execute();
+  return groupByDocument(documentIds, rows);
 }
 
 /** One page of a document's fields, oldest first (the order of the document detail). */

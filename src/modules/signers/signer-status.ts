@@ -4,7 +4,7 @@ import { checkTransition, type Transitions } from '../../state-machine.ts';
 /*
  * The signer state machine. A signer waits (`pending`) until their turn, is invited (`sent`),
  * opens the link (`viewed`) and ends `completed` or `declined`; `cancelled` when the document
- * stops first. moveSigner is the only code that changes the status of an existing signer.
+ * stops first. moveSigner(s) is the only code that changes the status of an existing signer.
  */
 export const SIGNER_TRANSITIONS: Transitions<SignerStatus> = {
   pending: ['sent', 'completed', 'declined', 'cancelled'],
@@ -31,12 +31,18 @@ export const isFinishedSigner = (status: SignerStatus) => FINISHED_SIGNER_STATUS
  * IllegalTransitionError when the table forbids a move.
  */
 export async function moveSigner(db: Executor, signerId: string, from: readonly SignerStatus[], to: SignerStatus, changes: SignerUpdate): Promise<boolean> {
+  return (await moveSigners(db, [signerId], from, to, changes)) === 1;
+}
+
+/** moveSigner for several signers at once: how many were moved. */
+export async function moveSigners(db: Executor, signerIds: readonly string[], from: readonly SignerStatus[], to: SignerStatus, changes: SignerUpdate): Promise<number> {
   checkTransition('signer', SIGNER_TRANSITIONS, from, to);
+  if (signerIds.length === 0) return 0;
   const result = await db
     .updateTable('signers')
     .set({ ...changes, status: to })
-    .where('id', '=', signerId)
+    .where('id', 'in', signerIds)
     .where('status', 'in', from)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numUpdatedRows);
 }

@@ -7,6 +7,19 @@ export async function listSigners(db: Executor, documentId: string): Promise<Sig
   return db.selectFrom('signers').selectAll().where('document_id', '=', documentId).orderBy('position').orderBy('id').execute();
 }
 
+/** listSigners of several documents in one read: each document's signers, in the same order. */
+export async function listSignersOfDocuments(db: Executor, documentIds: readonly string[]): Promise<Map<string, SignerRow[]>> {
+  const rows = await db.selectFrom('signers').selectAll().where('document_id', 'in', documentIds).orderBy('position').orderBy('id').execute();
+  return groupByDocument(documentIds, rows);
+}
+
+/** Rows grouped by their `document_id`, every document of `documentIds` present (maybe with none); each group keeps the rows' order. */
+export function groupByDocument<R extends { document_id: string }>(documentIds: readonly string[], rows: R[]): Map<string, R[]> {
+  const groups = new Map<string, R[]>(documentIds.map((id) => [id, []]));
+  for (const row of rows) groups.get(row.document_id)?.push(row);
+  return groups;
+}
+
 /**
  * One page of a document's signers in signing order. The cursor carries the position as text;
  * both databases compare it with the integer column as a number (SQLite applies the column's

@@ -36,19 +36,26 @@ export async function issueLink(
   signer: Pick<SignerRow, 'id'>,
   purpose: LinkPurpose = 'sign',
 ): Promise<{ url: string; expiresAt: string }> {
-  const token = randomBytes(32).toString('base64url');
-  const expiresAt = purpose === 'download' ? new Date(deps.clock.now().getTime() + LINK_LIFETIME_MS).toISOString() : linkExpiry(deps, doc);
-  await repo.insertSigningToken(trx, {
-    token_hash: hashToken(token),
-    signer_id: signer.id,
-    document_id: doc.id,
-    purpose,
-    expires_at: expiresAt,
-    revoked_at: null,
-    created_at: deps.clock.now().toISOString(),
+  return (await issueLinks(trx, deps, [{ doc, signer }], purpose))[0];
+}
+
+/** issueLink for several signers (of one or more documents) as one insert; the links in the same order. */
+export async function issueLinks(
+  trx: Executor,
+  deps: AppDeps,
+  holders: { doc: DocumentRow; signer: Pick<SignerRow, 'id'> }[],
+  purpose: LinkPurpose = 'sign',
+): Promise<{ url: string; expiresAt: string }[]> {
+  const now = deps.clock.now().toISOString();
+  const links = holders.map(({ doc, signer }) => {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = purpose === 'download' ? new Date(deps.clock.now().getTime() + LINK_LIFETIME_MS).toISOString() : linkExpiry(deps, doc);
+    const row = { token_hash: hashToken(token), signer_id: signer.id, document_id: doc.id, purpose, expires_at: expiresAt, revoked_at: null, created_at: now };
+    const url = purpose === 'sign' ? `${deps.config.publicUrl}/sign/${token}` : `${deps.config.publicUrl}/api/v1/signing/${token}/file`;
+    return { row, url, expiresAt };
   });
-  const url = purpose === 'sign' ? `${deps.config.publicUrl}/sign/${token}` : `${deps.config.publicUrl}/api/v1/signing/${token}/file`;
-  return { url, expiresAt };
+  await repo.insertSigningTokens(trx, links.map((l) => l.row));
+  return links.map(({ url, expiresAt }) => ({ url, expiresAt }));
 }
 
 /** Voids every link of the signer (its address changed: links mailed to the old one must die). */

@@ -4,8 +4,8 @@ import type { DocumentRow, Executor, SignerRow, SignerUpdate, SigningOtpsTable, 
 export type SigningTokenRow = Selectable<SigningTokensTable>;
 export type SigningOtpRow = Selectable<SigningOtpsTable>;
 
-export async function insertSigningToken(db: Executor, row: Insertable<SigningTokensTable>): Promise<void> {
-  await db.insertInto('signing_tokens').values(row).execute();
+export async function insertSigningTokens(db: Executor, rows: Insertable<SigningTokensTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('signing_tokens').values(rows).execute();
 }
 
 export async function findSigningToken(db: Executor, tokenHash: string): Promise<SigningTokenRow | undefined> {
