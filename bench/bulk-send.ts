@@ -41,7 +41,7 @@ async function smtpCounter(): Promise<{ port: number; count: () => number; close
   return { port, count: () => n, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-async function run(kind: 'sqlite' | 'postgres') {
+async function run(kind: 'sqlite' | 'postgres', perfOff: string) {
   const db = await openBenchDatabase(kind, process.env.BENCH_DATABASE_URL);
   const smtp = await smtpCounter();
   try {
@@ -63,7 +63,7 @@ async function run(kind: 'sqlite' | 'postgres') {
         SECRET_KEY: randomBytes(32).toString('hex'),
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         MAIL_RATE_PER_SECOND: MAIL_RATE,
-        ...(process.env.BENCH_PERF_OFF ? { PERF_OFF: process.env.BENCH_PERF_OFF } : {}),
+        ...(perfOff ? { PERF_OFF: perfOff } : {}),
       },
       process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
     );
@@ -115,7 +115,7 @@ async function run(kind: 'sqlite' | 'postgres') {
         apiP50Ms: Number(percentile(latencies, 50).toFixed(1)),
         apiP99Ms: Number(percentile(latencies, 99).toFixed(1)),
         mailRatePerSecond: Number(MAIL_RATE),
-        perfOff: process.env.BENCH_PERF_OFF ?? '',
+        perfOff,
         loadAverage: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(1))),
         goals: 'accept < 2000 ms; documents and invitations < 60000 ms; API p99 < 50 ms',
       };
@@ -130,8 +130,26 @@ async function run(kind: 'sqlite' | 'postgres') {
   }
 }
 
-/** SQLite, then PostgreSQL when BENCH_DATABASE_URL is set; BENCH_BULK_SKIP_SQLITE=1 runs PostgreSQL only. */
+/**
+ * SQLite, then PostgreSQL when BENCH_DATABASE_URL is set; BENCH_BULK_SKIP_SQLITE=1 runs PostgreSQL
+ * only. Each database runs as shipped and then a row at a time (PERF_OFF=bulk-groups), and the
+ * ratio of the two is printed; BENCH_PERF_OFF runs only the server with those mechanisms off.
+ */
 export async function bulkSendBench(): Promise<void> {
-  if (!process.env.BENCH_BULK_SKIP_SQLITE) await run('sqlite');
-  if (process.env.BENCH_DATABASE_URL) await run('postgres');
+  const kinds = [...(process.env.BENCH_BULK_SKIP_SQLITE ? [] : ['sqlite' as const]), ...(process.env.BENCH_DATABASE_URL ? ['postgres' as const] : [])];
+  for (const kind of kinds) {
+    if (process.env.BENCH_PERF_OFF) {
+      await run(kind, process.env.BENCH_PERF_OFF);
+      continue;
+    }
+    const shipped = await run(kind, '');
+    const rowByRow = await run(kind, 'bulk-groups');
+    const ratio = (a: number | null, b: number | null) => (a && b ? Number((b / a).toFixed(2)) : null);
+    console.log(
+      JSON.stringify({
+        database: kind,
+        rowAtATimeOverShipped: { documentsSent: ratio(shipped.documentsSentMs, rowByRow.documentsSentMs), invitationsDelivered: ratio(shipped.invitationsDeliveredMs, rowByRow.invitationsDeliveredMs) },
+      }),
+    );
+  }
 }

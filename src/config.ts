@@ -11,7 +11,7 @@ import { ConfigError, parseSchedule, parseTrustProxy } from './config-values.ts'
  * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
  * what each gains against the same server without it (ARCHITECTURE.md, convention 14).
  */
-export const PERF_MECHANISMS = ['key-cache', 'batched-creates', 'named-statements', 'mail-layout-cache'] as const;
+export const PERF_MECHANISMS = ['key-cache', 'batched-creates', 'named-statements', 'mail-layout-cache', 'bulk-groups'] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');
 

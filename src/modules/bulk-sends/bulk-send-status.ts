@@ -11,12 +11,12 @@ import type { BulkSendStatus, Executor } from '../../db/database.ts';
 
 export const CANCELLABLE: readonly BulkSendStatus[] = ['queued', 'processing'];
 
-/** One row done (`sent` or `failed`), inside the row's transaction; a queued send starts processing. */
-export async function countRow(trx: Executor, id: string, outcome: 'sent' | 'failed', now: string): Promise<void> {
+/** `rows` rows done (`sent` or `failed`), inside their transaction; a queued send starts processing. */
+export async function countRows(trx: Executor, id: string, outcome: 'sent' | 'failed', now: string, rows = 1): Promise<void> {
   await trx
     .updateTable('bulk_sends')
     .set((eb) => ({
-      [outcome]: eb(outcome, '+', 1),
+      [outcome]: eb(outcome, '+', rows),
       status: sql<BulkSendStatus>`case when status = 'queued' then 'processing' else status end`,
       updated_at: now,
     }))

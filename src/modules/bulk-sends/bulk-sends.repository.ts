@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { BulkSendRow, BulkSendRowsTable, BulkSendsTable, BulkSendStatus, Executor } from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
 import type { BulkSendT } from './bulk-sends.schemas.ts';
@@ -54,6 +54,19 @@ export async function takeRow(trx: Executor, id: string, position: number, outco
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** takeRow for a group of rows, each for its document, as one update: true when this transaction has every one of them. */
+export async function takeRowsForDocuments(trx: Executor, id: string, rows: { position: number; documentId: string }[], now: string): Promise<boolean> {
+  const documentOf = sql<string>`case position ${sql.join(rows.map((r) => sql`when ${r.position} then ${r.documentId}`), sql` `)} end`;
+  const result = await trx
+    .updateTable('bulk_send_rows')
+    .set({ status: 'sent', document_id: documentOf, updated_at: now })
+    .where('bulk_send_id', '=', id)
+    .where('position', 'in', rows.map((r) => r.position))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === rows.length;
 }
 
 export function toBulkSend(row: BulkSendRow): BulkSendT {

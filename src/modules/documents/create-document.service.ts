@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Executor } from '../../db/database.ts';
+import type { BatchRows } from '../../db/pg-insert-batch.ts';
 import { newId } from '../../ids.ts';
 import { auditRow, writeAudit } from '../audit/audit.ts';
 import { emitEvent, eventRow } from '../events/emit.ts';
@@ -41,15 +42,42 @@ export function buildNewDocument(deps: AppDeps, actor: Actor, id: string, input:
   return { row, signerRows, fieldRows, audit };
 }
 
+export type NewDocument = ReturnType<typeof buildNewDocument>;
+
+/** The `document.created` payload of what was just built (no read back: nothing else can have changed it yet). */
+function createdEventData({ row, signerRows, fieldRows }: NewDocument) {
+  return toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
+}
+
+/** What buildNewDocument built as the rows of one batched insert (PostgreSQL), its audit entry and event included. */
+function batchRowsOf(deps: AppDeps, built: NewDocument): BatchRows {
+  return {
+    documents: [built.row],
+    signers: built.signerRows,
+    fields: built.fieldRows,
+    audit_logs: [auditRow(deps.clock, built.audit)],
+    events: [eventRow(deps.clock, built.row.org_id, 'document.created', createdEventData(built))],
+  };
+}
+
 /** Inserts what buildNewDocument built, with its audit entry and `document.created`, inside `trx`. */
-export async function insertNewDocument(trx: Executor, deps: AppDeps, built: ReturnType<typeof buildNewDocument>): Promise<void> {
+export async function insertNewDocument(trx: Executor, deps: AppDeps, built: NewDocument): Promise<void> {
   const { row, signerRows, fieldRows, audit } = built;
   await repo.insertDocument(trx, row);
   await insertSigners(trx, signerRows);
   await insertFields(trx, fieldRows);
   await writeAudit(trx, deps.clock, audit);
-  const data = toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
-  await emitEvent(trx, deps.clock, row.org_id, 'document.created', data);
+  await emitEvent(trx, deps.clock, row.org_id, 'document.created', createdEventData(built));
+}
+
+/**
+ * insertNewDocument for several documents inside `trx`: on PostgreSQL all their rows go as one
+ * statement (a bulk send's group of rows), on SQLite one document after the other.
+ */
+export async function insertNewDocuments(trx: Executor, deps: AppDeps, builts: NewDocument[]): Promise<void> {
+  if (deps.config.perfOff.has('batched-creates') || !(await repo.insertDocumentsBatchedIn(deps.db, trx, deps.dialect, builts.map((b) => batchRowsOf(deps, b))))) {
+    for (const built of builts) await insertNewDocument(trx, deps, built);
+  }
 }
 
 export async function createDocument(deps: AppDeps, actor: Actor, input: CreateDocumentInput) {
@@ -60,19 +88,10 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
   const seed = input.templateId ? await seedFromTemplate(deps, actor.orgId, id, input.templateId, now) : undefined;
   try {
     const built = buildNewDocument(deps, actor, id, input, seed, now);
-    const { row, signerRows, fieldRows, audit } = built;
+    const { row } = built;
     // A folder to check or a template's files to discard on failure take the transaction below.
     if (!input.folderId && !seed && !deps.config.perfOff.has('batched-creates')) {
-      // The list item of what was just inserted (no read back: nothing else can have changed it yet).
-      const data = toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
-      const batched = await repo.insertDocumentBatched(deps.db, deps.dialect, {
-        documents: [row],
-        signers: signerRows,
-        fields: fieldRows,
-        audit_logs: [auditRow(deps.clock, audit)],
-        events: [eventRow(deps.clock, actor.orgId, 'document.created', data)],
-      });
-      if (batched) return toCreatedDocument(row);
+      if (await repo.insertDocumentBatched(deps.db, deps.dialect, batchRowsOf(deps, built))) return toCreatedDocument(row);
     }
     await deps.db.transaction().execute(async (trx) => {
       await checkFolder(trx, actor.orgId, input.folderId);

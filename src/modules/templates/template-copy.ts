@@ -134,6 +134,7 @@ export function signerRow(documentId: string, s: { order: number; name: string; 
 }
 
 export interface DocumentSeed {
+  documentId: string;
   templateId: string;
   signingType: string;
   file: FileColumns;
@@ -149,13 +150,22 @@ export interface DocumentSeed {
  * What `POST /api/v1/documents` with `templateId` starts the document with. The template must be
  * the organization's (400 on `body.templateId`, like any reference in a body).
  */
-export async function seedFromTemplate(deps: AppDeps, orgId: string, documentId: string, templateId: string, now: string): Promise<DocumentSeed> {
-  const parts = await loadTemplateParts(deps.db, orgId, templateId);
+export async function seedFromTemplate(
+  deps: AppDeps,
+  orgId: string,
+  documentId: string,
+  templateId: string,
+  now: string,
+  /** The template's parts when the caller has just read them (a bulk send reads them once per chunk of rows). */
+  loaded?: TemplateParts,
+): Promise<DocumentSeed> {
+  const parts = loaded ?? (await loadTemplateParts(deps.db, orgId, templateId));
   if (!parts) throw validation('body.templateId', 'is not a template of your organization');
   const fixed = parts.roles.filter((r) => r.signer_email !== null);
   const open = parts.roles.filter((r) => r.signer_email === null).map((r) => r.position);
   const { columns, written } = await copyTemplateFile(deps, parts.template, documentId);
   return {
+    documentId,
     templateId,
     signingType: parts.template.signing_type,
     file: columns,
