@@ -34,11 +34,6 @@ export function pooledSmtpUrl(smtpUrl: string, connections: number): string {
   return url.toString();
 }
 
-/**
- * SMTP when `SMTP_URL` is set (pooled, `connections` sessions at most: `MAIL_CONNECTIONS`);
- * otherwise each message is written as an `.eml` file to the spool directory and logged, so a
- * laptop install shows what would have been sent.
- */
 type SocketHook = (options: { host?: string; port?: number; secure?: boolean; connectionTimeout?: number }, callback: (err: Error | null, socketOptions?: { connection: net.Socket }) => void) => void;
 
 /**
@@ -74,6 +69,11 @@ export const connectWithoutDelay: SocketHook = (options, callback) => {
  */
 const TEXT_ENCODING = 'quoted-printable';
 
+/**
+ * SMTP when `SMTP_URL` is set (pooled, `connections` sessions at most: `MAIL_CONNECTIONS`);
+ * otherwise each message is written as an `.eml` file to the spool directory and logged, so a
+ * laptop install shows what would have been sent.
+ */
 export function createMailer(options: {
   smtpUrl: string | undefined;
   from: string;

@@ -129,7 +129,7 @@ async function sendAlone(chunk: Chunk, one: PendingRow): Promise<void> {
     if (!(err instanceof AppError)) throw err;
     const now = chunk.deps.clock.now().toISOString();
     await chunk.deps.db.transaction().execute(async (trx) => {
-      if (await repo.takeRow(trx, chunk.bulkSendId, one.position, { error: `${err.code}: ${err.message}` }, now)) await countRows(trx, chunk.bulkSendId, 'failed', now);
+      if (await repo.failRow(trx, chunk.bulkSendId, one.position, `${err.code}: ${err.message}`, now)) await countRows(trx, chunk.bulkSendId, 'failed', now);
     });
   }
 }

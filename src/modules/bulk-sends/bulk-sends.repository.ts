@@ -41,22 +41,11 @@ export async function pendingRows(db: Executor, id: string, from: number, to: nu
 }
 
 /**
- * Takes a pending row for the document `documentId`, inside the transaction that creates it: true
- * when this transaction has it. Another runner holding the same row (an expired lease, a second
- * instance) waits on the row lock (PostgreSQL) or the write lock (SQLite) and then finds it taken.
+ * Takes pending rows, each for its document, inside the transaction that creates them, as one
+ * update: true when this transaction has every one of them. Another runner holding one of them (an
+ * expired lease, a second instance) waits on the row lock (PostgreSQL) or the write lock (SQLite)
+ * and then finds it taken.
  */
-export async function takeRow(trx: Executor, id: string, position: number, outcome: { documentId: string } | { error: string }, now: string): Promise<boolean> {
-  const result = await trx
-    .updateTable('bulk_send_rows')
-    .set('documentId' in outcome ? { status: 'sent', document_id: outcome.documentId, updated_at: now } : { status: 'failed', error: outcome.error.slice(0, 1000), updated_at: now })
-    .where('bulk_send_id', '=', id)
-    .where('position', '=', position)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-/** takeRow for a group of rows, each for its document, as one update: true when this transaction has every one of them. */
 export async function takeRowsForDocuments(trx: Executor, id: string, rows: { position: number; documentId: string }[], now: string): Promise<boolean> {
   const documentOf = sql<string>`case position ${sql.join(rows.map((r) => sql`when ${r.position} then ${r.documentId}`), sql` `)} end`;
   const result = await trx
@@ -67,6 +56,18 @@ export async function takeRowsForDocuments(trx: Executor, id: string, rows: { po
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === rows.length;
+}
+
+/** Marks a pending row failed with `error`: true when this transaction did (it then counts it). */
+export async function failRow(trx: Executor, id: string, position: number, error: string, now: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('bulk_send_rows')
+    .set({ status: 'failed', error: error.slice(0, 1000), updated_at: now })
+    .where('bulk_send_id', '=', id)
+    .where('position', '=', position)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export function toBulkSend(row: BulkSendRow): BulkSendT {

@@ -57,12 +57,7 @@ export async function findDocumentsWithCounts(db: Executor, orgId: string, ids: 
 }
 
 export async function findDocumentWithCounts(db: Executor, orgId: string, id: string): Promise<DocumentWithCounts | undefined> {
-  const row = await withCounts(db)
-    .where('documents.id', '=', id)
-    .where('documents.org_id', '=', orgId)
-    .where('documents.deleted_at', 'is', null)
-    .executeTakeFirst();
-  return row as DocumentWithCounts | undefined;
+  return (await findDocumentsWithCounts(db, orgId, [id]))[0];
 }
 
 export async function listDocuments(
