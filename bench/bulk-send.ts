@@ -18,7 +18,11 @@ import { PDFDocument } from 'pdf-lib';
 const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 10_000);
 const MAIL_RATE = process.env.BENCH_MAIL_RATE ?? '1000';
 
-async function smtpCounter(): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
+async function smtpCounter(): Promise<{
+  port: number;
+  count: () => number;
+  close: () => Promise<void>;
+}> {
   let n = 0;
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -38,14 +42,21 @@ async function smtpCounter(): Promise<{ port: number; count: () => number; close
   // A client session reset (a server process stopped with pooled sessions open) is not the bench's failure.
   server.on('error', () => undefined);
   const port = (server.server.address() as { port: number }).port;
-  return { port, count: () => n, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port,
+    count: () => n,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function run(kind: 'sqlite' | 'postgres', perfOff: string) {
   const db = await openBenchDatabase(kind, process.env.BENCH_DATABASE_URL);
   const smtp = await smtpCounter();
   try {
-    const org = await createOrganization(db.handle.db, { name: 'Bench', adminEmail: 'admin@bench.test' });
+    const org = await createOrganization(db.handle.db, {
+      name: 'Bench',
+      adminEmail: 'admin@bench.test',
+    });
     const { key } = await createApiKey(db.handle.db, { orgId: org.id, scopes: [...SCOPES] });
     // A template with one open role and a file, written the way an upload leaves it.
     const pdf = await PDFDocument.create();
@@ -69,26 +80,64 @@ async function run(kind: 'sqlite' | 'postgres', perfOff: string) {
     );
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: auth,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const json = (await res.json()) as any;
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+      if (!res.ok)
+        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
       return json.data;
     };
     try {
       const tpl = await call('POST', '/api/v1/templates', {
         name: 'Bench offer',
         roles: [{ name: 'Client' }],
-        fields: [{ type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 5 }, { type: 'text', label: 'Company', page: 1, x: 10, y: 30, width: 30, height: 4, required: false }],
+        fields: [
+          { type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 5 },
+          {
+            type: 'text',
+            label: 'Company',
+            page: 1,
+            x: 10,
+            y: 30,
+            width: 30,
+            height: 4,
+            required: false,
+          },
+        ],
       });
       // The upload's result, set directly: the bench measures the bulk send, not the upload.
       const { createDb } = await import('../src/db/create-db.ts');
-      const handle = createDb({ databaseUrl: db.env.DATABASE_URL, sqliteFile: `${db.dataDir}/signet.db` });
-      await handle.db.updateTable('templates').set({ file_key: fileKey, original_file_key: fileKey, original_content_type: 'application/pdf', file_size: bytes.length, page_count: 1, document_hash: 'bench' }).where('id', '=', tpl.id).execute();
+      const handle = createDb({
+        databaseUrl: db.env.DATABASE_URL,
+        sqliteFile: `${db.dataDir}/signet.db`,
+      });
+      await handle.db
+        .updateTable('templates')
+        .set({
+          file_key: fileKey,
+          original_file_key: fileKey,
+          original_content_type: 'application/pdf',
+          file_size: bytes.length,
+          page_count: 1,
+          document_hash: 'bench',
+        })
+        .where('id', '=', tpl.id)
+        .execute();
       await handle.close();
 
-      const rows = Array.from({ length: ROWS }, (_, i) => ({ signers: [{ role: 'Client', name: `Recipient ${i}`, email: `r${i}@bench.test` }], values: { Company: `Company ${i}` } }));
+      const rows = Array.from({ length: ROWS }, (_, i) => ({
+        signers: [{ role: 'Client', name: `Recipient ${i}`, email: `r${i}@bench.test` }],
+        values: { Company: `Company ${i}` },
+      }));
       const t0 = performance.now();
-      const created = await call('POST', '/api/v1/bulk-sends', { templateId: tpl.id, name: 'Bench', rows });
+      const created = await call('POST', '/api/v1/bulk-sends', {
+        templateId: tpl.id,
+        name: 'Bench',
+        rows,
+      });
       const acceptMs = performance.now() - t0;
 
       // Reads while the job runs: one at a time, every 20 ms.
@@ -136,7 +185,10 @@ async function run(kind: 'sqlite' | 'postgres', perfOff: string) {
  * ratio of the two is printed; BENCH_PERF_OFF runs only the server with those mechanisms off.
  */
 export async function bulkSendBench(): Promise<void> {
-  const kinds = [...(process.env.BENCH_BULK_SKIP_SQLITE ? [] : ['sqlite' as const]), ...(process.env.BENCH_DATABASE_URL ? ['postgres' as const] : [])];
+  const kinds = [
+    ...(process.env.BENCH_BULK_SKIP_SQLITE ? [] : ['sqlite' as const]),
+    ...(process.env.BENCH_DATABASE_URL ? ['postgres' as const] : []),
+  ];
   for (const kind of kinds) {
     if (process.env.BENCH_PERF_OFF) {
       await run(kind, process.env.BENCH_PERF_OFF);
@@ -144,11 +196,18 @@ export async function bulkSendBench(): Promise<void> {
     }
     const shipped = await run(kind, '');
     const rowByRow = await run(kind, 'bulk-groups');
-    const ratio = (a: number | null, b: number | null) => (a && b ? Number((b / a).toFixed(2)) : null);
+    const ratio = (a: number | null, b: number | null) =>
+      a && b ? Number((b / a).toFixed(2)) : null;
     console.log(
       JSON.stringify({
         database: kind,
-        rowAtATimeOverShipped: { documentsSent: ratio(shipped.documentsSentMs, rowByRow.documentsSentMs), invitationsDelivered: ratio(shipped.invitationsDeliveredMs, rowByRow.invitationsDeliveredMs) },
+        rowAtATimeOverShipped: {
+          documentsSent: ratio(shipped.documentsSentMs, rowByRow.documentsSentMs),
+          invitationsDelivered: ratio(
+            shipped.invitationsDeliveredMs,
+            rowByRow.invitationsDeliveredMs,
+          ),
+        },
       }),
     );
   }

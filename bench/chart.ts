@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 
-type Result = { ratio?: number | null; goal: string; database: string; summary?: string; [figure: string]: unknown };
+type Result = {
+  ratio?: number | null;
+  goal: string;
+  database: string;
+  summary?: string;
+  [figure: string]: unknown;
+};
 
 interface Report {
   startedAt: string;
@@ -8,18 +14,26 @@ interface Report {
   scenarios: Record<string, Result>;
 }
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const esc = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 const num = (r: Result, key: string) => (typeof r[key] === 'number' ? (r[key] as number) : NaN);
 
 /**
  * How far each scenario is from its goal, as measured ÷ goal (1 = met, higher is better): for a
  * goal with two parts (throughput and latency, speed and memory) the weaker part counts.
  */
-const createsOf = (r: Result) => (r.classes as Record<string, { perSec: number; p99Ms: number }> | undefined)?.create;
+const createsOf = (r: Result) =>
+  (r.classes as Record<string, { perSec: number; p99Ms: number }> | undefined)?.create;
 const shareOfGoal: Record<string, (r: Result) => number> = {
   // read-mix: the bare ratio's goal is 0.25 on SQLite, 0.15 on PostgreSQL; 1.5 × naive; p99 <= 25 ms.
-  'read-mix': (r) => Math.min(num(r, 'ratio') / (r.database === 'sqlite' ? 0.25 : 0.15), num(r, 'naiveRatio') / 1.5, 25 / num(r, 'p99Ms')),
-  'create-under-load': (r) => Math.min((createsOf(r)?.perSec ?? NaN) / 1000, 20 / (createsOf(r)?.p99Ms ?? NaN)),
+  'read-mix': (r) =>
+    Math.min(
+      num(r, 'ratio') / (r.database === 'sqlite' ? 0.25 : 0.15),
+      num(r, 'naiveRatio') / 1.5,
+      25 / num(r, 'p99Ms'),
+    ),
+  'create-under-load': (r) =>
+    Math.min((createsOf(r)?.perSec ?? NaN) / 1000, 20 / (createsOf(r)?.p99Ms ?? NaN)),
   upload: (r) => Math.min(num(r, 'mbPerSec') / 200, 30 / Math.max(0.1, num(r, 'rssGrowthMb'))),
   webhooks: (r) => Math.min(num(r, 'deliveriesPerSec') / 1000, 50 / num(r, 'drainingP99Ms')),
   finalize: (r) => Math.min(200 / num(r, 'pages20MedianMs'), 250 / num(r, 'bigPeakRssMb')),
@@ -52,6 +66,9 @@ export function writeChart(report: Report, file: string): void {
       `<text x="${barLeft + barMax + 10}" y="${y + 18}">${share.toFixed(2)}×  ${esc(r.summary ?? `ratio ${num(r, 'ratio')}`)}</text>`,
     );
   });
-  parts.push(`<text x="16" y="${height - 10}" fill="#495057">Dashed line: the goal. ${esc(report.startedAt)}</text>`, '</svg>');
+  parts.push(
+    `<text x="16" y="${height - 10}" fill="#495057">Dashed line: the goal. ${esc(report.startedAt)}</text>`,
+    '</svg>',
+  );
   fs.writeFileSync(file, `${parts.join('\n')}\n`);
 }

@@ -38,7 +38,12 @@ try {
     health: { url: at('/healthz') },
     'get-by-id': { url: at(`/api/v1/documents/${seeded.detailId}`), headers },
     list: { url: at('/api/v1/documents?limit=25'), headers },
-    create: { url: at('/api/v1/documents'), method: 'POST', headers, body: JSON.stringify({ name: 'Benchmark agreement', message: 'Please sign' }) },
+    create: {
+      url: at('/api/v1/documents'),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'Benchmark agreement', message: 'Please sign' }),
+    },
   };
   try {
     for (const name of names) {
@@ -49,7 +54,9 @@ try {
       } else if (targets[name]) {
         console.log(`${name.padEnd(10)} ${await perRequest(server.child.pid!, targets[name])}`);
       } else {
-        throw new Error(`Unknown endpoint ${name}; known: bare, ${Object.keys(targets).join(', ')}`);
+        throw new Error(
+          `Unknown endpoint ${name}; known: bare, ${Object.keys(targets).join(', ')}`,
+        );
       }
     }
   } finally {

@@ -31,12 +31,24 @@ export interface BenchDatabase {
 }
 
 /** A fresh database: a SQLite file in a temp dir, or a new PostgreSQL database next to `url`. */
-export async function openBenchDatabase(kind: 'sqlite' | 'postgres', url?: string): Promise<BenchDatabase> {
+export async function openBenchDatabase(
+  kind: 'sqlite' | 'postgres',
+  url?: string,
+): Promise<BenchDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
   if (kind === 'sqlite') {
-    const handle = createDb({ databaseUrl: undefined, sqliteFile: path.join(dataDir, 'signet.db') });
+    const handle = createDb({
+      databaseUrl: undefined,
+      sqliteFile: path.join(dataDir, 'signet.db'),
+    });
     await migrate(handle.db);
-    return { name: kind, handle, dataDir, env: { DATA_DIR: dataDir }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+    return {
+      name: kind,
+      handle,
+      dataDir,
+      env: { DATA_DIR: dataDir },
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
   }
   const dbName = `signet_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
@@ -72,7 +84,8 @@ export interface RunningProcess {
 async function waitForPort(port: number, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening`);
+    if (child.exitCode !== null)
+      throw new Error(`process exited with ${child.exitCode} before listening`);
     const ok = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1');
       socket.once('connect', () => {
@@ -93,7 +106,8 @@ function track(child: ChildProcess, port: number): RunningProcess {
     stderr = (stderr + d).slice(-4000);
   });
   child.on('exit', (code) => {
-    if (code && code !== 0 && code !== 143) process.stderr.write(`child on ${port} exited ${code}: ${stderr}\n`);
+    if (code && code !== 0 && code !== 143)
+      process.stderr.write(`child on ${port} exited ${code}: ${stderr}\n`);
   });
   return {
     child,
@@ -109,7 +123,10 @@ function track(child: ChildProcess, port: number): RunningProcess {
 }
 
 /** `signet serve` in its own process, so the load generator does not share its event loop. */
-export async function startSignet(env: Record<string, string>, nodeArgs: string[] = []): Promise<RunningProcess> {
+export async function startSignet(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<RunningProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/signet.js'), 'serve'], {
     cwd: ROOT,
@@ -136,7 +153,9 @@ export async function startSignet(env: Record<string, string>, nodeArgs: string[
 /** The naive reference implementation (bench/naive.ts) on the same database. */
 export async function startNaive(env: Record<string, string>): Promise<RunningProcess> {
   const port = await freePort();
-  const target = env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : { SQLITE_FILE: path.join(env.DATA_DIR, 'signet.db') };
+  const target = env.DATABASE_URL
+    ? { DATABASE_URL: env.DATABASE_URL }
+    : { SQLITE_FILE: path.join(env.DATA_DIR, 'signet.db') };
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/naive.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), NODE_ENV: 'production', ...target },
@@ -178,7 +197,13 @@ type LoadOptions = {
   connections?: number;
 };
 
-const toAutocannon = (o: LoadOptions) => ({ url: o.url, method: o.method ?? 'GET', headers: o.headers, body: o.body, connections: o.connections ?? 50 });
+const toAutocannon = (o: LoadOptions) => ({
+  url: o.url,
+  method: o.method ?? 'GET',
+  headers: o.headers,
+  body: o.body,
+  connections: o.connections ?? 50,
+});
 
 /**
  * Loads two servers in turns: after an unmeasured warm-up of each (the JIT optimizes both before
@@ -202,8 +227,13 @@ export async function loadInTurns(
     runs[1].push(await autocannon({ ...toAutocannon(b), duration: each }));
   }
   const summary = (results: autocannon.Result[]): LoadResult => ({
-    reqPerSec: results.reduce((n, r) => n + r.requests.total, 0) / results.reduce((n, r) => n + r.duration, 0),
-    p50Ms: percentile(results.map((r) => r.latency.p50), 50),
+    reqPerSec:
+      results.reduce((n, r) => n + r.requests.total, 0) /
+      results.reduce((n, r) => n + r.duration, 0),
+    p50Ms: percentile(
+      results.map((r) => r.latency.p50),
+      50,
+    ),
     p99Ms: Math.max(...results.map((r) => r.latency.p99)),
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
     errors: results.reduce((n, r) => n + r.errors, 0),

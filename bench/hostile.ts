@@ -21,12 +21,20 @@ interface Phase {
 }
 
 function rssMb(pid: number): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return line ? Number(line.replace(/\D/g, '')) / 1024 : 0;
 }
 
 /** Runs `attack` (at least `minMs`) while probing; returns /healthz p99 and the peak RSS. */
-async function measure(server: ChildServer, name: string, minMs: number, attack: () => Promise<unknown>): Promise<Phase> {
+async function measure(
+  server: ChildServer,
+  name: string,
+  minMs: number,
+  attack: () => Promise<unknown>,
+): Promise<Phase> {
   const times: number[] = [];
   let peak = rssMb(server.process.pid!);
   let running = true;
@@ -49,31 +57,77 @@ async function measure(server: ChildServer, name: string, minMs: number, attack:
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-hostile-'));
   // In DATA_DIR with its password derived from the development SECRET_KEY there, as the server will open it.
-  await loadSigningCertificate(await signingCertConfig({ dataDir, signingCertP12: undefined, signingCertPassword: undefined, secretKey: undefined, production: false }));
-  const env = childEnv({ DATA_DIR: dataDir, PUBLIC_URL: 'http://signet.invalid', RATE_LIMIT_PER_MINUTE: '100000' });
+  await loadSigningCertificate(
+    await signingCertConfig({
+      dataDir,
+      signingCertP12: undefined,
+      signingCertPassword: undefined,
+      secretKey: undefined,
+      production: false,
+    }),
+  );
+  const env = childEnv({
+    DATA_DIR: dataDir,
+    PUBLIC_URL: 'http://signet.invalid',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
   const server = await serve(env);
   try {
-    const org = await cli(env, ['org', 'create', '--name', 'Bench', '--admin-email', 'admin@bench.test']);
-    const key = (await cli(env, ['key', 'create', '--org', org.id, '--scopes', 'all'])).key as string;
+    const org = await cli(env, [
+      'org',
+      'create',
+      '--name',
+      'Bench',
+      '--admin-email',
+      'admin@bench.test',
+    ]);
+    const key = (await cli(env, ['key', 'create', '--org', org.id, '--scopes', 'all']))
+      .key as string;
     const onServer = (url: string) => server.url + new URL(url).pathname;
     const upload = async (bytes: Buffer) => {
       const doc = await api(server, key, 'POST', '/api/v1/documents', {
         name: 'Bench',
         signers: [{ name: 'Sam', email: 'sam@example.test' }],
-        fields: [{ type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 5, required: true, assignedTo: 0 }],
+        fields: [
+          {
+            type: 'signature',
+            page: 1,
+            x: 10,
+            y: 10,
+            width: 20,
+            height: 5,
+            required: true,
+            assignedTo: 0,
+          },
+        ],
       });
       const id = doc.body.data.id as string;
-      const ticket = (await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, { contentType: 'application/pdf' })).body.data;
-      const res = await fetch(onServer(ticket.uploadUrl), { method: 'PUT', headers: ticket.headers, body: new Uint8Array(bytes) });
+      const ticket = (
+        await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, {
+          contentType: 'application/pdf',
+        })
+      ).body.data;
+      const res = await fetch(onServer(ticket.uploadUrl), {
+        method: 'PUT',
+        headers: ticket.headers,
+        body: new Uint8Array(bytes),
+      });
       await res.arrayBuffer();
       return { id, status: res.status };
     };
     const signAndSettle = async (id: string) => {
       await api(server, key, 'POST', `/api/v1/documents/${id}/send`);
       const detail = (await api(server, key, 'GET', `/api/v1/documents/${id}`)).body.data;
-      const link = await api(server, key, 'POST', `/api/v1/documents/${id}/signers/${detail.signers[0].id}/link`);
+      const link = await api(
+        server,
+        key,
+        'POST',
+        `/api/v1/documents/${id}/signers/${detail.signers[0].id}/link`,
+      );
       const token = new URL(link.body.data.url).pathname.split('/').at(-1)!;
-      await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, { signature: { kind: 'typed', value: 'Sam' } });
+      await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, {
+        signature: { kind: 'typed', value: 'Sam' },
+      });
       for (let i = 0; i < 300; i++) {
         const status = (await api(server, key, 'GET', `/api/v1/documents/${id}`)).body.data.status;
         if (status !== 'pending') return status as string;
@@ -95,24 +149,50 @@ async function main() {
         console.log('  honest document:', await signAndSettle(id));
       }),
     );
-    phases.push(await measure(server, 'PDF inflate bomb at upload (2 MB -> 2 GB)', 3000, async () => console.log('  upload:', (await upload(pdfBomb)).status)));
+    phases.push(
+      await measure(server, 'PDF inflate bomb at upload (2 MB -> 2 GB)', 3000, async () =>
+        console.log('  upload:', (await upload(pdfBomb)).status),
+      ),
+    );
     // Past 10 MB an upload is read from a copy on disk, not in memory; the same limits refuse it.
-    phases.push(await measure(server, 'PDF inflate bomb at upload, padded (13 MB -> 2 GB)', 3000, async () => console.log('  padded upload:', (await upload(padded)).status)));
+    phases.push(
+      await measure(server, 'PDF inflate bomb at upload, padded (13 MB -> 2 GB)', 3000, async () =>
+        console.log('  padded upload:', (await upload(padded)).status),
+      ),
+    );
     const honestDoc = await upload(honest);
     phases.push(
       await measure(server, 'PNG 20000x20000 as a drawn signature', 3000, async () => {
         await api(server, key, 'POST', `/api/v1/documents/${honestDoc.id}/send`);
-        const detail = (await api(server, key, 'GET', `/api/v1/documents/${honestDoc.id}`)).body.data;
-        const link = await api(server, key, 'POST', `/api/v1/documents/${honestDoc.id}/signers/${detail.signers[0].id}/link`);
+        const detail = (await api(server, key, 'GET', `/api/v1/documents/${honestDoc.id}`)).body
+          .data;
+        const link = await api(
+          server,
+          key,
+          'POST',
+          `/api/v1/documents/${honestDoc.id}/signers/${detail.signers[0].id}/link`,
+        );
         const token = new URL(link.body.data.url).pathname.split('/').at(-1)!;
-        const res = await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, { signature: { kind: 'drawn', value: image } });
+        const res = await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, {
+          signature: { kind: 'drawn', value: image },
+        });
         console.log('  drawn bomb:', res.status);
       }),
     );
     const base = phases[0];
-    console.log(`\nhostile: /healthz p99 and server peak RSS, one run (load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores)\n`);
+    console.log(
+      `\nhostile: /healthz p99 and server peak RSS, one run (load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores)\n`,
+    );
     console.log(['phase', 'p99 ms', 'p99 / no attack', 'peak RSS MB'].join(' | '));
-    for (const p of phases) console.log([p.name, p.p99Ms.toFixed(1), (p.p99Ms / base.p99Ms).toFixed(2), Math.round(p.peakRssMb)].join(' | '));
+    for (const p of phases)
+      console.log(
+        [
+          p.name,
+          p.p99Ms.toFixed(1),
+          (p.p99Ms / base.p99Ms).toFixed(2),
+          Math.round(p.peakRssMb),
+        ].join(' | '),
+      );
   } finally {
     server.process.kill('SIGKILL');
     await server.exited;

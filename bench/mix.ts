@@ -48,7 +48,13 @@ function setupRequest(seeded: Seeded, mix: Mix) {
     const r = Math.random();
     if (r < mix.detail) {
       context.kind = 'detail';
-      return { ...req, method: 'GET' as const, path: `/api/v1/documents/${pick(org.documents)}`, headers, body: undefined };
+      return {
+        ...req,
+        method: 'GET' as const,
+        path: `/api/v1/documents/${pick(org.documents)}`,
+        headers,
+        body: undefined,
+      };
     }
     if (r < mix.detail + mix.list) {
       context.kind = 'list';
@@ -56,12 +62,21 @@ function setupRequest(seeded: Seeded, mix: Mix) {
       const f = Math.random();
       if (f < 0.25) q.set('status', pick(LIST_STATUSES));
       else if (f < 0.5) q.set('search', pick(SEARCH_WORDS));
-      else if (f < 0.6) (q.set('status', pick(LIST_STATUSES)), q.set('search', pick(SEARCH_WORDS)));
-      return { ...req, method: 'GET' as const, path: `/api/v1/documents?${q}`, headers, body: undefined };
+      else if (f < 0.6) q.set('status', pick(LIST_STATUSES)), q.set('search', pick(SEARCH_WORDS));
+      return {
+        ...req,
+        method: 'GET' as const,
+        path: `/api/v1/documents?${q}`,
+        headers,
+        body: undefined,
+      };
     }
     context.kind = 'create';
     created++;
-    const body = JSON.stringify({ name: `Mix agreement ${created}`, signers: [{ name: 'Ann Signer', email: `ann${created}@example.test` }] });
+    const body = JSON.stringify({
+      name: `Mix agreement ${created}`,
+      signers: [{ name: 'Ann Signer', email: `ann${created}@example.test` }],
+    });
     return { ...req, method: 'POST' as const, path: '/api/v1/documents', headers, body };
   };
 }
@@ -72,13 +87,34 @@ export interface Stream {
   connections: number;
 }
 
-type Tracker = ReturnType<typeof autocannon> & { on(event: 'response', listener: (client: { requestIterator?: { context?: { kind?: RequestClass } } }, status: number, bytes: number, ms: number) => void): unknown };
+type Tracker = ReturnType<typeof autocannon> & {
+  on(
+    event: 'response',
+    listener: (
+      client: { requestIterator?: { context?: { kind?: RequestClass } } },
+      status: number,
+      bytes: number,
+      ms: number,
+    ) => void,
+  ): unknown;
+};
 
 /** One round of `seconds` on one side, its streams at once; latencies kept per request class. */
-async function round(side: Side, seeded: Seeded, streams: Stream[], seconds: number, record?: Record<RequestClass, number[]>): Promise<autocannon.Result[]> {
+async function round(
+  side: Side,
+  seeded: Seeded,
+  streams: Stream[],
+  seconds: number,
+  record?: Record<RequestClass, number[]>,
+): Promise<autocannon.Result[]> {
   return Promise.all(
     streams.map((stream) => {
-      const instance = autocannon({ url: side.url, connections: stream.connections, duration: seconds, requests: [{ setupRequest: setupRequest(seeded, stream.mix) }] }) as Tracker;
+      const instance = autocannon({
+        url: side.url,
+        connections: stream.connections,
+        duration: seconds,
+        requests: [{ setupRequest: setupRequest(seeded, stream.mix) }],
+      }) as Tracker;
       if (record) {
         instance.on('response', (client, _status, _bytes, ms) => {
           const kind = client.requestIterator?.context?.kind;
@@ -104,7 +140,9 @@ export async function loadMixInTurns(
   const warmup = Number(process.env.BENCH_WARMUP ?? 3);
   const rounds = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 5);
   const each = (options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10)) / rounds;
-  const records = sides.map(() => ({ detail: [], list: [], create: [] }) as Record<RequestClass, number[]>);
+  const records = sides.map(
+    () => ({ detail: [], list: [], create: [] }) as Record<RequestClass, number[]>,
+  );
   const results: autocannon.Result[][] = sides.map(() => []);
   for (const side of sides) await round(side, seeded, streams, warmup);
   for (let i = 0; i < rounds; i++) {
@@ -121,7 +159,12 @@ export async function loadMixInTurns(
     for (const c of CLASSES) {
       const times = records[k][c];
       if (times.length === 0) continue;
-      classes[c] = { count: times.length, perSec: Math.round(times.length / seconds), p50Ms: round2(percentile(times, 50)), p99Ms: round2(percentile(times, 99)) };
+      classes[c] = {
+        count: times.length,
+        perSec: Math.round(times.length / seconds),
+        p50Ms: round2(percentile(times, 50)),
+        p99Ms: round2(percentile(times, 99)),
+      };
     }
     return {
       reqPerSec: results[k].reduce((n, r) => n + r.requests.total, 0) / seconds,

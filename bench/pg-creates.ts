@@ -17,7 +17,9 @@ import { seedDocuments } from './seed.ts';
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) {
-  console.error('Set BENCH_DATABASE_URL=postgres://… (a server where this may create and drop a database).');
+  console.error(
+    'Set BENCH_DATABASE_URL=postgres://… (a server where this may create and drop a database).',
+  );
   process.exit(1);
 }
 const PER_ROUND = Number(process.env.BENCH_CREATES_PER_ROUND ?? 25);
@@ -47,13 +49,21 @@ try {
   await sql`checkpoint`.execute(db.handle.db);
   // What createDocument reads of the server's dependencies on this path.
   const deps = { clock: systemClock, dialect: 'postgres', db: db.handle.db } as unknown as AppDeps;
-  const actor = { orgId: seeded.orgId, meta: { ipAddress: '127.0.0.1', userAgent: 'bench', geoCity: '', geoCountry: '' } };
-  const body = { name: 'Benchmark agreement', message: 'Please sign' } as Parameters<typeof createDocument>[2];
+  const actor = {
+    orgId: seeded.orgId,
+    meta: { ipAddress: '127.0.0.1', userAgent: 'bench', geoCity: '', geoCountry: '' },
+  };
+  const body = { name: 'Benchmark agreement', message: 'Please sign' } as Parameters<
+    typeof createDocument
+  >[2];
   const rounds = async (n: number) => {
-    for (let i = 0; i < n; i++) await Promise.all(Array.from({ length: PER_ROUND }, () => createDocument(deps, actor, body)));
+    for (let i = 0; i < n; i++)
+      await Promise.all(Array.from({ length: PER_ROUND }, () => createDocument(deps, actor, body)));
   };
   await rounds(Math.round(5_000 / PER_ROUND));
-  console.log(`PostgreSQL, batched creates, ${PER_ROUND} per statement, one statement at a time; per create:`);
+  console.log(
+    `PostgreSQL, batched creates, ${PER_ROUND} per statement, one statement at a time; per create:`,
+  );
   for (let run = 1; run <= 5; run++) {
     const pgBefore = postgresCpuMs();
     const ownBefore = process.cpuUsage();
@@ -63,7 +73,9 @@ try {
     const wall = ((performance.now() - started) * 1000) / n;
     const pg = ((postgresCpuMs() - pgBefore) * 1000) / n;
     const own = process.cpuUsage(ownBefore);
-    console.log(`  run ${run}: wall ${wall.toFixed(1)} µs, postgres CPU ${pg.toFixed(1)} µs, this process CPU ${((own.user + own.system) / n).toFixed(1)} µs`);
+    console.log(
+      `  run ${run}: wall ${wall.toFixed(1)} µs, postgres CPU ${pg.toFixed(1)} µs, this process CPU ${((own.user + own.system) / n).toFixed(1)} µs`,
+    );
   }
 } finally {
   await db.handle.close();

@@ -23,8 +23,22 @@ function kind(n: Node): string {
   if (f === '(idle)') return 'idle';
   if (f === '(garbage collector)') return 'garbage collection';
   if (f === '(program)') return 'program (native, unattributed)';
-  if (url.includes('better-sqlite3') || url.includes('/pg/') || url.includes('pg-protocol') || url.includes('kysely')) return 'database driver and Kysely';
-  if (url.includes('/fastify') || url.includes('find-my-way') || url.includes('light-my-request') || url.includes('avvio') || url.startsWith('node:_http') || url.startsWith('node:http')) return 'Fastify and Node HTTP';
+  if (
+    url.includes('better-sqlite3') ||
+    url.includes('/pg/') ||
+    url.includes('pg-protocol') ||
+    url.includes('kysely')
+  )
+    return 'database driver and Kysely';
+  if (
+    url.includes('/fastify') ||
+    url.includes('find-my-way') ||
+    url.includes('light-my-request') ||
+    url.includes('avvio') ||
+    url.startsWith('node:_http') ||
+    url.startsWith('node:http')
+  )
+    return 'Fastify and Node HTTP';
   if (url.includes('/src/')) return "Signet's code";
   if (url.startsWith('node:')) return 'Node internals';
   if (url === '') return 'native';
@@ -44,4 +58,5 @@ const pct = (c: number) => `${((100 * c) / total).toFixed(1)}%`.padStart(6);
 console.log(`${total} samples`);
 for (const [k, c] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`${pct(c)}  ${k}`);
 console.log('');
-for (const [f, c] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(`${pct(c)}  ${f}`);
+for (const [f, c] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, Number(top)))
+  console.log(`${pct(c)}  ${f}`);

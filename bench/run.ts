@@ -10,7 +10,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { seedOrganizations, targetOf, type Seeded } from './seed.ts';
-import { loadInTurns, openBenchDatabase, ROOT, startBaseline, startNaive, startSignet, type BenchDatabase, type RunningProcess } from './harness.ts';
+import {
+  loadInTurns,
+  openBenchDatabase,
+  ROOT,
+  startBaseline,
+  startNaive,
+  startSignet,
+  type BenchDatabase,
+  type RunningProcess,
+} from './harness.ts';
 import { writeChart } from './chart.ts';
 import { extraScenarios } from './scenarios.ts';
 import { loadMixInTurns, READ_MIX, type Stream } from './mix.ts';
@@ -35,17 +44,26 @@ export interface Context {
   auth: Record<string, string>;
 }
 
-type Scenario = { seed: number; /** Runs on its own SQLite database, once. */ sqliteOnly?: boolean; run: (ctx: Context) => Promise<Omit<ScenarioResult, 'database'>> };
+type Scenario = {
+  seed: number /** Runs on its own SQLite database, once. */;
+  sqliteOnly?: boolean;
+  run: (ctx: Context) => Promise<Omit<ScenarioResult, 'database'>>;
+};
 
 async function bodySize(url: string, init: RequestInit): Promise<number> {
   const res = await fetch(url, init);
   const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 200)}`);
+  if (!res.ok)
+    throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 200)}`);
   return Buffer.byteLength(text);
 }
 
 /** Loads `url` on Signet and the baseline (a body of the same size) in turns, and compares. */
-async function versusBaseline(ctx: Context, options: { path: string; method?: 'GET' | 'POST'; body?: string }, goal: string) {
+async function versusBaseline(
+  ctx: Context,
+  options: { path: string; method?: 'GET' | 'POST'; body?: string },
+  goal: string,
+) {
   const url = `${ctx.server.url}${options.path}`;
   const init = { method: options.method ?? 'GET', headers: ctx.auth, body: options.body };
   const size = await bodySize(url, init);
@@ -55,7 +73,8 @@ async function versusBaseline(ctx: Context, options: { path: string; method?: 'G
       { url, method: options.method, headers: ctx.auth, body: options.body },
       { url: baselineServer.url, method: options.method, headers: ctx.auth, body: options.body },
     );
-    if (signet.non2xx > 0 || signet.errors > 0) console.warn(`  ! ${signet.non2xx} non-2xx and ${signet.errors} errors under load`);
+    if (signet.non2xx > 0 || signet.errors > 0)
+      console.warn(`  ! ${signet.non2xx} non-2xx and ${signet.errors} errors under load`);
     return {
       ratio: Number((signet.reqPerSec / baseline.reqPerSec).toFixed(3)),
       reqPerSec: Math.round(signet.reqPerSec),
@@ -83,17 +102,28 @@ const switchedOff = (ctx: Context, off: string) => ({ ...ctx.db.env, PERF_OFF: o
  * Signet, the naive implementation and the bare server under the same streams, in turns. The
  * bare server answers every request with a body of the mix's mean response size.
  */
-async function versusNaive(ctx: Context, streams: Stream[], goal: string): Promise<Omit<ScenarioResult, 'database'>> {
+async function versusNaive(
+  ctx: Context,
+  streams: Stream[],
+  goal: string,
+): Promise<Omit<ScenarioResult, 'database'>> {
   const naive = await startNaive(ctx.db.env);
   const bare = await startBaseline(await meanBodySize(ctx, streams));
   try {
     const [signet, n, b] = await loadMixInTurns(
-      [{ name: 'signet', url: ctx.server.url }, { name: 'naive', url: naive.url }, { name: 'bare', url: bare.url }],
+      [
+        { name: 'signet', url: ctx.server.url },
+        { name: 'naive', url: naive.url },
+        { name: 'bare', url: bare.url },
+      ],
       ctx.seeded,
       streams,
     );
-    if (signet.non2xx > 0 || signet.errors > 0) console.warn(`  ! ${signet.non2xx} non-2xx and ${signet.errors} errors under load`);
-    const p99 = Object.entries(signet.classes).map(([c, f]) => `${c} ${f.p99Ms}`).join(', ');
+    if (signet.non2xx > 0 || signet.errors > 0)
+      console.warn(`  ! ${signet.non2xx} non-2xx and ${signet.errors} errors under load`);
+    const p99 = Object.entries(signet.classes)
+      .map(([c, f]) => `${c} ${f.p99Ms}`)
+      .join(', ');
     const creates = signet.classes.create;
     return {
       ratio: round3(signet.reqPerSec / b.reqPerSec),
@@ -106,7 +136,9 @@ async function versusNaive(ctx: Context, streams: Stream[], goal: string): Promi
       naiveClasses: n.classes,
       summary:
         `${Math.round(signet.reqPerSec)} req/s = ${(signet.reqPerSec / b.reqPerSec).toFixed(3)} bare, ${(signet.reqPerSec / n.reqPerSec).toFixed(2)} naive; p99 ms ${p99}` +
-        (creates && streams.length > 1 ? `; creates ${creates.perSec}/s (naive ${n.classes.create?.perSec ?? 0}/s)` : ''),
+        (creates && streams.length > 1
+          ? `; creates ${creates.perSec}/s (naive ${n.classes.create?.perSec ?? 0}/s)`
+          : ''),
       goal,
     };
   } finally {
@@ -121,9 +153,15 @@ async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
   const org = ctx.seeded.orgs[0];
   const auth = { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' };
   const sizes = {
-    detail: await bodySize(`${ctx.server.url}/api/v1/documents/${ctx.seeded.detailId}`, { headers: auth }),
+    detail: await bodySize(`${ctx.server.url}/api/v1/documents/${ctx.seeded.detailId}`, {
+      headers: auth,
+    }),
     list: await bodySize(`${ctx.server.url}/api/v1/documents?limit=25`, { headers: auth }),
-    create: await bodySize(`${ctx.server.url}/api/v1/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Size probe' }) }),
+    create: await bodySize(`${ctx.server.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'Size probe' }),
+    }),
   };
   let total = 0;
   let weight = 0;
@@ -142,27 +180,43 @@ async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
  * between the two identical servers is the run's noise floor.
  */
 async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>> {
-  const names = ctx.db.name === 'sqlite' ? [] : ['key-cache', 'batched-creates', 'named-statements'];
+  const names =
+    ctx.db.name === 'sqlite' ? [] : ['key-cache', 'batched-creates', 'named-statements'];
   const wanted = process.env.BENCH_SWITCHES ? process.env.BENCH_SWITCHES.split(',') : names;
   const variants = await Promise.all(
-    ['control', ...names.filter((n) => wanted.includes(n))].map(async (off) => ({ off, server: await startSignet(off === 'control' ? ctx.db.env : switchedOff(ctx, off)) })),
+    ['control', ...names.filter((n) => wanted.includes(n))].map(async (off) => ({
+      off,
+      server: await startSignet(off === 'control' ? ctx.db.env : switchedOff(ctx, off)),
+    })),
   );
   try {
     const results = await loadMixInTurns(
-      [{ name: 'all on', url: ctx.server.url }, ...variants.map((v) => ({ name: v.off, url: v.server.url }))],
+      [
+        { name: 'all on', url: ctx.server.url },
+        ...variants.map((v) => ({ name: v.off, url: v.server.url })),
+      ],
       ctx.seeded,
       [{ mix: READ_MIX, connections: 50 }],
     );
     const on = results[0];
-    const gains: Record<string, { gain: number; offReqPerSec: number; p99Ms: Record<string, number> }> = {};
+    const gains: Record<
+      string,
+      { gain: number; offReqPerSec: number; p99Ms: Record<string, number> }
+    > = {};
     for (const [i, v] of variants.entries()) {
       const r = results[i + 1];
-      gains[v.off] = { gain: round3(on.reqPerSec / r.reqPerSec - 1), offReqPerSec: Math.round(r.reqPerSec), p99Ms: Object.fromEntries(Object.entries(r.classes).map(([c, f]) => [c, f.p99Ms])) };
+      gains[v.off] = {
+        gain: round3(on.reqPerSec / r.reqPerSec - 1),
+        offReqPerSec: Math.round(r.reqPerSec),
+        p99Ms: Object.fromEntries(Object.entries(r.classes).map(([c, f]) => [c, f.p99Ms])),
+      };
     }
     return {
       reqPerSec: Math.round(on.reqPerSec),
       gains,
-      summary: Object.entries(gains).map(([n, g]) => `${n} ${(g.gain * 100).toFixed(1)}%`).join(', '),
+      summary: Object.entries(gains)
+        .map(([n, g]) => `${n} ${(g.gain * 100).toFixed(1)}%`)
+        .join(', '),
       goal: 'a mechanism stays only if it gains >= 10% (all on vs it off, read-mix, in turns; control = a second identical server)',
     };
   } finally {
@@ -173,22 +227,32 @@ async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>>
 const scenarios: Record<string, Scenario> = {
   'read-mix': {
     seed: LARGE,
-    run: (ctx) => versusNaive(ctx, [{ mix: READ_MIX, connections: 50 }], '>= 0.25 x bare (SQLite), >= 0.15 x bare (PostgreSQL), >= 1.5 x naive; p99 <= 25 ms per class'),
+    run: (ctx) =>
+      versusNaive(
+        ctx,
+        [{ mix: READ_MIX, connections: 50 }],
+        '>= 0.25 x bare (SQLite), >= 0.15 x bare (PostgreSQL), >= 1.5 x naive; p99 <= 25 ms per class',
+      ),
   },
   'get-random': {
     seed: LARGE,
-    run: (ctx) => versusNaive(ctx, [{ mix: { detail: 1, list: 0, create: 0 }, connections: 50 }], 'printed'),
+    run: (ctx) =>
+      versusNaive(ctx, [{ mix: { detail: 1, list: 0, create: 0 }, connections: 50 }], 'printed'),
   },
   'list-random': {
     seed: LARGE,
-    run: (ctx) => versusNaive(ctx, [{ mix: { detail: 0, list: 1, create: 0 }, connections: 50 }], 'printed'),
+    run: (ctx) =>
+      versusNaive(ctx, [{ mix: { detail: 0, list: 1, create: 0 }, connections: 50 }], 'printed'),
   },
   'create-under-load': {
     seed: LARGE,
     run: (ctx) =>
       versusNaive(
         ctx,
-        [{ mix: { detail: 0.8, list: 0.2, create: 0 }, connections: 45 }, { mix: { detail: 0, list: 0, create: 1 }, connections: 5 }],
+        [
+          { mix: { detail: 0.8, list: 0.2, create: 0 }, connections: 45 },
+          { mix: { detail: 0, list: 0, create: 1 }, connections: 5 },
+        ],
         '>= 1,000 creates/s with p99 <= 20 ms (SQLite); reads by 45 connections, creates by 5',
       ),
   },
@@ -196,29 +260,50 @@ const scenarios: Record<string, Scenario> = {
   // Cache-hit figures: one URL again and again, no write anywhere. Not what users do.
   'get-by-id': {
     seed: LARGE,
-    run: (ctx) => versusBaseline(ctx, { path: `/api/v1/documents/${ctx.seeded.detailId}` }, 'cache-hit figure (one URL again and again)'),
+    run: (ctx) =>
+      versusBaseline(
+        ctx,
+        { path: `/api/v1/documents/${ctx.seeded.detailId}` },
+        'cache-hit figure (one URL again and again)',
+      ),
   },
   list: {
     seed: LARGE,
-    run: (ctx) => versusBaseline(ctx, { path: '/api/v1/documents?limit=25' }, 'cache-hit figure (one URL again and again)'),
+    run: (ctx) =>
+      versusBaseline(
+        ctx,
+        { path: '/api/v1/documents?limit=25' },
+        'cache-hit figure (one URL again and again)',
+      ),
   },
   create: {
     seed: LARGE,
     run: (ctx) =>
-      versusBaseline(ctx, { path: '/api/v1/documents', method: 'POST', body: JSON.stringify({ name: 'Benchmark agreement', message: 'Please sign' }) }, 'printed (one organization)'),
+      versusBaseline(
+        ctx,
+        {
+          path: '/api/v1/documents',
+          method: 'POST',
+          body: JSON.stringify({ name: 'Benchmark agreement', message: 'Please sign' }),
+        },
+        'printed (one organization)',
+      ),
   },
   ...extraScenarios,
 };
 
 async function main() {
   // A scenario of its own process and database (bench/bulk-send.ts), not a load of the seeded API.
-  if (process.argv.slice(2).includes('bulk-send')) return (await import('./bulk-send.ts')).bulkSendBench();
+  if (process.argv.slice(2).includes('bulk-send'))
+    return (await import('./bulk-send.ts')).bulkSendBench();
   // Bombs against a server in its own process (bench/hostile.ts).
   if (process.argv.slice(2).includes('hostile')) return void (await import('./hostile.ts'));
   const startedAt = new Date().toISOString();
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const names = wanted.length > 0 ? wanted : Object.keys(scenarios);
-  for (const n of names) if (!scenarios[n]) throw new Error(`Unknown scenario ${n}; known: ${Object.keys(scenarios).join(', ')}`);
+  for (const n of names)
+    if (!scenarios[n])
+      throw new Error(`Unknown scenario ${n}; known: ${Object.keys(scenarios).join(', ')}`);
   let databases: ('sqlite' | 'postgres')[] = ['sqlite'];
   if (process.env.BENCH_DATABASE_URL) databases.push('postgres');
   // BENCH_ONLY=postgres (or sqlite): one of them.
@@ -226,18 +311,33 @@ async function main() {
 
   const results: Record<string, ScenarioResult> = {};
   for (const kind of databases) {
-    const needed = Math.max(1, ...names.filter((n) => kind === 'sqlite' || !scenarios[n].sqliteOnly).map((n) => scenarios[n].seed));
+    const needed = Math.max(
+      1,
+      ...names
+        .filter((n) => kind === 'sqlite' || !scenarios[n].sqliteOnly)
+        .map((n) => scenarios[n].seed),
+    );
     const db = await openBenchDatabase(kind, process.env.BENCH_DATABASE_URL);
     try {
-      console.log(`\n${kind}: seeding ${ORGS} organizations, ${needed.toLocaleString('en')} documents…`);
+      console.log(
+        `\n${kind}: seeding ${ORGS} organizations, ${needed.toLocaleString('en')} documents…`,
+      );
       const seeded = await seedOrganizations(db.handle.db, targetOf(db), ORGS, needed, console.log);
       await db.handle.close();
       // Closing SQLite checkpoints the load into the database file: a gigabyte of dirty pages the
       // kernel would write back during the first scenarios (and not during their baselines).
       execFileSync('sync');
-      const server = await startSignet(db.env, process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []);
+      const server = await startSignet(
+        db.env,
+        process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
+      );
       try {
-        const ctx: Context = { db, seeded, server, auth: { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' } };
+        const ctx: Context = {
+          db,
+          seeded,
+          server,
+          auth: { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' },
+        };
         for (const name of names) {
           if (kind !== 'sqlite' && scenarios[name].sqliteOnly) continue;
           process.stdout.write(`  ${name}… `);
@@ -255,7 +355,13 @@ async function main() {
   }
 
   const report = {
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? '',
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
     startedAt,
     scenarios: results,
   };
@@ -278,7 +384,17 @@ function printTable(results: Record<string, ScenarioResult>) {
     r.summary ?? '',
     r.goal,
   ]);
-  const header = ['scenario', 'db', 'req/s', 'baseline', 'ratio', 'p50 ms', 'p99 ms', 'measured', 'goal'];
+  const header = [
+    'scenario',
+    'db',
+    'req/s',
+    'baseline',
+    'ratio',
+    'p50 ms',
+    'p99 ms',
+    'measured',
+    'goal',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
   console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);

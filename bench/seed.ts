@@ -26,21 +26,99 @@ export interface Seeded {
 /** Where the rows go: the same file or database the server opens, through its own driver. */
 export type SeedTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
-const WORDS = ['Consulting', 'Agreement', 'NDA', 'Lease', 'Offer', 'Invoice', 'Contract', 'Renewal', 'Order', 'Policy', 'Quote', 'Amendment'];
+const WORDS = [
+  'Consulting',
+  'Agreement',
+  'NDA',
+  'Lease',
+  'Offer',
+  'Invoice',
+  'Contract',
+  'Renewal',
+  'Order',
+  'Policy',
+  'Quote',
+  'Amendment',
+];
 export const SEARCH_WORDS = WORDS.map((w) => w.toLowerCase());
 /** Statuses of seeded documents, in proportion (most are drafts or done). */
-const STATUSES = ['draft', 'draft', 'draft', 'pending', 'completed', 'completed', 'cancelled', 'expired', 'declined', 'pending'];
+const STATUSES = [
+  'draft',
+  'draft',
+  'draft',
+  'pending',
+  'completed',
+  'completed',
+  'cancelled',
+  'expired',
+  'declined',
+  'pending',
+];
 
 const DOCUMENT_COLUMNS = [
-  'id', 'org_id', 'name', 'search_name', 'status', 'signing_type', 'message', 'email_subject', 'email_message',
-  'reminder_frequency', 'otp_method', 'require_kyc', 'expires_at', 'completed_at', 'sent_at', 'template_id', 'campaign_id',
-  'bulk_send_id', 'folder_id', 'file_key', 'original_file_key', 'original_content_type', 'file_size', 'page_count',
-  'document_hash', 'signed_file_key', 'signed_file_hash', 'created_at', 'updated_at', 'deleted_at',
+  'id',
+  'org_id',
+  'name',
+  'search_name',
+  'status',
+  'signing_type',
+  'message',
+  'email_subject',
+  'email_message',
+  'reminder_frequency',
+  'otp_method',
+  'require_kyc',
+  'expires_at',
+  'completed_at',
+  'sent_at',
+  'template_id',
+  'campaign_id',
+  'bulk_send_id',
+  'folder_id',
+  'file_key',
+  'original_file_key',
+  'original_content_type',
+  'file_size',
+  'page_count',
+  'document_hash',
+  'signed_file_key',
+  'signed_file_hash',
+  'created_at',
+  'updated_at',
+  'deleted_at',
 ] as const;
-const SIGNER_COLUMNS = ['id', 'document_id', 'name', 'email', 'phone', 'role', 'position', 'status', 'signed_at', 'created_at', 'updated_at'] as const;
+const SIGNER_COLUMNS = [
+  'id',
+  'document_id',
+  'name',
+  'email',
+  'phone',
+  'role',
+  'position',
+  'status',
+  'signed_at',
+  'created_at',
+  'updated_at',
+] as const;
 const FIELD_COLUMNS = [
-  'id', 'document_id', 'type', 'label', 'page', 'x', 'y', 'width', 'height', 'required', 'read_only', 'assigned_to',
-  'placeholder', 'default_value', 'options', 'value', 'created_at', 'updated_at',
+  'id',
+  'document_id',
+  'type',
+  'label',
+  'page',
+  'x',
+  'y',
+  'width',
+  'height',
+  'required',
+  'read_only',
+  'assigned_to',
+  'placeholder',
+  'default_value',
+  'options',
+  'value',
+  'created_at',
+  'updated_at',
 ] as const;
 
 type Row = unknown[];
@@ -50,16 +128,76 @@ function documentRow(orgId: string, i: number, at: number): Row {
   const name = `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} #${i}`;
   const status = STATUSES[(i * 3) % STATUSES.length];
   // prettier-ignore
-  return [newId('doc', at), orgId, name, name.toLowerCase(), status, 'sequential', '', null, null, null, null, 0, null,
-    status === 'completed' ? iso : null, status === 'draft' ? null : iso, null, null, null, null, null, null, null, 0, null,
-    '', null, '', iso, iso, null];
+  return [
+    newId('doc', at),
+    orgId,
+    name,
+    name.toLowerCase(),
+    status,
+    'sequential',
+    '',
+    null,
+    null,
+    null,
+    null,
+    0,
+    null,
+    status === 'completed' ? iso : null,
+    status === 'draft' ? null : iso,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    0,
+    null,
+    '',
+    null,
+    '',
+    iso,
+    iso,
+    null,
+  ];
 }
 
 function detailRows(documentId: string, at: number): { signers: Row[]; fields: Row[] } {
   const iso = new Date(at).toISOString();
   return {
-    signers: [0, 1].map((p) => [newId('sgn', at), documentId, `Signer ${p}`, `signer${p}@example.test`, null, 'signer', p, 'pending', null, iso, iso]),
-    fields: ['signature', 'date', 'text'].map((type, k) => [newId('fld', at), documentId, type, type, 1, 10, 10 + k * 10, 30, 5, 1, 0, k % 2, null, null, null, null, iso, iso]),
+    signers: [0, 1].map((p) => [
+      newId('sgn', at),
+      documentId,
+      `Signer ${p}`,
+      `signer${p}@example.test`,
+      null,
+      'signer',
+      p,
+      'pending',
+      null,
+      iso,
+      iso,
+    ]),
+    fields: ['signature', 'date', 'text'].map((type, k) => [
+      newId('fld', at),
+      documentId,
+      type,
+      type,
+      1,
+      10,
+      10 + k * 10,
+      30,
+      5,
+      1,
+      0,
+      k % 2,
+      null,
+      null,
+      null,
+      null,
+      iso,
+      iso,
+    ]),
   };
 }
 
@@ -78,7 +216,9 @@ function sqliteWriter(file: string): Writer {
     async insert(table, columns, rows) {
       let stmt = statements.get(table);
       if (!stmt) {
-        stmt = db.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+        stmt = db.prepare(
+          `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+        );
         statements.set(table, stmt);
       }
       const s = stmt;
@@ -106,9 +246,10 @@ async function pgWriter(url: string): Promise<Writer> {
       const typeOf = new Map(types.rows.map((r) => [r.attname, r.type]));
       const select = columns.map((c, k) => `(r->>${k})::${typeOf.get(c)}`).join(', ');
       for (let i = 0; i < rows.length; i += 5000) {
-        await client.query(`insert into ${table} (${columns.join(', ')}) select ${select} from jsonb_array_elements($1::jsonb) r`, [
-          JSON.stringify(rows.slice(i, i + 5000)),
-        ]);
+        await client.query(
+          `insert into ${table} (${columns.join(', ')}) select ${select} from jsonb_array_elements($1::jsonb) r`,
+          [JSON.stringify(rows.slice(i, i + 5000))],
+        );
       }
     },
     close: () => client.end(),
@@ -121,11 +262,20 @@ async function pgWriter(url: string): Promise<Writer> {
  * millisecond apart, so keyset pages and ids are in a realistic order. Organizations and keys go
  * through the application's own functions; documents, signers and fields through large inserts.
  */
-export async function seedOrganizations(db: Db, target: SeedTarget, orgCount: number, documentCount: number, log: (s: string) => void = () => {}): Promise<Seeded> {
+export async function seedOrganizations(
+  db: Db,
+  target: SeedTarget,
+  orgCount: number,
+  documentCount: number,
+  log: (s: string) => void = () => {},
+): Promise<Seeded> {
   const started = Date.now();
   const orgs: SeededOrg[] = [];
   for (let i = 0; i < orgCount; i++) {
-    const org = await createOrganization(db, { name: `Bench ${i}`, adminEmail: `bench${i}@example.test` });
+    const org = await createOrganization(db, {
+      name: `Bench ${i}`,
+      adminEmail: `bench${i}@example.test`,
+    });
     const { key } = await createApiKey(db, { orgId: org.id, scopes: [...SCOPES], name: 'bench' });
     orgs.push({ id: org.id, key, documents: [] });
   }
@@ -153,7 +303,10 @@ export async function seedOrganizations(db: Db, target: SeedTarget, orgCount: nu
       await writer.insert('documents', DOCUMENT_COLUMNS, docs);
       await writer.insert('signers', SIGNER_COLUMNS, signers);
       await writer.insert('fields', FIELD_COLUMNS, fields);
-      if ((offset + batch) % 200_000 === 0) log(`  seeded ${(offset + batch).toLocaleString('en')} documents (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      if ((offset + batch) % 200_000 === 0)
+        log(
+          `  seeded ${(offset + batch).toLocaleString('en')} documents (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+        );
     }
   } finally {
     await writer.close();
@@ -174,11 +327,16 @@ export async function seedOrganizations(db: Db, target: SeedTarget, orgCount: nu
 
 /** Where a bench database's rows go. */
 export function targetOf(bench: BenchDatabase): SeedTarget {
-  return bench.name === 'sqlite' ? { kind: 'sqlite', file: path.join(bench.dataDir, 'signet.db') } : { kind: 'postgres', url: bench.env.DATABASE_URL };
+  return bench.name === 'sqlite'
+    ? { kind: 'sqlite', file: path.join(bench.dataDir, 'signet.db') }
+    : { kind: 'postgres', url: bench.env.DATABASE_URL };
 }
 
 /** One organization with `count` documents (the feature benchmarks). */
-export async function seedDocuments(bench: BenchDatabase, count: number): Promise<{ orgId: string; key: string; detailId: string }> {
+export async function seedDocuments(
+  bench: BenchDatabase,
+  count: number,
+): Promise<{ orgId: string; key: string; detailId: string }> {
   const seeded = await seedOrganizations(bench.handle.db, targetOf(bench), 1, count);
   return { orgId: seeded.orgs[0].id, key: seeded.key, detailId: seeded.detailId };
 }

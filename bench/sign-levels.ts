@@ -19,8 +19,12 @@ import { SELF, drawnSignature, inputFor, makeDocument, mb, stats } from './sign.
 const RUNS = Number(process.env.BENCH_SIGN_LEVEL_RUNS ?? 10);
 
 async function main(): Promise<void> {
-  console.log(`Signet PAdES levels benchmark on ${os.cpus().length} CPU(s), Node ${process.version}`);
-  console.log('(a shared machine: other work may run at the same time, figures vary between runs)\n');
+  console.log(
+    `Signet PAdES levels benchmark on ${os.cpus().length} CPU(s), Node ${process.version}`,
+  );
+  console.log(
+    '(a shared machine: other work may run at the same time, figures vary between runs)\n',
+  );
   if (!hasOpenssl) {
     console.log('openssl not found: the local TSA cannot run; skipped');
     return;
@@ -28,14 +32,21 @@ async function main(): Promise<void> {
   const services = await startTrustServices();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'signet-bench-levels-'));
   try {
-    const certConfig = { dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword, generatedCertPassword: 'a-test-password' };
+    const certConfig = {
+      dataDir: dir,
+      signingCertP12: services.signingP12,
+      signingCertPassword: services.signingPassword,
+      generatedCertPassword: 'a-test-password',
+    };
     const cert = await loadSigningCertificate(certConfig);
     const png = await drawnSignature();
     const tsa = { url: services.tsaUrl };
     const source = path.join(dir, 'doc20.pdf');
     writeFileSync(source, await makeDocument(20, 128, true));
     const input = inputFor(source, 20, png);
-    console.log(`20 pages, ${mb(statSync(source).size)}, xref stream, 2 signers, ${input.fields.length} fields`);
+    console.log(
+      `20 pages, ${mb(statSync(source).size)}, xref stream, 2 signers, ${input.fields.length} fields`,
+    );
     for (const level of PADES_LEVELS) {
       const output = path.join(dir, `doc20-${level}.pdf`);
       for (let i = 0; i < 2; i++) await finalizePdf(input, cert, output, { level, tsa });
@@ -54,15 +65,28 @@ async function main(): Promise<void> {
     for (const level of PADES_LEVELS) {
       const output = path.join(dir, `doc50-${level}.pdf`);
       const report = await new Promise<string>((resolve, reject) => {
-        const proc = spawn(process.execPath, ['--import', 'tsx', SELF, '--child'], { stdio: ['pipe', 'pipe', 'inherit'] });
+        const proc = spawn(process.execPath, ['--import', 'tsx', SELF, '--child'], {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        });
         let out = '';
         proc.stdout.on('data', (d) => (out += d));
         proc.on('error', reject);
-        proc.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited with ${code}`))));
-        proc.stdin.end(JSON.stringify({ input: inputFor(bigSource, 200, png), certConfig, output, longTerm: { level, tsa } }));
+        proc.on('exit', (code) =>
+          code === 0 ? resolve(out) : reject(new Error(`child exited with ${code}`)),
+        );
+        proc.stdin.end(
+          JSON.stringify({
+            input: inputFor(bigSource, 200, png),
+            certConfig,
+            output,
+            longTerm: { level, tsa },
+          }),
+        );
       });
       const r = JSON.parse(report) as { ms: number; rssBefore: number; peak: number };
-      console.log(`  ${level.padEnd(5)} peak RSS ${mb(r.peak)} (RSS ${mb(r.rssBefore)} before the call); ${r.ms.toFixed(0)} ms → ${mb(statSync(output).size)}`);
+      console.log(
+        `  ${level.padEnd(5)} peak RSS ${mb(r.peak)} (RSS ${mb(r.rssBefore)} before the call); ${r.ms.toFixed(0)} ms → ${mb(statSync(output).size)}`,
+      );
     }
   } finally {
     await services.close();

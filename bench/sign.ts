@@ -13,7 +13,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PDFDocument, PDFName, StandardFonts, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } from 'pdf-lib';
+import {
+  PDFDocument,
+  PDFName,
+  StandardFonts,
+  concatTransformationMatrix,
+  drawObject,
+  popGraphicsState,
+  pushGraphicsState,
+} from 'pdf-lib';
 import { loadSigningCertificate, type SigningCertConfig } from '../src/pdf/certificate.ts';
 import { finalizePdf, type FinalizeField, type FinalizeInput } from '../src/pdf/finalize.ts';
 import type { LongTermConfig } from '../src/pdf/long-term.ts';
@@ -22,7 +30,11 @@ const RUNS = Number(process.env.BENCH_SIGN_RUNS ?? 20);
 export const SELF = fileURLToPath(import.meta.url);
 
 /** Pages each carrying incompressible image data (`imageSide`² RGB pixels), so the size is real. */
-export async function makeDocument(pages: number, imageSide: number, useObjectStreams: boolean): Promise<Buffer> {
+export async function makeDocument(
+  pages: number,
+  imageSide: number,
+  useObjectStreams: boolean,
+): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 1; i <= pages; i++) {
@@ -39,7 +51,12 @@ export async function makeDocument(pages: number, imageSide: number, useObjectSt
       }),
     );
     page.node.setXObject(PDFName.of('Noise'), image);
-    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(300, 0, 0, 300, 150, 300), drawObject('Noise'), popGraphicsState());
+    page.pushOperators(
+      pushGraphicsState(),
+      concatTransformationMatrix(300, 0, 0, 300, 150, 300),
+      drawObject('Noise'),
+      popGraphicsState(),
+    );
   }
   return Buffer.from(await doc.save({ useObjectStreams }));
 }
@@ -53,7 +70,9 @@ export async function drawnSignature(): Promise<string> {
     const y = Math.round(h / 2 + Math.sin(x / 15) * 30);
     for (let dy = -2; dy <= 2; dy++) pixels.writeUInt32BE(0x102060ff, ((y + dy) * w + x) * 4);
   }
-  const png = await sharp(pixels, { raw: { width: w, height: h, channels: 4 } }).png().toBuffer();
+  const png = await sharp(pixels, { raw: { width: w, height: h, channels: 4 } })
+    .png()
+    .toBuffer();
   return `data:image/png;base64,${png.toString('base64')}`;
 }
 
@@ -74,14 +93,23 @@ export function inputFor(sourcePath: string, pages: number, png: string): Finali
     role: 'signer',
     signedAt: '2025-03-04T10:00:00.000Z',
     ipAddress: ip,
-    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+    userAgent:
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
     geoCity: 'Lyon',
     geoCountry: 'FR',
   });
   return {
     sourcePath,
-    document: { id: 'doc_bench', name: 'Benchmark agreement', documentHash: 'ab'.repeat(32), completedAt: '2025-03-04T10:20:30.000Z' },
-    signers: [signer('Alice Martin', 'alice@example.test', '203.0.113.7'), signer('Bob Stone', 'bob@example.test', '198.51.100.23')],
+    document: {
+      id: 'doc_bench',
+      name: 'Benchmark agreement',
+      documentHash: 'ab'.repeat(32),
+      completedAt: '2025-03-04T10:20:30.000Z',
+    },
+    signers: [
+      signer('Alice Martin', 'alice@example.test', '203.0.113.7'),
+      signer('Bob Stone', 'bob@example.test', '198.51.100.23'),
+    ],
     fields,
   };
 }
@@ -120,7 +148,12 @@ function peakRss(): number {
 }
 
 /** Child mode: finalize one file and report timings and memory as JSON on stdout. */
-async function child(args: { input: FinalizeInput; certConfig: SigningCertConfig; output: string; longTerm?: LongTermConfig }): Promise<void> {
+async function child(args: {
+  input: FinalizeInput;
+  certConfig: SigningCertConfig;
+  output: string;
+  longTerm?: LongTermConfig;
+}): Promise<void> {
   const cert = await loadSigningCertificate(args.certConfig);
   const rssBefore = process.memoryUsage().rss;
   const peakBefore = peakRss();
@@ -146,9 +179,16 @@ export interface FinalizeFigures {
 const round1 = (n: number) => Number(n.toFixed(1));
 
 /** Runs both measurements of the file header; `log` receives the human-readable lines. */
-export async function measureFinalize(log: (line: string) => void = () => {}): Promise<FinalizeFigures> {
+export async function measureFinalize(
+  log: (line: string) => void = () => {},
+): Promise<FinalizeFigures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'signet-bench-sign-'));
-  const certConfig: SigningCertConfig = { dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' };
+  const certConfig: SigningCertConfig = {
+    dataDir: path.join(dir, 'data'),
+    signingCertP12: undefined,
+    signingCertPassword: undefined,
+    generatedCertPassword: 'a-test-password',
+  };
   const verdicts: (boolean | null)[] = [];
   const verdict = (file: string) => {
     const v = pdfsigVerdict(file);
@@ -175,12 +215,16 @@ export async function measureFinalize(log: (line: string) => void = () => {}): P
         times.push(performance.now() - started);
       }
       const label = useObjectStreams ? 'xref stream + object streams' : 'classic xref table';
-      log(`20 pages, ${mb(pdf.length)} (${label}), 2 signers, ${input.fields.length} fields → ${mb(statSync(output).size)}`);
+      log(
+        `20 pages, ${mb(pdf.length)} (${label}), 2 signers, ${input.fields.length} fields → ${mb(statSync(output).size)}`,
+      );
       log(`  finalizePdf in-process: ${stats(times)}`);
       log(`  ${verdict(output)}`);
       if (useObjectStreams) {
         pages20 = times;
-        const { closeFinalizeWorker, finalizeInWorker } = await import('../src/pdf/finalize-worker.ts');
+        const { closeFinalizeWorker, finalizeInWorker } = await import(
+          '../src/pdf/finalize-worker.ts'
+        );
         await finalizeInWorker(input, certConfig, output); // starts the worker, loads the certificate
         for (let i = 0; i < RUNS; i++) {
           const started = performance.now();
@@ -197,16 +241,31 @@ export async function measureFinalize(log: (line: string) => void = () => {}): P
     writeFileSync(bigSource, big);
     const bigOutput = path.join(dir, 'doc50-signed.pdf');
     const report = await new Promise<string>((resolve, reject) => {
-      const proc = spawn(process.execPath, ['--import', 'tsx', SELF, '--child'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const proc = spawn(process.execPath, ['--import', 'tsx', SELF, '--child'], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       let out = '';
       proc.stdout.on('data', (d) => (out += d));
       proc.on('error', reject);
-      proc.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited with ${code}`))));
-      proc.stdin.end(JSON.stringify({ input: inputFor(bigSource, 200, png), certConfig, output: bigOutput }));
+      proc.on('exit', (code) =>
+        code === 0 ? resolve(out) : reject(new Error(`child exited with ${code}`)),
+      );
+      proc.stdin.end(
+        JSON.stringify({ input: inputFor(bigSource, 200, png), certConfig, output: bigOutput }),
+      );
     });
-    const r = JSON.parse(report) as { ms: number; rssBefore: number; peakBefore: number; peak: number };
-    log(`\n200 pages, ${mb(big.length)} (xref stream), 2 signers, 205 fields → ${mb(statSync(bigOutput).size)}, in a child process`);
-    log(`  peak RSS of the process ${mb(r.peak)} (RSS ${mb(r.rssBefore)} before the call, peak ${mb(r.peakBefore)}); took ${r.ms.toFixed(0)} ms`);
+    const r = JSON.parse(report) as {
+      ms: number;
+      rssBefore: number;
+      peakBefore: number;
+      peak: number;
+    };
+    log(
+      `\n200 pages, ${mb(big.length)} (xref stream), 2 signers, 205 fields → ${mb(statSync(bigOutput).size)}, in a child process`,
+    );
+    log(
+      `  peak RSS of the process ${mb(r.peak)} (RSS ${mb(r.rssBefore)} before the call, peak ${mb(r.peakBefore)}); took ${r.ms.toFixed(0)} ms`,
+    );
     log(`  ${verdict(bigOutput)}`);
     return {
       pages20MedianMs: round1(quantile(pages20, 0.5)),
@@ -228,6 +287,8 @@ if (process.argv.includes('--child')) {
   process.stdin.on('end', () => void child(JSON.parse(stdin)));
 } else if (process.argv[1] === SELF) {
   console.log(`Signet signed-PDF benchmark on ${os.cpus().length} CPU(s), Node ${process.version}`);
-  console.log('(a shared machine: other work may run at the same time, figures vary between runs)\n');
+  console.log(
+    '(a shared machine: other work may run at the same time, figures vary between runs)\n',
+  );
   await measureFinalize(console.log);
 }

@@ -52,8 +52,9 @@ async function startReceiver(): Promise<Receiver> {
 function loadDocuments(url: string, auth: Record<string, string>, durationSec: number) {
   let stop = () => {};
   const done = new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url: `${url}/api/v1/documents`, headers: auth, ...LOAD, duration: durationSec }, (err, result) =>
-      err ? reject(err) : resolve(result),
+    const instance = autocannon(
+      { url: `${url}/api/v1/documents`, headers: auth, ...LOAD, duration: durationSec },
+      (err, result) => (err ? reject(err) : resolve(result)),
     );
     stop = () => instance.stop();
   });
@@ -75,13 +76,19 @@ export interface WebhookFigures {
 }
 
 /** The fan-out of the file header; `log` receives the human-readable lines. */
-export async function measureWebhooks(log: (line: string) => void = () => {}): Promise<WebhookFigures> {
+export async function measureWebhooks(
+  log: (line: string) => void = () => {},
+): Promise<WebhookFigures> {
   const db = await openBenchDatabase('sqlite');
   const receivers = [await startReceiver(), await startReceiver()];
   let server: Awaited<ReturnType<typeof startSignet>> | null = null;
   try {
     const seeded = await seedDocuments(db, 1000);
-    server = await startSignet({ ...db.env, NODE_ENV: 'development', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+    server = await startSignet({
+      ...db.env,
+      NODE_ENV: 'development',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    });
     const auth = { authorization: `Bearer ${seeded.key}` };
     for (const r of receivers) {
       const res = await fetch(`${server.url}/api/v1/webhooks`, {
@@ -89,10 +96,13 @@ export async function measureWebhooks(log: (line: string) => void = () => {}): P
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ url: r.url, events: ['document.completed'] }),
       });
-      if (res.status !== 201) throw new Error(`registering a webhook: ${res.status} ${await res.text()}`);
+      if (res.status !== 201)
+        throw new Error(`registering a webhook: ${res.status} ${await res.text()}`);
     }
 
-    log(`Webhook delivery benchmark: ${EVENTS} events x 2 webhooks on SQLite; ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`);
+    log(
+      `Webhook delivery benchmark: ${EVENTS} events x 2 webhooks on SQLite; ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+    );
     const idle = await loadDocuments(server.url, auth, 5).done;
 
     const busy = loadDocuments(server.url, auth, 3600);
@@ -100,13 +110,17 @@ export async function measureWebhooks(log: (line: string) => void = () => {}): P
     const data = documentEventData(seeded.detailId, 'Bench document');
     for (let i = 0; i < EVENTS; i += BATCH) {
       await db.handle.db.transaction().execute(async (trx) => {
-        for (let j = i; j < Math.min(EVENTS, i + BATCH); j++) await emitEvent(trx, systemClock, seeded.orgId, 'document.completed', data);
+        for (let j = i; j < Math.min(EVENTS, i + BATCH); j++)
+          await emitEvent(trx, systemClock, seeded.orgId, 'document.completed', data);
       });
     }
     const emittedAfter = performance.now() - started;
     const deadline = Date.now() + 10 * 60_000;
     while (receivers.some((r) => r.ids.size < EVENTS)) {
-      if (Date.now() > deadline) throw new Error(`not drained after 10 minutes: ${receivers.map((r) => r.ids.size).join(' + ')} deliveries`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `not drained after 10 minutes: ${receivers.map((r) => r.ids.size).join(' + ')} deliveries`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
     const drainedAfter = performance.now() - started;
@@ -120,15 +134,25 @@ export async function measureWebhooks(log: (line: string) => void = () => {}): P
       .execute();
     const deliveries = 2 * EVENTS;
     const requests = receivers.reduce((n, r) => n + r.requests, 0);
-    log(`  events committed in            ${(emittedAfter / 1000).toFixed(2)} s (batches of ${BATCH}, from the benchmark process)`);
+    log(
+      `  events committed in            ${(emittedAfter / 1000).toFixed(2)} s (batches of ${BATCH}, from the benchmark process)`,
+    );
     log(`  ${deliveries} deliveries received in ${(drainedAfter / 1000).toFixed(2)} s`);
     log(`  deliveries/s                   ${Math.round(deliveries / (drainedAfter / 1000))}`);
     log(`  requests received              ${requests} (${requests - deliveries} repeated)`);
-    log(`  delivery rows by status        ${outcome.map((o) => `${o.status}: ${o.n}`).join(', ')} (recording may trail the receipt)`);
+    log(
+      `  delivery rows by status        ${outcome.map((o) => `${o.status}: ${o.n}`).join(', ')} (recording may trail the receipt)`,
+    );
     log(`  GET /api/v1/documents, ${LOAD.connections} connections:`);
-    log(`    idle worker:   ${Math.round(idle.requests.average)} req/s, p50 ${ms(idle.latency.p50)}, p99 ${ms(idle.latency.p99)}`);
-    log(`    while draining: ${Math.round(during.requests.average)} req/s, p50 ${ms(during.latency.p50)}, p99 ${ms(during.latency.p99)}`);
-    log('  (one shared machine: the server, both receivers, the event writer and the load generator compete for the same cores)');
+    log(
+      `    idle worker:   ${Math.round(idle.requests.average)} req/s, p50 ${ms(idle.latency.p50)}, p99 ${ms(idle.latency.p99)}`,
+    );
+    log(
+      `    while draining: ${Math.round(during.requests.average)} req/s, p50 ${ms(during.latency.p50)}, p99 ${ms(during.latency.p99)}`,
+    );
+    log(
+      '  (one shared machine: the server, both receivers, the event writer and the load generator compete for the same cores)',
+    );
     return {
       events: EVENTS,
       deliveries,

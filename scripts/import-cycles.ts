@@ -27,7 +27,13 @@ function importGraph(files: string[]): Map<string, string[]> {
     const targets = new Set<string>();
     for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
       const base = path.resolve(path.dirname(file), match[1] ?? match[2] ?? match[3]);
-      const hit = [base, base.replace(/\.js$/, '.ts'), `${base}.ts`, `${base}.js`, path.join(base, 'index.ts')].find((c) => known.has(c));
+      const hit = [
+        base,
+        base.replace(/\.js$/, '.ts'),
+        `${base}.ts`,
+        `${base}.js`,
+        path.join(base, 'index.ts'),
+      ].find((c) => known.has(c));
       if (hit) targets.add(hit);
     }
     graph.set(file, [...targets]);
@@ -64,7 +70,8 @@ export function importCycles(dir: string): string[][] {
       onStack.delete(w);
       component.push(w);
     } while (w !== v);
-    if (component.length > 1 || graph.get(v)!.includes(v)) cycles.push(component.map((f) => path.relative(root, f)).sort());
+    if (component.length > 1 || graph.get(v)!.includes(v))
+      cycles.push(component.map((f) => path.relative(root, f)).sort());
   };
   for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return cycles;

@@ -26,7 +26,11 @@ const doc = {
   email_message: null,
   expires_at: '2026-12-01T12:00:00.000Z',
 } as unknown as DocumentRow;
-const signer = { name: 'Ada Lovelace', email: 'ada@example.com', role: 'signer' } as unknown as SignerRow;
+const signer = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  role: 'signer',
+} as unknown as SignerRow;
 
 const samples: Record<string, mails.OutgoingMail> = {
   invitation: mails.invitationMail({ doc, signer, orgName: brand.name, yourTurn: true, link }),
@@ -35,7 +39,12 @@ const samples: Record<string, mails.OutgoingMail> = {
   otp: mails.otpMail({ doc, signer, code: '482913', minutes: 10 }),
   completed: mails.completedMail({ doc, recipient: signer, orgName: brand.name }),
   cancelled: mails.cancellationMail({ doc, signer, orgName: brand.name }),
-  declined: mails.declinedMail({ doc, recipient: signer, decliner: { ...signer, name: 'Grace Hopper' }, orgName: brand.name }),
+  declined: mails.declinedMail({
+    doc,
+    recipient: signer,
+    decliner: { ...signer, name: 'Grace Hopper' },
+    orgName: brand.name,
+  }),
   expired: mails.expiredMail({ doc, recipient: signer, orgName: brand.name }),
 };
 
@@ -44,15 +53,24 @@ const written: string[] = [];
 for (const [name, mail] of Object.entries(samples)) {
   const file = path.join(dir, `${name}.html`);
   await fs.writeFile(file, await renderMailHtml(mail.subject, mail.content, brand));
-  await fs.writeFile(path.join(dir, `${name}.txt`), `Subject: ${mail.subject}\n\n${renderMailText(mail.content, brand.name)}`);
+  await fs.writeFile(
+    path.join(dir, `${name}.txt`),
+    `Subject: ${mail.subject}\n\n${renderMailText(mail.content, brand.name)}`,
+  );
   written.push(file);
 }
 console.log(`Wrote ${written.length} mails to ${dir}: ${Object.keys(samples).join(', ')}`);
 
 if (png) {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-  const page = await browser.newPage({ viewport: { width: 640, height: 600 }, deviceScaleFactor: 1 });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  const page = await browser.newPage({
+    viewport: { width: 640, height: 600 },
+    deviceScaleFactor: 1,
+  });
   for (const file of written) {
     await page.goto(`file://${file}`);
     await page.screenshot({ path: file.replace(/\.html$/, '.png'), fullPage: true });

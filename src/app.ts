@@ -89,7 +89,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     http: {
       headersTimeout: config.timeouts.headersMs,
       // Node checks those two timeouts on this interval (30 s by default): a tenth of the shorter.
-      connectionsCheckingInterval: Math.max(100, Math.min(config.timeouts.headersMs, config.timeouts.requestMs || Infinity) / 10),
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(config.timeouts.headersMs, config.timeouts.requestMs || Infinity) / 10,
+      ),
     },
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -115,7 +118,15 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     db: options.database.db,
     dialect: options.database.dialect,
     storage: options.storage ?? createStorage(config),
-    mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, spoolDir: config.mailSpoolDir, log: app.log, connections: config.mailConnections }),
+    mailer:
+      options.mailer ??
+      createMailer({
+        smtpUrl: config.smtpUrl,
+        from: config.mailFrom,
+        spoolDir: config.mailSpoolDir,
+        log: app.log,
+        connections: config.mailConnections,
+      }),
     clock,
     jobs: new JobRunner(
       options.database.db,
@@ -127,7 +138,18 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       { kind: 'mail', pacer: new Pacer(config.mailRatePerSecond) },
       { paced: config.mailConnections, other: 10 },
     ),
-    deliveries: new DeliveryWorker({ db: options.database.db, dialect: options.database.dialect, clock, config, log: app.log, metrics, webhookKey }, { pollMs: options.jobPollMs }),
+    deliveries: new DeliveryWorker(
+      {
+        db: options.database.db,
+        dialect: options.database.dialect,
+        clock,
+        config,
+        log: app.log,
+        metrics,
+        webhookKey,
+      },
+      { pollMs: options.jobPollMs },
+    ),
     secret: await loadServerSecret(options.database.db),
     webhookKey,
     databaseWritable: options.database.writable ?? (() => true),
@@ -147,7 +169,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerEmptyBody(app);
   registerMetrics(app, deps.metrics);
   registerErrorHandler(app);
-  registerAuth(app, deps.db, config.perfOff.has('key-cache') ? undefined : options.database.keysMark);
+  registerAuth(
+    app,
+    deps.db,
+    config.perfOff.has('key-cache') ? undefined : options.database.keysMark,
+  );
   registerIdempotency(app, deps.db, clock);
   await registerRateLimit(app, config, redis, counters);
   app.addSchema(ErrorBody);
@@ -165,13 +191,19 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       servers: [{ url: config.publicUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: `API key (sk_…). Scopes: ${SCOPES.join(', ')}` },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: `API key (sk_…). Scopes: ${SCOPES.join(', ')}`,
+          },
         },
       },
       security: [{ bearerAuth: [] }],
       webhooks: webhooksDocument(),
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
   });
   await registerDocs(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -2,7 +2,16 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/create-db.ts';
 import { openDatabase, startServer } from './server.ts';
-import { createApiKey, createOrganization, listApiKeys, listOrganizations, parseScopes, replaceApiKey, resolveOrgId, revokeApiKey } from './modules/orgs/orgs.service.ts';
+import {
+  createApiKey,
+  createOrganization,
+  listApiKeys,
+  listOrganizations,
+  parseScopes,
+  replaceApiKey,
+  resolveOrgId,
+  revokeApiKey,
+} from './modules/orgs/orgs.service.ts';
 import { orgUpdateFromFlags } from './modules/orgs/org-cli.ts';
 import { toOrganization, updateOrganizationRow } from './modules/orgs/organization.service.ts';
 
@@ -67,7 +76,8 @@ export async function main(argv: string[]): Promise<number> {
     return -1; // keep running
   }
   const database = openDatabase(config);
-  const out = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+  const out = (json: unknown, text: string) =>
+    process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
   try {
     await migrate(database.db);
     if (command === 'migrate') {
@@ -75,12 +85,16 @@ export async function main(argv: string[]): Promise<number> {
     } else if (command === 'org' && sub === 'create') {
       const name = need(values.name, '--name');
       const adminEmail = need(values['admin-email'], '--admin-email');
-      if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail)) throw new UsageError('--admin-email must be an email address');
+      if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail))
+        throw new UsageError('--admin-email must be an email address');
       const org = await createOrganization(database.db, { name, adminEmail });
       out(org, `Created organization ${org.name} (${org.id})`);
     } else if (command === 'org' && sub === 'list') {
       const orgs = await listOrganizations(database.db);
-      out({ data: orgs }, orgs.map((o) => `${o.id}  ${o.name}  ${o.adminEmail}`).join('\n') || 'No organizations.');
+      out(
+        { data: orgs },
+        orgs.map((o) => `${o.id}  ${o.name}  ${o.adminEmail}`).join('\n') || 'No organizations.',
+      );
     } else if (command === 'org' && sub === 'update') {
       const orgId = await resolveOrgId(database.db, values.org);
       const row = await orgUpdateFromFlags(values)
@@ -93,16 +107,34 @@ export async function main(argv: string[]): Promise<number> {
     } else if (command === 'key' && sub === 'create') {
       const orgId = await resolveOrgId(database.db, values.org);
       const created = values.replace
-        ? await replaceApiKey(database.db, { orgId, replace: values.replace, scopes: values.scopes === undefined ? undefined : parseScopes(values.scopes) })
-        : { ...(await createApiKey(database.db, { orgId, scopes: parseScopes(need(values.scopes, '--scopes')), name: values.name })), revoked: [] as string[] };
+        ? await replaceApiKey(database.db, {
+            orgId,
+            replace: values.replace,
+            scopes: values.scopes === undefined ? undefined : parseScopes(values.scopes),
+          })
+        : {
+            ...(await createApiKey(database.db, {
+              orgId,
+              scopes: parseScopes(need(values.scopes, '--scopes')),
+              name: values.name,
+            })),
+            revoked: [] as string[],
+          };
       const revoked = created.revoked.length ? `Revoked ${created.revoked.join(', ')}.\n` : '';
-      out(created, `${revoked}Created key ${created.id} for ${created.orgId} with scopes ${created.scopes.join(', ')}.\nShown once:\n\n    ${created.key}\n`);
+      out(
+        created,
+        `${revoked}Created key ${created.id} for ${created.orgId} with scopes ${created.scopes.join(', ')}.\nShown once:\n\n    ${created.key}\n`,
+      );
     } else if (command === 'key' && sub === 'list') {
       const keys = await listApiKeys(database.db, await resolveOrgId(database.db, values.org));
       out(
         { data: keys },
-        keys.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  ${k.scopes.join(',')}`).join('\n') ||
-          'No keys.',
+        keys
+          .map(
+            (k) =>
+              `${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  ${k.scopes.join(',')}`,
+          )
+          .join('\n') || 'No keys.',
       );
     } else if (command === 'key' && sub === 'revoke') {
       const keyId = need(arg, 'KEY_ID');
@@ -122,11 +154,19 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ConfigError || (err instanceof Error && /scope|organization/i.test(err.message))) {
-      process.stderr.write(`signet: ${err.message}\n${err instanceof UsageError ? `\n${USAGE}\n` : ''}`);
+    if (
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      (err instanceof Error && /scope|organization/i.test(err.message))
+    ) {
+      process.stderr.write(
+        `signet: ${err.message}\n${err instanceof UsageError ? `\n${USAGE}\n` : ''}`,
+      );
       process.exitCode = 2;
     } else {
-      process.stderr.write(`signet: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `signet: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exitCode = 1;
     }
   },

@@ -19,13 +19,20 @@ export function parseTrustProxy(value: string | undefined): string[] {
       `TRUST_PROXY=${v} would trust X-Forwarded-For from any client; name the proxies instead, e.g. TRUST_PROXY=10.0.0.5,10.1.0.0/16`,
     );
   }
-  const entries = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const entries = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, bits, ...rest] = entry.split('/');
     const family = isIP(address);
-    const prefixOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    const prefixOk =
+      bits === undefined ||
+      (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
     if (family === 0 || !prefixOk || rest.length > 0) {
-      throw new ConfigError(`TRUST_PROXY: "${entry}" is not an IP address or CIDR (e.g. 10.0.0.5, 10.1.0.0/16, fd00::/8)`);
+      throw new ConfigError(
+        `TRUST_PROXY: "${entry}" is not an IP address or CIDR (e.g. 10.0.0.5, 10.1.0.0/16, fd00::/8)`,
+      );
     }
   }
   return entries;
@@ -38,7 +45,8 @@ const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as co
 export function parseSchedule(text: string, name = 'WEBHOOK_RETRY_SCHEDULE'): number[] {
   return text.split(',').map((part) => {
     const match = DURATION.exec(part.trim());
-    if (!match) throw new ConfigError(`${name}: "${part}" is not a duration such as 50ms, 5m or 2h`);
+    if (!match)
+      throw new ConfigError(`${name}: "${part}" is not a duration such as 50ms, 5m or 2h`);
     return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   });
 }

@@ -11,7 +11,13 @@ import { ConfigError, parseSchedule, parseTrustProxy } from './config-values.ts'
  * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
  * what each gains against the same server without it (ARCHITECTURE.md, convention 14).
  */
-export const PERF_MECHANISMS = ['key-cache', 'batched-creates', 'named-statements', 'mail-layout-cache', 'bulk-groups'] as const;
+export const PERF_MECHANISMS = [
+  'key-cache',
+  'batched-creates',
+  'named-statements',
+  'mail-layout-cache',
+  'bulk-groups',
+] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');
 
@@ -44,7 +50,9 @@ const EnvSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String()),
   RATE_LIMIT_PER_MINUTE: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   LOG_LEVEL: Type.Optional(
-    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+    Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    ),
   ),
   WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   PERF_OFF: Type.Optional(Type.String({ pattern: `^((${PERF_MECHANISMS_PATTERN})(,|$))*$` })),
@@ -65,7 +73,9 @@ const EnvSchema = Type.Object({
   IDLE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   MAIL_RATE_PER_SECOND: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   MAIL_CONNECTIONS: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|100)$' })),
-  PADES_LEVEL: Type.Optional(Type.Union(['B-B', 'B-T', 'B-LT', 'B-LTA'].map((l) => Type.Literal(l)))),
+  PADES_LEVEL: Type.Optional(
+    Type.Union(['B-B', 'B-T', 'B-LT', 'B-LTA'].map((l) => Type.Literal(l))),
+  ),
   TSA_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TSA_USERNAME: Type.Optional(Type.String()),
   TSA_PASSWORD: Type.Optional(Type.String()),
@@ -168,7 +178,11 @@ export interface Config {
    */
   readonly longTerm: {
     readonly level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
-    readonly tsa: { readonly url: string; readonly username?: string; readonly password?: string } | null;
+    readonly tsa: {
+      readonly url: string;
+      readonly username?: string;
+      readonly password?: string;
+    } | null;
   };
   /** B-LTA documents get a fresh document timestamp this many days before their last one's certificate expires. */
   readonly timestampRenewDays: number;
@@ -183,7 +197,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (value !== undefined && value !== '') picked[key] = value;
   }
   if (!Value.Check(EnvSchema, picked)) {
-    const problems = [...Value.Errors(EnvSchema, picked)].map((e) => `${e.instancePath.slice(1) || 'env'}: ${e.message}`);
+    const problems = [...Value.Errors(EnvSchema, picked)].map(
+      (e) => `${e.instancePath.slice(1) || 'env'}: ${e.message}`,
+    );
     throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
   }
   const e = picked as Static<typeof EnvSchema>;
@@ -194,7 +210,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   let databaseUrl = e.DATABASE_URL;
   if (databaseUrl?.startsWith('sqlite://')) databaseUrl = undefined;
   const level = e.PADES_LEVEL ?? (e.TSA_URL ? 'B-LTA' : 'B-B');
-  if (level !== 'B-B' && !e.TSA_URL) throw new ConfigError(`PADES_LEVEL=${level} needs TSA_URL (an RFC 3161 time-stamping authority)`);
+  if (level !== 'B-B' && !e.TSA_URL)
+    throw new ConfigError(
+      `PADES_LEVEL=${level} needs TSA_URL (an RFC 3161 time-stamping authority)`,
+    );
   const config: Config = {
     port,
     host: e.HOST ?? '0.0.0.0',
@@ -226,7 +245,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: Number(e.WEBHOOK_TIMEOUT_MS ?? 10_000),
     webhookLogDays: Number(e.WEBHOOK_LOG_DAYS ?? 30),
     deletedRetentionDays: Number(e.DELETED_RETENTION_DAYS ?? 30),
-    sealingRetrySchedule: parseSchedule(e.SEALING_RETRY_SCHEDULE ?? '10s,1m,5m,30m', 'SEALING_RETRY_SCHEDULE'),
+    sealingRetrySchedule: parseSchedule(
+      e.SEALING_RETRY_SCHEDULE ?? '10s,1m,5m,30m',
+      'SEALING_RETRY_SCHEDULE',
+    ),
     secretKey: e.SECRET_KEY,
     signingCertP12: e.SIGNING_CERT_P12,
     signingCertPassword: e.SIGNING_CERT_PASSWORD,
@@ -258,7 +280,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailConnections: Number(e.MAIL_CONNECTIONS ?? 10),
     longTerm: {
       level,
-      tsa: e.TSA_URL ? { url: e.TSA_URL, username: e.TSA_USERNAME, password: e.TSA_PASSWORD } : null,
+      tsa: e.TSA_URL
+        ? { url: e.TSA_URL, username: e.TSA_USERNAME, password: e.TSA_PASSWORD }
+        : null,
     },
     timestampRenewDays: Number(e.TIMESTAMP_RENEW_DAYS ?? 90),
   };

@@ -3,8 +3,24 @@ import { randomFillSync } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 
 export type IdPrefix =
-  | 'org' | 'key' | 'doc' | 'sgn' | 'fld' | 'tpl' | 'fol' | 'cmp' | 'whk' | 'evt' | 'dlv' | 'aud'
-  | 'att' | 'job' | 'wat' | 'rol' | 'bsd' | 'req';
+  | 'org'
+  | 'key'
+  | 'doc'
+  | 'sgn'
+  | 'fld'
+  | 'tpl'
+  | 'fol'
+  | 'cmp'
+  | 'whk'
+  | 'evt'
+  | 'dlv'
+  | 'aud'
+  | 'att'
+  | 'job'
+  | 'wat'
+  | 'rol'
+  | 'bsd'
+  | 'req';
 
 let lastTime = 0;
 const lastRandom = new Uint8Array(10);
@@ -34,7 +50,8 @@ function base32x8(value: number): string {
   return out;
 }
 
-const forty = (b: Uint8Array, at: number) => b[at] * 2 ** 32 + ((b[at + 1] << 24) >>> 0) + (b[at + 2] << 16) + (b[at + 3] << 8) + b[at + 4];
+const forty = (b: Uint8Array, at: number) =>
+  b[at] * 2 ** 32 + ((b[at + 1] << 24) >>> 0) + (b[at + 2] << 16) + (b[at + 3] << 8) + b[at + 4];
 
 /**
  * A prefixed, time-ordered identifier: 10 characters of milliseconds then 16 of randomness
@@ -45,7 +62,10 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   if (now <= lastTime) {
     now = lastTime;
     for (let i = lastRandom.length - 1; i >= 0; i--) {
-      if (lastRandom[i] < 255) { lastRandom[i]++; break; }
+      if (lastRandom[i] < 255) {
+        lastRandom[i]++;
+        break;
+      }
       lastRandom[i] = 0;
     }
   } else {

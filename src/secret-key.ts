@@ -13,9 +13,14 @@ import { ConfigError, type Config } from './config.ts';
 const FILE = 'secret.key';
 export const MIN_SECRET_KEY_LENGTH = 32;
 
-export async function loadSecretKey(config: Pick<Config, 'secretKey' | 'production' | 'dataDir'>): Promise<Buffer> {
+export async function loadSecretKey(
+  config: Pick<Config, 'secretKey' | 'production' | 'dataDir'>,
+): Promise<Buffer> {
   if (config.secretKey !== undefined) return Buffer.from(config.secretKey, 'utf8');
-  if (config.production) throw new ConfigError(`SECRET_KEY is required in production (at least ${MIN_SECRET_KEY_LENGTH} characters, e.g. openssl rand -hex 32)`);
+  if (config.production)
+    throw new ConfigError(
+      `SECRET_KEY is required in production (at least ${MIN_SECRET_KEY_LENGTH} characters, e.g. openssl rand -hex 32)`,
+    );
   const file = path.join(config.dataDir, FILE);
   const existing = await readFile(file, 'utf8').catch(() => null);
   if (existing !== null && existing.trim() !== '') return Buffer.from(existing.trim(), 'utf8');
@@ -38,7 +43,8 @@ export function deriveKey(secretKey: Buffer, purpose: KeyPurpose): Buffer {
 }
 
 /** The generated certificate's PKCS#12 password: derived, never stored. */
-export const signingCertPassword = (secretKey: Buffer) => deriveKey(secretKey, 'signing-cert-password').toString('base64url');
+export const signingCertPassword = (secretKey: Buffer) =>
+  deriveKey(secretKey, 'signing-cert-password').toString('base64url');
 
 const PREFIX = 'enc:v1:';
 
@@ -55,7 +61,10 @@ export const isSealed = (stored: string) => stored.startsWith(PREFIX);
 /** The plaintext of a sealed value; a value stored before encryption existed is returned as is. */
 export function openText(key: Buffer, stored: string): string {
   if (!isSealed(stored)) return stored;
-  const [iv, ct, tag] = stored.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
+  const [iv, ct, tag] = stored
+    .slice(PREFIX.length)
+    .split('.')
+    .map((p) => Buffer.from(p, 'base64url'));
   const decipher = createDecipheriv('aes-256-gcm', key, iv);
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');

@@ -6,7 +6,8 @@ import type { Db } from './db/database.ts';
  * similar short-lived tokens). Created once; concurrent first starts agree on one value.
  */
 export async function loadServerSecret(db: Db): Promise<Buffer> {
-  const read = () => db.selectFrom('settings').select('value').where('key', '=', 'server_secret').executeTakeFirst();
+  const read = () =>
+    db.selectFrom('settings').select('value').where('key', '=', 'server_secret').executeTakeFirst();
   let row = await read();
   if (!row) {
     await db

@@ -65,10 +65,15 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   }
   await app.listen({ port: config.port, host: config.host });
   // One line for a person at the terminal, whatever the log level (the log has the addresses too).
-  process.stdout.write(`Signet is running at ${config.publicUrl} (API reference: ${config.publicUrl}/docs)\n`);
+  process.stdout.write(
+    `Signet is running at ${config.publicUrl} (API reference: ${config.publicUrl}/docs)\n`,
+  );
   // The PDF threads load their code (and the sealing one its certificate) now, not during the first upload or sealing.
   void warmIntakeWorker();
-  if (config.workers) void warmFinalizeWorker(certConfig, config.finalizeTimeoutMs).catch((err) => app.log.warn({ err }, 'sealing thread warm-up failed'));
+  if (config.workers)
+    void warmFinalizeWorker(certConfig, config.finalizeTimeoutMs).catch((err) =>
+      app.log.warn({ err }, 'sealing thread warm-up failed'),
+    );
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -85,9 +90,19 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
       // Stop taking new work everywhere at once: no new connections, no new jobs or webhook
       // attempts claimed (other instances take them), while requests in flight and the jobs and
       // attempts in hand finish and are recorded, which releases their leases.
-      await Promise.all([app.close(), app.deps.jobs.stop(), app.deps.deliveries.stop(), stopSchedulers()]);
+      await Promise.all([
+        app.close(),
+        app.deps.jobs.stop(),
+        app.deps.deliveries.stop(),
+        stopSchedulers(),
+      ]);
       clearInterval(sweep);
-      await Promise.all([closeFinalizeWorker(), closeIntakeWorker(), closeVerifyWorker(), closeRenewWorker()]);
+      await Promise.all([
+        closeFinalizeWorker(),
+        closeIntakeWorker(),
+        closeVerifyWorker(),
+        closeRenewWorker(),
+      ]);
       app.deps.mailer.close();
       await database.close();
       process.exit(0);

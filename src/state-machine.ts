@@ -16,8 +16,14 @@ export class IllegalTransitionError extends Error {
 }
 
 /** Throws IllegalTransitionError unless every status of `from` may move to `to`. */
-export function checkTransition<S extends string>(resource: string, table: Transitions<S>, from: readonly S[], to: S): void {
-  for (const status of from) if (!table[status].includes(to)) throw new IllegalTransitionError(resource, status, to);
+export function checkTransition<S extends string>(
+  resource: string,
+  table: Transitions<S>,
+  from: readonly S[],
+  to: S,
+): void {
+  for (const status of from)
+    if (!table[status].includes(to)) throw new IllegalTransitionError(resource, status, to);
 }
 
 /** The statuses from which `to` can be reached. */

@@ -3,7 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+  type Migration,
+  type MigrationProvider,
+} from 'kysely';
 import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
 import { PgChangeFeed } from './pg-change-feed.ts';
@@ -99,7 +108,11 @@ export function createDb(options: DbOptions): DbHandle {
     pg.types.setTypeParser(20, (v) => Number(v));
     // A server that does not answer a connection within 3 s is treated as down (503 at once)
     // rather than leaving requests queued behind it.
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 3_000 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 3_000,
+    });
     // An idle connection closed by the server (restart, failover, admin) must not crash the
     // process: the pool drops it and opens a fresh one for the next query.
     pool.on('error', () => undefined);
@@ -108,22 +121,31 @@ export function createDb(options: DbOptions): DbHandle {
     // statement in progress fails (503 database_unavailable) and the pool discards the client.
     pool.on('connect', (client) => client.on('error', () => undefined));
     const feed = options.watchChanges
-      ? new PgChangeFeed({ connectionString: options.databaseUrl, ping: (channel, payload) => pool.query('select pg_notify($1, $2)', [channel, payload]) })
+      ? new PgChangeFeed({
+          connectionString: options.databaseUrl,
+          ping: (channel, payload) => pool.query('select pg_notify($1, $2)', [channel, payload]),
+        })
       : undefined;
     if (feed) {
       // The backend's process id, which node-pg keeps but does not declare.
-      const pid = (client: pg.PoolClient) => (client as pg.PoolClient & { processID?: number }).processID;
+      const pid = (client: pg.PoolClient) =>
+        (client as pg.PoolClient & { processID?: number }).processID;
       pool.on('connect', (client) => feed.sessionOpened(pid(client)));
       pool.on('remove', (client) => feed.sessionClosed(pid(client)));
     }
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool, feed, options.namedStatements !== false) }) });
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: withNamedStatements(pool, feed, options.namedStatements !== false),
+      }),
+    });
     const close = async () => {
       await feed?.stop();
       await db.destroy();
     };
     return { db, dialect: 'postgres', keysMark: feed?.keysMark, close };
   }
-  if (options.sqliteFile !== ':memory:') fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
+  if (options.sqliteFile !== ':memory:')
+    fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
   const sqlite = new SQLite(options.sqliteFile);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -132,8 +154,15 @@ export function createDb(options: DbOptions): DbHandle {
   // Sorts that no index serves (Signet's queries have indexes) are done in memory.
   sqlite.pragma('temp_store = MEMORY');
   const availability = new SqliteAvailability(sqlite, SQLITE_BUSY_TIMEOUT_MS);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, availability) }) });
-  return { db, dialect: 'sqlite', writable: () => availability.writable(), close: () => db.destroy() };
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, availability) }),
+  });
+  return {
+    db,
+    dialect: 'sqlite',
+    writable: () => availability.writable(),
+    close: () => db.destroy(),
+  };
 }
 
 type Statement = Pick<SQLite.Statement, 'reader' | 'all' | 'run' | 'iterate'>;
@@ -156,8 +185,10 @@ function withStatementCache(sqlite: SQLite.Database, availability: SqliteAvailab
         const stmt = sqlite.prepare(sqlText);
         entry = {
           reader: stmt.reader,
-          all: (params: unknown[]) => availability.run(!stmt.readonly, () => stmt.all(wellFormed(params))),
-          run: (params: unknown[]) => availability.run(!stmt.readonly, () => stmt.run(wellFormed(params))),
+          all: (params: unknown[]) =>
+            availability.run(!stmt.readonly, () => stmt.all(wellFormed(params))),
+          run: (params: unknown[]) =>
+            availability.run(!stmt.readonly, () => stmt.run(wellFormed(params))),
           iterate: (params: unknown[]) => stmt.iterate(wellFormed(params)),
         } as Statement;
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);

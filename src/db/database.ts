@@ -1,5 +1,10 @@
 import type { Generated, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
-import type { ApiKeysTable, IdempotencyKeysTable, OrganizationsTable, SettingsTable } from './tables/orgs.ts';
+import type {
+  ApiKeysTable,
+  IdempotencyKeysTable,
+  OrganizationsTable,
+  SettingsTable,
+} from './tables/orgs.ts';
 import type {
   AttachmentsTable,
   AuditLogsTable,
@@ -20,7 +25,13 @@ import type {
   TemplateRolesTable,
   TemplatesTable,
 } from './tables/templates.ts';
-import type { EventsTable, JobsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './tables/outbox.ts';
+import type {
+  EventsTable,
+  JobsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhooksTable,
+} from './tables/outbox.ts';
 
 /*
  * Storage conventions, identical on SQLite and PostgreSQL so one query layer serves both:

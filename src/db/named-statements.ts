@@ -22,7 +22,8 @@ const names = new Map<string, string>();
 
 /** Runs `sqlText` as a named statement on PostgreSQL from now on; returns the text. */
 export function nameStatement(sqlText: string): string {
-  if (!names.has(sqlText)) names.set(sqlText, `signet_${createHash('sha1').update(sqlText).digest('hex').slice(0, 20)}`);
+  if (!names.has(sqlText))
+    names.set(sqlText, `signet_${createHash('sha1').update(sqlText).digest('hex').slice(0, 20)}`);
   return sqlText;
 }
 
@@ -46,8 +47,14 @@ class NamingClient {
   ) {}
 
   query<T extends pg.Submittable>(cursor: T): T;
-  query<R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>): Promise<pg.QueryResult<R>>;
-  query<R extends pg.QueryResultRow>(textOrCursor: string | pg.Submittable, values?: ReadonlyArray<unknown>): Promise<pg.QueryResult<R>> | pg.Submittable {
+  query<R extends pg.QueryResultRow>(
+    text: string,
+    values?: ReadonlyArray<unknown>,
+  ): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(
+    textOrCursor: string | pg.Submittable,
+    values?: ReadonlyArray<unknown>,
+  ): Promise<pg.QueryResult<R>> | pg.Submittable {
     const { client, observer, state } = this;
     if (typeof textOrCursor !== 'string') {
       // A cursor (streamed rows) carries its text; Kysely streams only selects.
@@ -57,7 +64,9 @@ class NamingClient {
     }
     const name = this.naming ? names.get(textOrCursor) : undefined;
     const params = values === undefined ? undefined : [...values];
-    const result = name ? client.query<R>({ name, text: textOrCursor, values: params }) : client.query<R>(textOrCursor, params);
+    const result = name
+      ? client.query<R>({ name, text: textOrCursor, values: params })
+      : client.query<R>(textOrCursor, params);
     if (!observer) return result;
     return result.then(
       (res) => {
@@ -78,7 +87,11 @@ class NamingClient {
 }
 
 /** The pool as Kysely sees it: clients whose registered statements go out by name. */
-export function withNamedStatements(pool: pg.Pool, observer?: QueryObserver, naming = true): PostgresPool {
+export function withNamedStatements(
+  pool: pg.Pool,
+  observer?: QueryObserver,
+  naming = true,
+): PostgresPool {
   return {
     connect: async () => new NamingClient(await pool.connect(), observer, naming),
     end: () => pool.end(),

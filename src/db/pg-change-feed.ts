@@ -65,7 +65,8 @@ export class PgChangeFeed {
     void this.connect();
   }
 
-  readonly keysMark = (): string | null => (this.healthy ? `${this.localKeys}:${this.remoteKeys}` : null);
+  readonly keysMark = (): string | null =>
+    this.healthy ? `${this.localKeys}:${this.remoteKeys}` : null;
 
   /**
    * Called by a pool client when one of its queries has finished (or failed: `rowCount`
@@ -130,14 +131,21 @@ export class PgChangeFeed {
     client.on('error', lost);
     client.on('end', lost);
     client.on('notification', (n) => {
-      if (this.client === client && n.channel === CHANGES_CHANNEL) this.notified(n.payload ?? '', n.processId);
+      if (this.client === client && n.channel === CHANGES_CHANNEL)
+        this.notified(n.payload ?? '', n.processId);
     });
     this.client = client;
     try {
       await client.connect();
       // A server opens its database before migrating it: wait for the triggers (migration 0007)
       // on this connection, checking often, so that the marks come on soon after.
-      while (!(await client.query<{ ok: boolean }>(`select to_regproc('signet_notify_change') is not null as ok`)).rows[0]?.ok) {
+      while (
+        !(
+          await client.query<{ ok: boolean }>(
+            `select to_regproc('signet_notify_change') is not null as ok`,
+          )
+        ).rows[0]?.ok
+      ) {
         if (this.client !== client) return;
         await new Promise((resolve) => setTimeout(resolve, 100).unref());
       }

@@ -56,7 +56,12 @@ interface Pending {
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 async function buildStatement(db: Executor, fanOut: string): Promise<Statement> {
-  const { rows } = await sql<{ table_name: string; column_name: string; type: string; has_default: boolean }>`
+  const { rows } = await sql<{
+    table_name: string;
+    column_name: string;
+    type: string;
+    has_default: boolean;
+  }>`
     select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.atthasdef as has_default
     from pg_attribute a join pg_class c on c.oid = a.attrelid
     where c.relnamespace = current_schema()::regnamespace and c.relname in (${sql.join([...TABLES])})
@@ -102,10 +107,12 @@ function parameters(statement: Statement, batch: BatchRows[]): string[] {
     for (const rows of batch) {
       for (const row of (rows[table] ?? []) as Record<string, unknown>[]) {
         for (const key in row) {
-          if (row[key] !== undefined && !known.has(key)) throw new Error(`insert into ${table}: no column ${key}`);
+          if (row[key] !== undefined && !known.has(key))
+            throw new Error(`insert into ${table}: no column ${key}`);
         }
         for (const col of statement.withDefault[table]) {
-          if (row[col] === undefined) throw new Error(`insert into ${table}: no value for ${col}, which has a default`);
+          if (row[col] === undefined)
+            throw new Error(`insert into ${table}: no value for ${col}, which has a default`);
         }
         const values = new Array<unknown>(cols.length);
         for (let i = 0; i < cols.length; i++) values[i] = row[cols[i]];
@@ -127,7 +134,9 @@ function parameters(statement: Statement, batch: BatchRows[]): string[] {
 function toJson(rows: unknown[]): string {
   const json = JSON.stringify(rows);
   if (!json.includes('\\ud')) return json;
-  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed() : value));
+  return JSON.stringify(rows, (_key, value: unknown) =>
+    typeof value === 'string' ? value.toWellFormed() : value,
+  );
 }
 
 class InsertBatcher {
@@ -230,7 +239,12 @@ export function insertBatched(db: Db, rows: BatchRows, fanOut: string): Promise<
  * transaction `trx` of `db`, at once (no waiting for the turn to end): a bulk send's group of rows
  * is created and sent in one transaction.
  */
-export function insertBatchedIn(db: Db, trx: Executor, batch: BatchRows[], fanOut: string): Promise<void> {
+export function insertBatchedIn(
+  db: Db,
+  trx: Executor,
+  batch: BatchRows[],
+  fanOut: string,
+): Promise<void> {
   return batcherOf(db, fanOut).executeOn(trx, batch);
 }
 

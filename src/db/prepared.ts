@@ -90,19 +90,29 @@ export function prepared<A extends Record<string, unknown>, R = unknown>(
 
 /** Every column of a table's row, checked by the compiler: a column left out is an error. */
 export function allColumns<Row>() {
-  return <const L extends readonly (keyof Row & string)[]>(list: Exclude<keyof Row, L[number]> extends never ? L : never): L => list;
+  return <const L extends readonly (keyof Row & string)[]>(
+    list: Exclude<keyof Row, L[number]> extends never ? L : never,
+  ): L => list;
 }
 
 /**
  * An insert of one row with exactly the given columns. A row with another set of columns is
  * refused rather than stored partly.
  */
-export function preparedInsert<T extends keyof Database & string>(table: T, columns: readonly (keyof Insertable<Database[T]> & string)[]) {
-  const query = prepared<Insertable<Database[T]>>((db, slots) => db.insertInto(table).values(slots), columns);
+export function preparedInsert<T extends keyof Database & string>(
+  table: T,
+  columns: readonly (keyof Insertable<Database[T]> & string)[],
+) {
+  const query = prepared<Insertable<Database[T]>>(
+    (db, slots) => db.insertInto(table).values(slots),
+    columns,
+  );
   return async (db: Executor, row: Insertable<Database[T]>): Promise<void> => {
     const keys = Object.keys(row);
     if (keys.length !== columns.length) {
-      throw new Error(`insert into ${table}: expected the columns ${columns.join(', ')}; got ${keys.join(', ')}`);
+      throw new Error(
+        `insert into ${table}: expected the columns ${columns.join(', ')}; got ${keys.join(', ')}`,
+      );
     }
     await query.execute(db, row);
   };

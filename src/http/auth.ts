@@ -67,7 +67,11 @@ type KeyRow = { id: string; org_id: string; scopes: string };
 
 /** The key lookup runs on every authenticated request: built once (db/prepared.ts). */
 const keyByHash = prepared<{ hash: string }, KeyRow>((db, p) =>
-  db.selectFrom('api_keys').select(['id', 'org_id', 'scopes']).where('key_hash', '=', p.hash).where('revoked_at', 'is', null),
+  db
+    .selectFrom('api_keys')
+    .select(['id', 'org_id', 'scopes'])
+    .where('key_hash', '=', p.hash)
+    .where('revoked_at', 'is', null),
 );
 
 /**
@@ -85,7 +89,11 @@ export function registerAuth(app: FastifyInstance, db: Db, keysMark?: () => stri
     const { rows } = await keyByHash.execute(db, { hash: keyHash });
     const row = rows[0];
     if (!row) return undefined;
-    const auth: AuthContext = { orgId: row.org_id, keyId: row.id, scopes: new Set<string>(JSON.parse(row.scopes) as string[]) };
+    const auth: AuthContext = {
+      orgId: row.org_id,
+      keyId: row.id,
+      scopes: new Set<string>(JSON.parse(row.scopes) as string[]),
+    };
     if (mark !== null) {
       if (known.size >= 1000) known.delete(known.keys().next().value as string);
       known.set(keyHash, { mark, auth });
@@ -94,28 +102,42 @@ export function registerAuth(app: FastifyInstance, db: Db, keysMark?: () => stri
   };
   app.decorateRequest('auth', null);
   // A callback hook, not an async one: a key already known answers without a promise.
-  hookRoutes(app, 'onRequest', (route) => route.config?.scope !== undefined, (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
-    const scope = request.routeOptions.config.scope!;
-    const header = request.headers.authorization;
-    if (!header) return done(unauthorized('Send your API key as `Authorization: Bearer <key>`'));
-    const match = BEARER.exec(header);
-    if (!match || !match[1].startsWith(KEY_PREFIX) || match[1].length > 200) {
-      return done(unauthorized('The Authorization header must be `Bearer sk_…`'));
-    }
-    const keyHash = hashKey(match[1]);
-    const mark = keysMark ? keysMark() : null;
-    const hit = mark === null ? undefined : known.get(keyHash);
-    if (hit && hit.mark === mark) return accept(request, scope, hit.auth, done);
-    lookup(keyHash, mark).then((auth) => accept(request, scope, auth, done), done);
-  });
+  hookRoutes(
+    app,
+    'onRequest',
+    (route) => route.config?.scope !== undefined,
+    (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      const scope = request.routeOptions.config.scope!;
+      const header = request.headers.authorization;
+      if (!header) return done(unauthorized('Send your API key as `Authorization: Bearer <key>`'));
+      const match = BEARER.exec(header);
+      if (!match || !match[1].startsWith(KEY_PREFIX) || match[1].length > 200) {
+        return done(unauthorized('The Authorization header must be `Bearer sk_…`'));
+      }
+      const keyHash = hashKey(match[1]);
+      const mark = keysMark ? keysMark() : null;
+      const hit = mark === null ? undefined : known.get(keyHash);
+      if (hit && hit.mark === mark) return accept(request, scope, hit.auth, done);
+      lookup(keyHash, mark).then((auth) => accept(request, scope, auth, done), done);
+    },
+  );
 }
 
 // Module level, not a closure per request (the TypeScript loader names every named closure it creates).
-function accept(request: FastifyRequest, scope: Scope, auth: AuthContext | undefined, done: (err?: Error) => void): void {
+function accept(
+  request: FastifyRequest,
+  scope: Scope,
+  auth: AuthContext | undefined,
+  done: (err?: Error) => void,
+): void {
   if (!auth) return done(unauthorized('The API key is unknown or revoked'));
   request.auth = auth;
   if (!auth.scopes.has(scope)) {
-    return done(new AppError('insufficient_scope', `This API key lacks the scope ${scope}`, [{ requiredScope: scope }]));
+    return done(
+      new AppError('insufficient_scope', `This API key lacks the scope ${scope}`, [
+        { requiredScope: scope },
+      ]),
+    );
   }
   done();
 }

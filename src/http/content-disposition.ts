@@ -7,7 +7,10 @@ function encodeExtValue(text: string): string {
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
     const char = String.fromCharCode(byte);
-    out += byte < 0x80 && ATTR_CHAR.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    out +=
+      byte < 0x80 && ATTR_CHAR.test(char)
+        ? char
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }
@@ -34,4 +37,5 @@ export function contentDisposition(type: 'attachment' | 'inline', filename: stri
 }
 
 /** `contentDisposition('attachment', filename)`. */
-export const attachmentDisposition = (filename: string) => contentDisposition('attachment', filename);
+export const attachmentDisposition = (filename: string) =>
+  contentDisposition('attachment', filename);

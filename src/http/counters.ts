@@ -35,7 +35,10 @@ export class Counters {
           const [count, ttl] = await Promise.all([this.redis.get(k), this.redis.pttl(k)]);
           return { count: Number(count ?? 0), resetMs: Math.max(0, ttl) };
         }
-        const [[, count], [, ttl]] = (await this.redis.multi().incr(k).pttl(k).exec()) as [[null, number], [null, number]];
+        const [[, count], [, ttl]] = (await this.redis.multi().incr(k).pttl(k).exec()) as [
+          [null, number],
+          [null, number],
+        ];
         if (ttl < 0) await this.redis.pexpire(k, windowMs);
         return { count, resetMs: ttl < 0 ? windowMs : ttl };
       } catch {
@@ -69,7 +72,10 @@ export class Counters {
    * one limit refuses does not use up another's budget (checked, then counted: a race may let a
    * few requests past a limit, never many).
    */
-  async takeAll(limits: Array<{ key: string; max: number; what: string }>, windowMs: number): Promise<void> {
+  async takeAll(
+    limits: Array<{ key: string; max: number; what: string }>,
+    windowMs: number,
+  ): Promise<void> {
     const active = limits.filter((l) => l.max > 0);
     for (const l of active) {
       const { count, resetMs } = await this.hit(l.key, windowMs, { peek: true });
@@ -94,7 +100,9 @@ export class Counters {
 /** 429 `rate_limited` with `Retry-After`. */
 export function limited(message: string, resetMs: number): AppError {
   const seconds = Math.max(1, Math.ceil(resetMs / 1000));
-  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
+  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, {
+    'Retry-After': String(seconds),
+  });
 }
 
 export const MINUTE = 60_000;

@@ -26,11 +26,25 @@ body { background: #f8fafc; }
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayRequestDuration: true, persistAuthorization: true },
+    uiConfig: {
+      docExpansion: 'list',
+      deepLinking: true,
+      defaultModelsExpandDepth: 0,
+      displayRequestDuration: true,
+      persistAuthorization: true,
+    },
     theme: {
       title: 'Signet API reference',
       css: [{ filename: 'signet.css', content: THEME_CSS }],
-      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON }],
+      favicon: [
+        {
+          filename: 'favicon.svg',
+          rel: 'icon',
+          sizes: 'any',
+          type: 'image/svg+xml',
+          content: FAVICON,
+        },
+      ],
     },
     logo: { type: 'image/svg+xml', content: FAVICON },
   });

@@ -12,11 +12,16 @@ import type { FastifyInstance } from 'fastify';
 export function registerEmptyBody(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const headers = request.headers;
-    if (request.method !== 'PUT' && headers['content-type'] !== undefined && headers['transfer-encoding'] === undefined) {
+    if (
+      request.method !== 'PUT' &&
+      headers['content-type'] !== undefined &&
+      headers['transfer-encoding'] === undefined
+    ) {
       const length = headers['content-length'];
       if (length === undefined || /^0+$/.test(length)) {
         const hasBodySchema = request.routeOptions.schema?.body !== undefined;
-        if (!hasBodySchema || /^application\/json\s*(;|$)/i.test(headers['content-type'])) delete headers['content-type'];
+        if (!hasBodySchema || /^application\/json\s*(;|$)/i.test(headers['content-type']))
+          delete headers['content-type'];
       }
     }
     done();

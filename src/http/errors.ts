@@ -64,7 +64,13 @@ export class AppError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   /** `cause`: what lay behind a refusal, for the server's log only (never in the response). */
-  constructor(code: ErrorCode, message: string, details?: unknown[], headers?: Record<string, string>, cause?: unknown) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details?: unknown[],
+    headers?: Record<string, string>,
+    cause?: unknown,
+  ) {
     super(message, cause === undefined ? undefined : { cause });
     this.code = code;
     this.status = ERROR_STATUS[code];

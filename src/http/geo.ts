@@ -62,7 +62,10 @@ function header(request: FastifyRequest, names: string[]): string | undefined {
   return undefined;
 }
 
-export function createGeoLocator(options: { trustedPeer: TrustedPeer; reader: Reader<CityResponse> | null }): GeoLocator {
+export function createGeoLocator(options: {
+  trustedPeer: TrustedPeer;
+  reader: Reader<CityResponse> | null;
+}): GeoLocator {
   return {
     locate(request) {
       // Location headers count only when this connection comes from a named proxy: anyone else could write them.
@@ -72,7 +75,9 @@ export function createGeoLocator(options: { trustedPeer: TrustedPeer; reader: Re
       if ((!country || !city) && options.reader && request.ip) {
         try {
           const found = options.reader.get(request.ip);
-          country ||= normalizeCountry(found?.country?.iso_code ?? found?.registered_country?.iso_code);
+          country ||= normalizeCountry(
+            found?.country?.iso_code ?? found?.registered_country?.iso_code,
+          );
           city ||= normalizeCity(found?.city?.names?.en);
         } catch {
           // An address the database cannot hold (IPv6 in an IPv4-only file): unknown.

@@ -20,7 +20,11 @@ declare module 'fastify' {
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
       : v,
   );
 }
@@ -46,7 +50,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
   app.decorateRequest('idempotency', null);
 
   // Only authenticated POST routes take the header; other routes do not pay for the hooks.
-  const applies = (route: RouteOptions) => route.config?.scope !== undefined && [route.method].flat().includes('POST');
+  const applies = (route: RouteOptions) =>
+    route.config?.scope !== undefined && [route.method].flat().includes('POST');
   hookRoutes(app, 'preHandler', applies, async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST' || !request.auth) return;
     const header = request.headers['idempotency-key'];
@@ -71,45 +76,80 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     const live = existing && age < (existing.status_code === IN_FLIGHT ? ABANDONED_MS : TTL_MS);
     if (existing && live) {
       if (existing.request_hash !== hash) {
-        throw new AppError('idempotency_conflict', 'This Idempotency-Key was used with a different request');
+        throw new AppError(
+          'idempotency_conflict',
+          'This Idempotency-Key was used with a different request',
+        );
       }
       if (existing.status_code === IN_FLIGHT) {
-        throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed');
+        throw new AppError(
+          'idempotency_in_progress',
+          'A request with this Idempotency-Key is still being processed',
+        );
       }
       reply.header('Idempotent-Replayed', 'true');
       reply.code(existing.status_code).type('application/json; charset=utf-8');
       return reply.send(existing.response_body === '' ? undefined : existing.response_body);
     }
     if (existing) {
-      await db.deleteFrom('idempotency_keys').where('api_key_id', '=', apiKeyId).where('key', '=', key).execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('api_key_id', '=', apiKeyId)
+        .where('key', '=', key)
+        .execute();
     }
     try {
       await db
         .insertInto('idempotency_keys')
-        .values({ api_key_id: apiKeyId, org_id: orgId, key, request_hash: hash, status_code: IN_FLIGHT, response_body: '', created_at: now.toISOString() })
+        .values({
+          api_key_id: apiKeyId,
+          org_id: orgId,
+          key,
+          request_hash: hash,
+          status_code: IN_FLIGHT,
+          response_body: '',
+          created_at: now.toISOString(),
+        })
         .execute();
     } catch {
       // Another request claimed the key between our read and insert.
-      throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed');
+      throw new AppError(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still being processed',
+      );
     }
     request.idempotency = { apiKeyId, key };
   });
 
-  hookRoutes(app, 'onSend', applies, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const claim = request.idempotency;
-    if (!claim) return payload;
-    request.idempotency = null;
-    const where = db.deleteFrom('idempotency_keys').where('api_key_id', '=', claim.apiKeyId).where('key', '=', claim.key);
-    if (reply.statusCode >= 500 || (payload !== undefined && payload !== null && typeof payload !== 'string')) {
-      await where.execute();
+  hookRoutes(
+    app,
+    'onSend',
+    applies,
+    async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const claim = request.idempotency;
+      if (!claim) return payload;
+      request.idempotency = null;
+      const where = db
+        .deleteFrom('idempotency_keys')
+        .where('api_key_id', '=', claim.apiKeyId)
+        .where('key', '=', claim.key);
+      if (
+        reply.statusCode >= 500 ||
+        (payload !== undefined && payload !== null && typeof payload !== 'string')
+      ) {
+        await where.execute();
+        return payload;
+      }
+      await db
+        .updateTable('idempotency_keys')
+        .set({
+          status_code: reply.statusCode,
+          response_body: (payload as string | undefined) ?? '',
+        })
+        .where('api_key_id', '=', claim.apiKeyId)
+        .where('key', '=', claim.key)
+        .execute();
       return payload;
-    }
-    await db
-      .updateTable('idempotency_keys')
-      .set({ status_code: reply.statusCode, response_body: (payload as string | undefined) ?? '' })
-      .where('api_key_id', '=', claim.apiKeyId)
-      .where('key', '=', claim.key)
-      .execute();
-    return payload;
-  });
+    },
+  );
 }

@@ -13,7 +13,8 @@ const TOKEN_PATHS: readonly RegExp[] = [
   /^(\/c\/[^/?#]+\/)[^?#]+/,
 ];
 /** Query parameters that may carry a credential (presigned signatures, tokens, codes). */
-const SECRET_QUERY = /([?&](?:token|signature|x-amz-signature|x-amz-credential|x-amz-security-token|code|key|secret)=)[^&#]*/gi;
+const SECRET_QUERY =
+  /([?&](?:token|signature|x-amz-signature|x-amz-credential|x-amz-security-token|code|key|secret)=)[^&#]*/gi;
 
 export const REDACTED = '[redacted]';
 

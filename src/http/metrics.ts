@@ -48,8 +48,16 @@ export class Metrics {
       });
     if (createBatches) {
       // PostgreSQL: creates per statement, likewise (db/pg-insert-batch.ts).
-      total('signet_pg_create_statements_total', 'Statements that inserted batched creates (PostgreSQL only)', () => createBatches().statements);
-      total('signet_pg_creates_total', 'Creates inserted by those statements (PostgreSQL only)', () => createBatches().creates);
+      total(
+        'signet_pg_create_statements_total',
+        'Statements that inserted batched creates (PostgreSQL only)',
+        () => createBatches().statements,
+      );
+      total(
+        'signet_pg_creates_total',
+        'Creates inserted by those statements (PostgreSQL only)',
+        () => createBatches().creates,
+      );
     }
     const now = () => new Date().toISOString();
     // Queue gauges are read from the database at scrape time: every instance reports the shared queue.
@@ -60,7 +68,12 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         const at = now();
-        const jobs = await db.selectFrom('jobs').select(sql<number>`count(*)`.as('n')).where('status', '=', 'pending').where('run_at', '<=', at).executeTakeFirst();
+        const jobs = await db
+          .selectFrom('jobs')
+          .select(sql<number>`count(*)`.as('n'))
+          .where('status', '=', 'pending')
+          .where('run_at', '<=', at)
+          .executeTakeFirst();
         const deliveries = await db
           .selectFrom('webhook_deliveries')
           .select(sql<number>`count(*)`.as('n'))
@@ -78,14 +91,20 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         const at = now();
-        const jobs = await db.selectFrom('jobs').select(sql<string | null>`min(run_at)`.as('t')).where('status', '=', 'pending').where('run_at', '<=', at).executeTakeFirst();
+        const jobs = await db
+          .selectFrom('jobs')
+          .select(sql<string | null>`min(run_at)`.as('t'))
+          .where('status', '=', 'pending')
+          .where('run_at', '<=', at)
+          .executeTakeFirst();
         const deliveries = await db
           .selectFrom('webhook_deliveries')
           .select(sql<string | null>`min(next_attempt_at)`.as('t'))
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', at)
           .executeTakeFirst();
-        const age = (t: string | null | undefined) => (t ? Math.max(0, (Date.parse(at) - Date.parse(t)) / 1000) : 0);
+        const age = (t: string | null | undefined) =>
+          t ? Math.max(0, (Date.parse(at) - Date.parse(t)) / 1000) : 0;
         this.set({ queue: 'jobs' }, age(jobs?.t));
         this.set({ queue: 'webhook_deliveries' }, age(deliveries?.t));
       },

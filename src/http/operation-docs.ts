@@ -61,20 +61,31 @@ export function commonErrorCodes(route: RouteShape): ErrorCode[] {
   const codes: ErrorCode[] = [];
   const takesBody = methods.some((m) => BODY_METHODS.includes(m));
   const scoped = route.config?.scope !== undefined;
-  if (schema.params || schema.querystring || schema.body || takesBody || (scoped && methods.includes('POST'))) codes.push('validation_error');
+  if (
+    schema.params ||
+    schema.querystring ||
+    schema.body ||
+    takesBody ||
+    (scoped && methods.includes('POST'))
+  )
+    codes.push('validation_error');
   const query = schema.querystring as { properties?: Record<string, unknown> } | undefined;
   if (query?.properties?.cursor) codes.push('invalid_cursor');
   if (scoped) codes.push('unauthorized', 'insufficient_scope');
-  if (scoped && methods.includes('POST')) codes.push('idempotency_conflict', 'idempotency_in_progress');
+  if (scoped && methods.includes('POST'))
+    codes.push('idempotency_conflict', 'idempotency_in_progress');
   if (takesBody) codes.push('payload_too_large');
-  if (methods.some((m) => m === 'POST' || m === 'PATCH' || m === 'DELETE')) codes.push('unsupported_media_type');
+  if (methods.some((m) => m === 'POST' || m === 'PATCH' || m === 'DELETE'))
+    codes.push('unsupported_media_type');
   if (!UNLIMITED.test(route.url)) codes.push('rate_limited');
   codes.push('internal_error', 'database_unavailable');
   return codes;
 }
 
 /** Every code an operation can answer: its own and the common ones, in the order of ERROR_STATUS. */
-export function operationErrorCodes(route: RouteShape & { schema?: { errorCodes?: readonly ErrorCode[] } }): ErrorCode[] {
+export function operationErrorCodes(
+  route: RouteShape & { schema?: { errorCodes?: readonly ErrorCode[] } },
+): ErrorCode[] {
   const all = new Set<ErrorCode>([...commonErrorCodes(route), ...(route.schema?.errorCodes ?? [])]);
   return (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => all.has(c));
 }
@@ -82,7 +93,8 @@ export function operationErrorCodes(route: RouteShape & { schema?: { errorCodes?
 /** The error responses of an operation, one per status, naming each code it can carry, with an example body. */
 export function errorResponses(codes: readonly ErrorCode[]): Record<number, object> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of codes)
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const responses: Record<number, object> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const text = list.map((c) => `\`${c}\`: ${ERROR_DOCS[c][0]}`).join('; ');
@@ -99,12 +111,16 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, obje
 type Schemaish = Record<string, unknown> & { properties?: Record<string, object> };
 
 /** A copy of an object schema whose properties carry their example value. */
-function withPropertyExamples(schema: unknown, values: Record<string, unknown> | undefined): unknown {
+function withPropertyExamples(
+  schema: unknown,
+  values: Record<string, unknown> | undefined,
+): unknown {
   if (!values) return schema;
   const s = schema as Schemaish;
   const properties = { ...s.properties };
   for (const [name, value] of Object.entries(values)) {
-    if (!properties[name]) throw new Error(`Example names "${name}", which the schema does not have`);
+    if (!properties[name])
+      throw new Error(`Example names "${name}", which the schema does not have`);
     properties[name] = { ...properties[name], examples: [value] };
   }
   return { ...s, properties };
@@ -134,7 +150,8 @@ function pathExamples(url: string): Record<string, string> {
     const name = part.slice(1);
     const before = parts[i - 1];
     if (name === 'slug') values.slug = EX.slug;
-    else if (before === 'fields') values[name] = parts[3] === 'templates' || parts[3] === 'public' ? EX.tfld : EX.fld;
+    else if (before === 'fields')
+      values[name] = parts[3] === 'templates' || parts[3] === 'public' ? EX.tfld : EX.fld;
     else if (PARAM_EXAMPLES[before]) values[name] = PARAM_EXAMPLES[before];
   });
   return values;
@@ -143,10 +160,14 @@ function pathExamples(url: string): Record<string, string> {
 /** Who may call an operation, said in its description: the scope its key needs, or how it is authenticated instead. */
 function whoMayCall(route: RouteOptions): string {
   const scope = route.config?.scope;
-  if (scope) return `**Scope:** \`${scope}\` (an API key carrying it, as \`Authorization: Bearer sk_…\`).`;
-  if (route.url.startsWith('/api/v1/signing/')) return '**No API key:** the signing link\'s token in the path authenticates the signer.';
-  if (route.url.startsWith('/uploads/')) return '**No API key:** the signed token in the upload URL authenticates the upload.';
-  if (route.url.startsWith('/api/v1/public/')) return '**No API key:** public, for anyone holding the campaign link; rate limited per IP address.';
+  if (scope)
+    return `**Scope:** \`${scope}\` (an API key carrying it, as \`Authorization: Bearer sk_…\`).`;
+  if (route.url.startsWith('/api/v1/signing/'))
+    return "**No API key:** the signing link's token in the path authenticates the signer.";
+  if (route.url.startsWith('/uploads/'))
+    return '**No API key:** the signed token in the upload URL authenticates the upload.';
+  if (route.url.startsWith('/api/v1/public/'))
+    return '**No API key:** public, for anyone holding the campaign link; rate limited per IP address.';
   return '**No API key:** for load balancers and monitoring; never rate limited.';
 }
 
@@ -155,12 +176,20 @@ function withExample(body: unknown, value: unknown): unknown {
   const b = body as { content?: Record<string, { schema: object }> };
   const json = b.content?.['application/json'];
   if (!json) return { ...(body as object), examples: [value] };
-  return { ...b, content: { ...b.content, 'application/json': { ...json, schema: { ...json.schema, examples: [value] } } } };
+  return {
+    ...b,
+    content: {
+      ...b.content,
+      'application/json': { ...json, schema: { ...json.schema, examples: [value] } },
+    },
+  };
 }
 
 /** The success status of a route: its lowest 2xx response. */
 export const successStatus = (response: Record<string, unknown>) =>
-  Object.keys(response).filter((s) => /^2\d\d$/.test(s)).sort()[0];
+  Object.keys(response)
+    .filter((s) => /^2\d\d$/.test(s))
+    .sort()[0];
 
 /**
  * Completes every API route's documentation as it is declared: the error responses from
@@ -172,14 +201,22 @@ export function registerOperationDocs(app: FastifyInstance): void {
     const schema = route.schema;
     if (!schema || schema.hide) return;
     const response = { ...(schema.response as Record<string, unknown> | undefined) };
-    Object.assign(response, errorResponses(operationErrorCodes({ method: route.method, url: route.url, schema, config: route.config })));
+    Object.assign(
+      response,
+      errorResponses(
+        operationErrorCodes({ method: route.method, url: route.url, schema, config: route.config }),
+      ),
+    );
     const example = schema.example;
     const params = { ...pathExamples(route.url), ...example?.params };
-    if (schema.params && Object.keys(params).length > 0) schema.params = withPropertyExamples(schema.params, params);
-    if (example?.querystring) schema.querystring = withPropertyExamples(schema.querystring, example.querystring);
+    if (schema.params && Object.keys(params).length > 0)
+      schema.params = withPropertyExamples(schema.params, params);
+    if (example?.querystring)
+      schema.querystring = withPropertyExamples(schema.querystring, example.querystring);
     if (example?.body !== undefined) schema.body = withExample(schema.body, example.body);
     const ok = successStatus(response);
-    if (example?.response !== undefined && ok) response[ok] = { ...(response[ok] as object), examples: [example.response] };
+    if (example?.response !== undefined && ok)
+      response[ok] = { ...(response[ok] as object), examples: [example.response] };
     schema.response = response;
     schema.description = [schema.description, whoMayCall(route)].filter(Boolean).join('\n\n');
   });

@@ -32,7 +32,9 @@ interface CursorBody {
 }
 
 export function encodeCursor(list: string, key: string, id: string): string {
-  return Buffer.from(JSON.stringify({ l: list, k: key, i: id } satisfies CursorBody)).toString('base64url');
+  return Buffer.from(JSON.stringify({ l: list, k: key, i: id } satisfies CursorBody)).toString(
+    'base64url',
+  );
 }
 
 function decodeCursor(list: string, cursor: string): CursorBody {
@@ -45,9 +47,13 @@ function decodeCursor(list: string, cursor: string): CursorBody {
   const c = body as Partial<CursorBody> | undefined;
   // Issued cursors hold a sort key and an id: short, printable text. Anything else is forged, and
   // a U+0000 would make PostgreSQL fail the query rather than match nothing.
-  const printable = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && !/[\u0000-\u001f]/.test(v);
+  const printable = (v: unknown): v is string =>
+    typeof v === 'string' && v.length <= 200 && !/[\u0000-\u001f]/.test(v);
   if (!c || typeof c !== 'object' || c.l !== list || !printable(c.k) || !printable(c.i)) {
-    throw new AppError('invalid_cursor', 'The cursor was not issued by this list; pass `nextCursor` from an earlier page');
+    throw new AppError(
+      'invalid_cursor',
+      'The cursor was not issued by this list; pass `nextCursor` from an earlier page',
+    );
   }
   return c as CursorBody;
 }
@@ -65,7 +71,10 @@ export async function paginate<DB, TB extends keyof DB, R extends { id: string }
  * `paginate` in two steps, for a caller that runs the query itself: the query with the cursor,
  * order and limit applied, and what turns its rows into the page.
  */
-export function pageQuery<DB, TB extends keyof DB, R extends { id: string }>(query: SelectQueryBuilder<DB, TB, R>, page: PageRequest) {
+export function pageQuery<DB, TB extends keyof DB, R extends { id: string }>(
+  query: SelectQueryBuilder<DB, TB, R>,
+  page: PageRequest,
+) {
   const limit = page.limit ?? 25;
   const direction = page.direction ?? 'desc';
   const prefix = page.table ? `${page.table}.` : '';
@@ -79,9 +88,14 @@ export function pageQuery<DB, TB extends keyof DB, R extends { id: string }>(que
     // range on the (…, sort column, id) index and start reading at the cursor, so the last page of
     // a million documents costs what the first does; the `or` form made SQLite walk the index from
     // its start (last page 45× the first, measured with `npm run bench -- deep-pagination`).
-    q = q.where(sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(op)} (${c.k}, ${c.i})`);
+    q = q.where(
+      sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(op)} (${c.k}, ${c.i})`,
+    );
   }
-  q = q.orderBy(sql.ref(sortColumn), direction).orderBy(sql.ref(idColumn), direction).limit(limit + 1);
+  q = q
+    .orderBy(sql.ref(sortColumn), direction)
+    .orderBy(sql.ref(idColumn), direction)
+    .limit(limit + 1);
   const sortKey = page.sortColumn ?? 'created_at';
   return {
     query: q,
@@ -95,7 +109,8 @@ export function pageQuery<DB, TB extends keyof DB, R extends { id: string }>(que
         meta: {
           count: rows.length,
           hasMore,
-          nextCursor: hasMore && last ? encodeCursor(page.list, String(last[sortKey]), last.id) : null,
+          nextCursor:
+            hasMore && last ? encodeCursor(page.list, String(last[sortKey]), last.id) : null,
         },
       };
     },

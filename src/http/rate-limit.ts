@@ -12,7 +12,10 @@ export const UNLIMITED = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
 const WINDOW_MS = 60_000;
 
 /** Connects to `REDIS_URL` for shared counters, or returns undefined (in-process counters). */
-export async function connectRedis(app: FastifyInstance, config: Config): Promise<Redis | undefined> {
+export async function connectRedis(
+  app: FastifyInstance,
+  config: Config,
+): Promise<Redis | undefined> {
   if (!config.redisUrl) return undefined;
   const redis = new Redis(config.redisUrl, {
     // Fail fast instead of queueing while Redis is away; skipOnError then lets the request through.
@@ -33,7 +36,10 @@ export async function connectRedis(app: FastifyInstance, config: Config): Promis
     if (warned) return;
     warned = true;
     up = false;
-    app.log.warn({ err: err.message }, 'rate limit: Redis unreachable; requests pass unlimited until it is back');
+    app.log.warn(
+      { err: err.message },
+      'rate limit: Redis unreachable; requests pass unlimited until it is back',
+    );
   });
   // Start counting from the first request when Redis is there; do not hold startup hostage when it is not.
   await new Promise<void>((resolve) => {
@@ -73,21 +79,36 @@ const clientIp = (request: FastifyRequest) => request.ip ?? request.socket?.remo
  *
  * With `REDIS_URL` every instance draws on one budget.
  */
-export async function registerRateLimit(app: FastifyInstance, config: Config, redis: Redis | undefined, counters: Counters): Promise<void> {
+export async function registerRateLimit(
+  app: FastifyInstance,
+  config: Config,
+  redis: Redis | undefined,
+  counters: Counters,
+): Promise<void> {
   const { perTokenPerMinute, authFailuresPerMinute } = config.limits;
   // Before the route's own hooks (authentication included): an IP over its failures is not looked up.
   app.addHook('onRequest', async (request) => {
     if (UNLIMITED.test(request.routeOptions.url ?? '')) return;
     if (authFailuresPerMinute > 0) {
-      const failures = await counters.hit(`authfail:${clientIp(request)}`, WINDOW_MS, { peek: true });
+      const failures = await counters.hit(`authfail:${clientIp(request)}`, WINDOW_MS, {
+        peek: true,
+      });
       if (failures.count >= authFailuresPerMinute) {
-        throw limited(`Too many failed authentications from your address (at most ${authFailuresPerMinute} a minute)`, failures.resetMs);
+        throw limited(
+          `Too many failed authentications from your address (at most ${authFailuresPerMinute} a minute)`,
+          failures.resetMs,
+        );
       }
     }
     const token = tokenOf(request);
     if (token !== undefined && perTokenPerMinute > 0) {
       // Hashed: the key names no secret, in memory or in Redis.
-      await counters.take(`token:${hash('sha256', token, 'hex')}`, perTokenPerMinute, WINDOW_MS, 'requests per minute with one link');
+      await counters.take(
+        `token:${hash('sha256', token, 'hex')}`,
+        perTokenPerMinute,
+        WINDOW_MS,
+        'requests per minute with one link',
+      );
     }
   });
   if (authFailuresPerMinute > 0) {
@@ -107,7 +128,8 @@ export async function registerRateLimit(app: FastifyInstance, config: Config, re
     skipOnError: true,
     redis,
     nameSpace: 'signet:ratelimit:',
-    keyGenerator: (request: FastifyRequest) => (request.auth ? `key:${request.auth.keyId}` : `ip:${request.ip}`),
+    keyGenerator: (request: FastifyRequest) =>
+      request.auth ? `key:${request.auth.keyId}` : `ip:${request.ip}`,
     allowList: (request: FastifyRequest) => UNLIMITED.test(request.routeOptions.url ?? ''),
     errorResponseBuilder: (_request, context) =>
       new AppError(

@@ -32,7 +32,12 @@ const addHook: { [K in HookName]: (route: RouteOptions, hook: RouteHook<K>) => v
  * a global hook that returns at once for most routes still costs each request a turn through
  * Fastify's hook runner (and an async one a promise). Register before the routes.
  */
-export function hookRoutes<K extends HookName>(app: FastifyInstance, name: K, applies: (route: RouteOptions) => boolean, hook: RouteHook<K>): void {
+export function hookRoutes<K extends HookName>(
+  app: FastifyInstance,
+  name: K,
+  applies: (route: RouteOptions) => boolean,
+  hook: RouteHook<K>,
+): void {
   const add = addHook[name];
   app.addHook('onRoute', (route) => {
     if (applies(route)) add(route, hook);

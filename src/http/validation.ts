@@ -9,13 +9,26 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
  */
 export function registerValidation(app: FastifyInstance): void {
   const make = (coerceTypes: boolean | 'array') => {
-    const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false });
+    const ajv = new Ajv({
+      allErrors: true,
+      removeAdditional: false,
+      useDefaults: true,
+      coerceTypes,
+      strict: false,
+    });
     // A CommonJS module: under NodeNext its default import is module.exports, whose .default is the plugin.
     ajvFormats.default(ajv);
     // RFC 3339 allows a leap second (23:59:60), which a JavaScript Date cannot hold; a date-time
     // is accepted only when the services can turn it into a Date.
-    const dateTime = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number };
-    ajv.addFormat('date-time', { type: 'string', compare: dateTime.compare, validate: (s: string) => dateTime.validate(s) && Number.isFinite(Date.parse(s)) });
+    const dateTime = ajv.formats['date-time'] as {
+      validate: (s: string) => boolean;
+      compare: (a: string, b: string) => number;
+    };
+    ajv.addFormat('date-time', {
+      type: 'string',
+      compare: dateTime.compare,
+      validate: (s: string) => dateTime.validate(s) && Number.isFinite(Date.parse(s)),
+    });
     return ajv;
   };
   const bodyAjv = make(false);
@@ -31,7 +44,18 @@ export function registerValidation(app: FastifyInstance): void {
           return false;
         }
         const at = nulPath(data);
-        checked.errors = at === null ? null : [{ instancePath: at, schemaPath: '', keyword: 'nul', params: {}, message: 'must not contain the character U+0000' }];
+        checked.errors =
+          at === null
+            ? null
+            : [
+                {
+                  instancePath: at,
+                  schemaPath: '',
+                  keyword: 'nul',
+                  params: {},
+                  message: 'must not contain the character U+0000',
+                },
+              ];
         return at === null;
       },
       // Fastify passes the parent object to Ajv functions (so a root value can be coerced); keep that.

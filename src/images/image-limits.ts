@@ -30,7 +30,12 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Width and height from a PNG's IHDR chunk (bytes 16-23), without decoding; undefined when it is not one. */
 export function pngDimensions(bytes: Buffer): Dimensions | undefined {
-  if (bytes.length < 24 || !bytes.subarray(0, 8).equals(PNG_MAGIC) || bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  if (
+    bytes.length < 24 ||
+    !bytes.subarray(0, 8).equals(PNG_MAGIC) ||
+    bytes.toString('latin1', 12, 16) !== 'IHDR'
+  )
+    return undefined;
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 

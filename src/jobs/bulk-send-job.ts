@@ -3,6 +3,10 @@ import { cancelBulkDocuments, processBulkRows } from '../modules/bulk-sends/bulk
 
 /** Jobs `bulk_send` (a slice of rows, resumable) and `bulk_send_cancel`. */
 export function registerBulkSendJobs(deps: AppDeps): void {
-  deps.jobs.register('bulk_send', async ({ bulkSendId, from, to }) => processBulkRows(deps, bulkSendId, from, to));
-  deps.jobs.register('bulk_send_cancel', async ({ bulkSendId }) => cancelBulkDocuments(deps, bulkSendId));
+  deps.jobs.register('bulk_send', async ({ bulkSendId, from, to }) =>
+    processBulkRows(deps, bulkSendId, from, to),
+  );
+  deps.jobs.register('bulk_send_cancel', async ({ bulkSendId }) =>
+    cancelBulkDocuments(deps, bulkSendId),
+  );
 }

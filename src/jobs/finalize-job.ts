@@ -15,7 +15,8 @@ export function registerFinalizeJob(deps: AppDeps): void {
         const permanent = isPermanentSealingError(err);
         const final = permanent || job.attempts > sealingSchedule.length;
         deps.metrics.sealingFailures.inc({ outcome: final ? 'gave_up' : 'retrying' });
-        if (permanent) throw new PermanentJobError(err instanceof Error ? err.message : String(err));
+        if (permanent)
+          throw new PermanentJobError(err instanceof Error ? err.message : String(err));
         throw err;
       }
     },

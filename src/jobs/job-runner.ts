@@ -3,7 +3,16 @@ import type { Clock } from '../clock.ts';
 import type { Dialect } from '../db/create-db.ts';
 import type { Db, JobRow } from '../db/database.ts';
 import type { Pacer } from './pacer.ts';
-import { claimJobs, LEASE_MS, MAX_ATTEMPTS, PermanentJobError, type JobFailureHandler, type JobHandler, type JobKind, type JobPayloads } from './queue.ts';
+import {
+  claimJobs,
+  LEASE_MS,
+  MAX_ATTEMPTS,
+  PermanentJobError,
+  type JobFailureHandler,
+  type JobHandler,
+  type JobKind,
+  type JobPayloads,
+} from './queue.ts';
 
 /*
  * The job runner: claims due jobs (queue.ts) and runs each with its kind's handler, renewing its
@@ -124,7 +133,8 @@ export class JobRunner {
       }
       let wait = Math.max(1, pollAt - performance.now());
       // Mail is waiting: for the next token, or (no connection free) for one to finish, which wakes the loop.
-      if (pacedBacklog && this.paced && this.inFlight.paced.size < this.concurrency.paced) wait = Math.min(wait, Math.max(1, this.paced.pacer.waitMs()));
+      if (pacedBacklog && this.paced && this.inFlight.paced.size < this.concurrency.paced)
+        wait = Math.min(wait, Math.max(1, this.paced.pacer.waitMs()));
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         this.timer = setTimeout(resolve, wait);
@@ -154,7 +164,9 @@ export class JobRunner {
     const jobs = await claimJobs(this.db, this.dialect, this.clock, asked, this.leaseMs, kinds);
     for (const job of jobs) {
       const running: Promise<void> = this.run(job)
-        .catch((err) => this.log.error({ jobId: job.id, kind: job.kind, err }, 'job outcome not recorded'))
+        .catch((err) =>
+          this.log.error({ jobId: job.id, kind: job.kind, err }, 'job outcome not recorded'),
+        )
         .finally(() => {
           this.inFlight[slot].delete(running);
           if (slot === 'other') this.otherDue = true;
@@ -172,9 +184,19 @@ export class JobRunner {
     if (!this.paced) jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs);
     else {
       const { kind, pacer } = this.paced;
-      jobs = await claimJobs(this.db, this.dialect, this.clock, limit, this.leaseMs, this.otherKinds());
+      jobs = await claimJobs(
+        this.db,
+        this.dialect,
+        this.clock,
+        limit,
+        this.leaseMs,
+        this.otherKinds(),
+      );
       const allowed = pacer.take(limit);
-      const paced = allowed > 0 ? await claimJobs(this.db, this.dialect, this.clock, allowed, this.leaseMs, [kind]) : [];
+      const paced =
+        allowed > 0
+          ? await claimJobs(this.db, this.dialect, this.clock, allowed, this.leaseMs, [kind])
+          : [];
       pacer.giveBack(allowed - paced.length);
       jobs.push(...paced);
     }
@@ -200,7 +222,10 @@ export class JobRunner {
     const now = this.clock.now();
     return this.db
       .updateTable('jobs')
-      .set({ leased_until: new Date(now.getTime() + this.leaseMs).toISOString(), updated_at: now.toISOString() })
+      .set({
+        leased_until: new Date(now.getTime() + this.leaseMs).toISOString(),
+        updated_at: now.toISOString(),
+      })
       .where('id', '=', job.id)
       .where('status', '=', 'running')
       .where('attempts', '=', job.attempts)
@@ -210,7 +235,10 @@ export class JobRunner {
 
   private async run(job: JobRow): Promise<void> {
     const handler = this.handlers.get(job.kind);
-    const renewal = setInterval(() => void this.renewLease(job), Math.max(10, Math.floor(this.leaseMs / 3)));
+    const renewal = setInterval(
+      () => void this.renewLease(job),
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
     try {
       if (!handler) throw new Error(`No handler for job kind ${job.kind}`);
       await handler(JSON.parse(job.payload), job);
@@ -221,16 +249,26 @@ export class JobRunner {
       const message = err instanceof Error ? err.message : String(err);
       const now = this.clock.now();
       const schedule = this.schedules.get(job.kind);
-      const exhausted = (schedule ? job.attempts > schedule.length : job.attempts >= MAX_ATTEMPTS) || err instanceof PermanentJobError;
+      const exhausted =
+        (schedule ? job.attempts > schedule.length : job.attempts >= MAX_ATTEMPTS) ||
+        err instanceof PermanentJobError;
       // The kind's schedule, else exponential backoff: 2s, 4s, 8s … capped at one hour.
-      const delay = schedule ? (schedule[job.attempts - 1] ?? 0) : Math.min(3_600_000, 1000 * 2 ** job.attempts);
-      this.log.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job failed');
+      const delay = schedule
+        ? (schedule[job.attempts - 1] ?? 0)
+        : Math.min(3_600_000, 1000 * 2 ** job.attempts);
+      this.log.warn(
+        { jobId: job.id, kind: job.kind, attempts: job.attempts, err: message },
+        'job failed',
+      );
       const onFinalFailure = exhausted ? this.failureHandlers.get(job.kind) : undefined;
       // Before the job is marked failed: after a crash in between, the job is claimed again and the
       // (idempotent) failure handler runs again, rather than never.
       if (onFinalFailure) {
         await onFinalFailure(JSON.parse(job.payload), message).catch((hookErr) =>
-          this.log.error({ jobId: job.id, kind: job.kind, err: hookErr }, 'job failure handler failed'),
+          this.log.error(
+            { jobId: job.id, kind: job.kind, err: hookErr },
+            'job failure handler failed',
+          ),
         );
       }
       const keep = exhausted ? this.keepOnFailure.get(job.kind) : undefined;

@@ -31,7 +31,10 @@ export type JobKind = keyof JobPayloads;
 
 export type JobHandler<K extends JobKind> = (payload: JobPayloads[K], job: JobRow) => Promise<void>;
 /** Called once when a job of the kind fails for good (attempts exhausted or a PermanentJobError). */
-export type JobFailureHandler<K extends JobKind> = (payload: JobPayloads[K], error: string) => Promise<void>;
+export type JobFailureHandler<K extends JobKind> = (
+  payload: JobPayloads[K],
+  error: string,
+) => Promise<void>;
 
 /** Thrown by a handler when retrying cannot help (e.g. the mail server rejected the address). */
 export class PermanentJobError extends Error {}
@@ -53,7 +56,13 @@ export async function enqueueJob<K extends JobKind>(
 }
 
 /** Adds a job per payload, in that order, inside the caller's transaction (one insert). */
-export async function enqueueJobs<K extends JobKind>(trx: Executor, clock: Clock, kind: K, payloads: JobPayloads[K][], runAt?: Date): Promise<void> {
+export async function enqueueJobs<K extends JobKind>(
+  trx: Executor,
+  clock: Clock,
+  kind: K,
+  payloads: JobPayloads[K][],
+  runAt?: Date,
+): Promise<void> {
   if (payloads.length === 0) return;
   const now = clock.now().toISOString();
   const at = (runAt ?? clock.now()).toISOString();
@@ -85,7 +94,13 @@ export async function enqueueJobs<K extends JobKind>(trx: Executor, clock: Clock
 export async function claimRows<T>(
   db: Db,
   dialect: Dialect,
-  spec: { table: 'jobs' | 'webhook_deliveries' | 'webhooks'; set: RawBuilder<unknown>; due: RawBuilder<unknown>; orderBy: string; limit: number },
+  spec: {
+    table: 'jobs' | 'webhook_deliveries' | 'webhooks';
+    set: RawBuilder<unknown>;
+    due: RawBuilder<unknown>;
+    orderBy: string;
+    limit: number;
+  },
 ): Promise<T[]> {
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<T>`
@@ -129,7 +144,16 @@ export async function claimJobs(
       limit: n,
     });
   // Expired leases first (index jobs_due: the few running jobs), then due jobs (jobs_kind_due).
-  const expired = await claim(sql`status = 'running' and leased_until < ${nowIso}${ofKinds}`, limit);
+  const expired = await claim(
+    sql`status = 'running' and leased_until < ${nowIso}${ofKinds}`,
+    limit,
+  );
   if (expired.length >= limit) return expired;
-  return [...expired, ...(await claim(sql`status = 'pending' and run_at <= ${nowIso}${ofKinds}`, limit - expired.length))];
+  return [
+    ...expired,
+    ...(await claim(
+      sql`status = 'pending' and run_at <= ${nowIso}${ofKinds}`,
+      limit - expired.length,
+    )),
+  ];
 }

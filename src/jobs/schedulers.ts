@@ -16,7 +16,9 @@ import { sendReminders } from '../modules/signing/reminders.ts';
 export const SCHEDULER_INTERVAL_MS = 60_000;
 
 /** One pass of every scheduler (the loop below, tests, the CLI). */
-export async function runSchedulers(deps: AppDeps): Promise<{ expired: number; reminded: number; campaignsClosed: number; eventsPurged: number }> {
+export async function runSchedulers(
+  deps: AppDeps,
+): Promise<{ expired: number; reminded: number; campaignsClosed: number; eventsPurged: number }> {
   const expired = await expireDocuments(deps);
   const reminded = await sendReminders(deps);
   const campaignsClosed = await closeExpiredCampaigns(deps);
@@ -31,7 +33,11 @@ export const PURGE_INTERVAL_MS = 3_600_000;
  * Runs the schedulers every minute, and the retention purges every hour, until the returned stop
  * function is called (it waits for a pass in progress).
  */
-export function startSchedulers(deps: AppDeps, log: FastifyBaseLogger, intervalMs = SCHEDULER_INTERVAL_MS): () => Promise<void> {
+export function startSchedulers(
+  deps: AppDeps,
+  log: FastifyBaseLogger,
+  intervalMs = SCHEDULER_INTERVAL_MS,
+): () => Promise<void> {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
@@ -39,14 +45,17 @@ export function startSchedulers(deps: AppDeps, log: FastifyBaseLogger, intervalM
   const tick = () => {
     running = runSchedulers(deps)
       .then(async (result) => {
-        if (result.expired || result.reminded || result.campaignsClosed || result.eventsPurged) log.info(result, 'schedulers ran');
+        if (result.expired || result.reminded || result.campaignsClosed || result.eventsPurged)
+          log.info(result, 'schedulers ran');
         if (Date.now() - lastPurge < PURGE_INTERVAL_MS) return;
         lastPurge = Date.now();
         const purged = await purgeExpired(deps);
         if (Object.values(purged).some((n) => n > 0)) log.info(purged, 'retention purge ran');
         const renewal = await renewArchiveTimestamps(deps);
-        if (renewal.renewed > 0) log.info({ renewed: renewal.renewed }, 'archive timestamps renewed');
-        for (const f of renewal.failed) log.warn(f, 'archive timestamp renewal failed; tried again in an hour');
+        if (renewal.renewed > 0)
+          log.info({ renewed: renewal.renewed }, 'archive timestamps renewed');
+        for (const f of renewal.failed)
+          log.warn(f, 'archive timestamp renewal failed; tried again in an hour');
       })
       .catch((err) => log.error({ err }, 'scheduler pass failed'))
       .finally(() => {

@@ -59,7 +59,11 @@ export class DeliveryWorker {
     private readonly deps: DeliveryWorkerDeps,
     private readonly options: { pollMs?: number; concurrency?: number } = {},
   ) {
-    this.sender = new WebhookSender(addressPolicy(deps.config), deps.config.webhookTimeoutMs, this.concurrency);
+    this.sender = new WebhookSender(
+      addressPolicy(deps.config),
+      deps.config.webhookTimeoutMs,
+      this.concurrency,
+    );
     this.outcomes = new OutcomeRecorder(deps);
     this.leaseMs = deps.config.webhookTimeoutMs + LEASE_MARGIN_MS;
   }
@@ -140,13 +144,30 @@ export class DeliveryWorker {
   private async dispatch(limit: number): Promise<number> {
     const { db, dialect, clock } = this.deps;
     const probes = await repo.claimProbes(db, dialect, clock.now(), this.leaseMs, limit);
-    const due = limit > probes.length ? await repo.claimDueDeliveries(db, dialect, clock.now(), this.leaseMs, limit - probes.length) : [];
+    const due =
+      limit > probes.length
+        ? await repo.claimDueDeliveries(
+            db,
+            dialect,
+            clock.now(),
+            this.leaseMs,
+            limit - probes.length,
+          )
+        : [];
     const claims = [...probes, ...due];
     if (claims.length === 0) return 0;
-    const targets = await repo.findTargets(db, claims.map((c) => c.id));
+    const targets = await repo.findTargets(
+      db,
+      claims.map((c) => c.id),
+    );
     for (const claim of claims) {
       const task: Promise<void> = this.attempt(claim, targets.get(claim.id))
-        .catch((err) => this.deps.log.error({ err, deliveryId: claim.id }, 'webhook delivery: attempt could not be recorded; it is retried when its lease expires'))
+        .catch((err) =>
+          this.deps.log.error(
+            { err, deliveryId: claim.id },
+            'webhook delivery: attempt could not be recorded; it is retried when its lease expires',
+          ),
+        )
         .finally(() => {
           this.inFlight.delete(task);
           // Refill in batches, not one claim per finished attempt: fewer statements under load.
@@ -157,24 +178,46 @@ export class DeliveryWorker {
     return claims.length;
   }
 
-  private async attempt(claim: DeliveryRow, target: repo.DeliveryTarget | undefined): Promise<void> {
+  private async attempt(
+    claim: DeliveryRow,
+    target: repo.DeliveryTarget | undefined,
+  ): Promise<void> {
     const { db, clock } = this.deps;
     if (!target?.url || !target.secret) {
       // Deleted after the delivery was queued: no attempt.
-      await repo.settleDelivery(db, claim, { status: 'cancelled', next_attempt_at: null, updated_at: clock.now().toISOString() });
+      await repo.settleDelivery(db, claim, {
+        status: 'cancelled',
+        next_attempt_at: null,
+        updated_at: clock.now().toISOString(),
+      });
       return;
     }
     if (target.webhook_status !== 'active') {
       // Deactivated after the claim: held for its reactivation, this claim not counted as an attempt.
-      await repo.settleDelivery(db, claim, { attempt_count: claim.attempt_count - 1, updated_at: clock.now().toISOString() });
+      await repo.settleDelivery(db, claim, {
+        attempt_count: claim.attempt_count - 1,
+        updated_at: clock.now().toISOString(),
+      });
       return;
     }
     if (target.event_data === null || target.event_created_at === null) {
-      await repo.settleDelivery(db, claim, { status: 'failed', next_attempt_at: null, updated_at: clock.now().toISOString() });
-      this.deps.log.error({ deliveryId: claim.id, eventId: claim.event_id }, 'webhook delivery: event row missing');
+      await repo.settleDelivery(db, claim, {
+        status: 'failed',
+        next_attempt_at: null,
+        updated_at: clock.now().toISOString(),
+      });
+      this.deps.log.error(
+        { deliveryId: claim.id, eventId: claim.event_id },
+        'webhook delivery: event row missing',
+      );
       return;
     }
-    const body = envelopeBody({ id: claim.id, eventType: claim.event_type, eventCreatedAt: target.event_created_at, eventData: target.event_data });
+    const body = envelopeBody({
+      id: claim.id,
+      eventType: claim.event_type,
+      eventCreatedAt: target.event_created_at,
+      eventData: target.event_data,
+    });
     const startedAt = clock.now();
     const headers = deliveryHeaders({
       secret: openText(this.deps.webhookKey, target.secret),
@@ -187,10 +230,21 @@ export class DeliveryWorker {
     await this.record(claim, target.url, startedAt, result);
   }
 
-  private async record(claim: DeliveryRow, url: string, startedAt: Date, result: AttemptResult): Promise<void> {
+  private async record(
+    claim: DeliveryRow,
+    url: string,
+    startedAt: Date,
+    result: AttemptResult,
+  ): Promise<void> {
     await this.outcomes.record({ claim, url, startedAt, result });
     this.deps.metrics?.webhookAttempts.inc({ outcome: outcomeLabel(result) });
-    const fields = { deliveryId: claim.id, webhookId: claim.webhook_id, attempt: claim.attempt_count, statusCode: result.statusCode, durationMs: result.durationMs };
+    const fields = {
+      deliveryId: claim.id,
+      webhookId: claim.webhook_id,
+      attempt: claim.attempt_count,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+    };
     if (result.ok) this.deps.log.debug(fields, 'webhook attempt succeeded');
     else this.deps.log.info({ ...fields, error: result.error }, 'webhook attempt failed');
   }

@@ -21,7 +21,10 @@ const MARKER = /SIGNETMAILSLOT(\d+)X/g;
  * Content with a marker in place of every value, and the values as they must appear in the HTML
  * (escaped as layout.ts escapes them in that place).
  */
-function templateOf(subject: string, content: MailContent): { shape: MailContent; subject: string; values: string[]; key: string } {
+function templateOf(
+  subject: string,
+  content: MailContent,
+): { shape: MailContent; subject: string; values: string[]; key: string } {
   const values: string[] = [];
   // MJML leaves out some parts when they are empty (the preview, the title's label): an empty
   // value stays empty in the layout, and which values are empty is part of the shape.
@@ -40,7 +43,10 @@ function templateOf(subject: string, content: MailContent): { shape: MailContent
     code: content.code ? slot(content.code) : undefined,
     // The URL goes in attributes (escapeHtml) and in text (html); the two differ only for a line
     // break, and a URL with one is rendered in full (renderMailHtmlCached).
-    button: content.button && { label: slot(content.button.label), url: slot(content.button.url, escapeHtml(content.button.url)) },
+    button: content.button && {
+      label: slot(content.button.label),
+      url: slot(content.button.url, escapeHtml(content.button.url)),
+    },
     after: content.after?.map((p) => slot(p)),
   };
   const subjectMarker = slot(subject);
@@ -78,7 +84,11 @@ function fitsLayout(subject: string, content: MailContent): boolean {
 }
 
 /** renderMailHtml's result, from the layout rendered once for this look and shape of content. */
-export async function renderMailHtmlCached(subject: string, content: MailContent, brand: MailBrand): Promise<string> {
+export async function renderMailHtmlCached(
+  subject: string,
+  content: MailContent,
+  brand: MailBrand,
+): Promise<string> {
   if (!fitsLayout(subject, content)) return renderMailHtml(subject, content, brand);
   const { shape, subject: subjectMarker, values, key: shapeKey } = templateOf(subject, content);
   const key = JSON.stringify([brand.name, brand.brandColor, brand.logoUrl, shapeKey]);
@@ -87,7 +97,10 @@ export async function renderMailHtmlCached(subject: string, content: MailContent
     const rendered = await renderMailHtml(subjectMarker, shape, brand);
     // Every marker must have come through whole, in text or attribute alike.
     const seen = new Set([...rendered.matchAll(MARKER)].map((m) => Number(m[1])));
-    layout = seen.size === values.length && [...seen].every((i) => i < values.length) ? { html: rendered } : { uncacheable: true };
+    layout =
+      seen.size === values.length && [...seen].every((i) => i < values.length)
+        ? { html: rendered }
+        : { uncacheable: true };
     if (layouts.size >= MAX_LAYOUTS) layouts.delete(layouts.keys().next().value!);
     layouts.set(key, layout);
   }

@@ -31,13 +31,19 @@ export interface MailBrand {
 /** Signet's own accent colour, for organizations without one. */
 export const DEFAULT_MAIL_COLOR = '#4338CA';
 
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (s: string) =>
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 /** Text in the HTML part: escaped, line breaks kept. */
 export const html = (s: string) => escapeHtml(s).replace(/\n/g, '<br />');
 
 /** Colour of text on the button: white on dark colours, near-black on light ones (WCAG relative luminance). */
 function textOn(hex: string): string {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  const [r, g, b] = [1, 3, 5]
+    .map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b! > 0.45 ? '#111827' : '#FFFFFF';
 }
 
@@ -54,7 +60,12 @@ function mjml(subject: string, content: MailContent, brand: MailBrand): string {
       ? `<mj-text><div style="border-left:3px solid ${color};background:#F9FAFB;padding:10px 14px;border-radius:0 6px 6px 0">` +
         `<div style="font-size:13px;color:#6B7280;margin-bottom:4px">${html(content.quote.label)}</div>${html(content.quote.text)}</div></mj-text>`
       : '',
-    content.code ? text(content.code, ' align="center" font-size="34px" font-weight="700" letter-spacing="8px" padding="16px 0"') : '',
+    content.code
+      ? text(
+          content.code,
+          ' align="center" font-size="34px" font-weight="700" letter-spacing="8px" padding="16px 0"',
+        )
+      : '',
     content.button
       ? `<mj-button href="${escapeHtml(content.button.url)}" background-color="${color}" color="${textOn(color)}" font-size="16px" font-weight="600" border-radius="6px" inner-padding="14px 32px" padding="20px 0 8px" align="left">${html(content.button.label)}</mj-button>` +
         `<mj-text font-size="13px" color="#6B7280">If the button does not work, open this link:<br /><a href="${escapeHtml(content.button.url)}" style="color:${color};word-break:break-all">${html(content.button.url)}</a></mj-text>`
@@ -85,10 +96,17 @@ ${body}
 }
 
 /** Renders the HTML part. MJML is loaded on first use: the server and CLI start without it. */
-export async function renderMailHtml(subject: string, content: MailContent, brand: MailBrand): Promise<string> {
+export async function renderMailHtml(
+  subject: string,
+  content: MailContent,
+  brand: MailBrand,
+): Promise<string> {
   const { default: mjml2html } = await import('mjml');
-  const { html: out, errors } = await mjml2html(mjml(subject, content, brand), { validationLevel: 'strict' });
-  if (errors.length > 0) throw new Error(`mail layout: ${errors.map((e) => e.formattedMessage).join('; ')}`);
+  const { html: out, errors } = await mjml2html(mjml(subject, content, brand), {
+    validationLevel: 'strict',
+  });
+  if (errors.length > 0)
+    throw new Error(`mail layout: ${errors.map((e) => e.formattedMessage).join('; ')}`);
   return out;
 }
 
@@ -98,7 +116,11 @@ export async function renderMailHtml(subject: string, content: MailContent, bran
  * starts its jobs; the CLI and tests never pay it.
  */
 export async function warmMailLayout(): Promise<void> {
-  await renderMailHtml('Signet', { paragraphs: ['Ready.'] }, { name: 'Signet', brandColor: null, logoUrl: null });
+  await renderMailHtml(
+    'Signet',
+    { paragraphs: ['Ready.'] },
+    { name: 'Signet', brandColor: null, logoUrl: null },
+  );
 }
 
 /**
@@ -110,7 +132,12 @@ export function renderMailText(content: MailContent, brandName: string): string 
   const blocks = [
     content.greeting ?? '',
     ...content.paragraphs,
-    content.quote ? `${content.quote.label}\n${content.quote.text.split('\n').map((l) => `> ${l}`).join('\n')}` : '',
+    content.quote
+      ? `${content.quote.label}\n${content.quote.text
+          .split('\n')
+          .map((l) => `> ${l}`)
+          .join('\n')}`
+      : '',
     content.button ? `${content.button.label}:\n${content.button.url}` : '',
     ...(content.after ?? []),
   ].filter(Boolean);

@@ -12,7 +12,12 @@ export interface MailMessage {
   replyTo?: string;
   /** `<id@host>`; nodemailer makes one up when absent. */
   messageId?: string;
-  attachments?: { filename: string; path?: string; content?: string | Buffer; contentType?: string }[];
+  attachments?: {
+    filename: string;
+    path?: string;
+    content?: string | Buffer;
+    contentType?: string;
+  }[];
 }
 
 export interface Mailer {
@@ -30,11 +35,15 @@ export function pooledSmtpUrl(smtpUrl: string, connections: number): string {
   const url = new URL(smtpUrl);
   if (url.searchParams.has('pool')) return smtpUrl;
   url.searchParams.set('pool', 'true');
-  if (!url.searchParams.has('maxConnections')) url.searchParams.set('maxConnections', String(connections));
+  if (!url.searchParams.has('maxConnections'))
+    url.searchParams.set('maxConnections', String(connections));
   return url.toString();
 }
 
-type SocketHook = (options: { host?: string; port?: number; secure?: boolean; connectionTimeout?: number }, callback: (err: Error | null, socketOptions?: { connection: net.Socket }) => void) => void;
+type SocketHook = (
+  options: { host?: string; port?: number; secure?: boolean; connectionTimeout?: number },
+  callback: (err: Error | null, socketOptions?: { connection: net.Socket }) => void,
+) => void;
 
 /**
  * Connects to the SMTP server with Nagle's algorithm off, through nodemailer's socket hook (the
@@ -47,17 +56,26 @@ type SocketHook = (options: { host?: string; port?: number; secure?: boolean; co
 export const connectWithoutDelay: SocketHook = (options, callback) => {
   const socket = new net.Socket();
   socket.setNoDelay(true);
-  const timer = setTimeout(() => socket.destroy(new Error('SMTP connection timed out')), options.connectionTimeout ?? 120_000);
+  const timer = setTimeout(
+    () => socket.destroy(new Error('SMTP connection timed out')),
+    options.connectionTimeout ?? 120_000,
+  );
   const failed = (err: Error) => {
     clearTimeout(timer);
     callback(err);
   };
   socket.once('error', failed);
-  socket.connect({ host: options.host || 'localhost', port: Number(options.port) || (options.secure ? 465 : 587) }, () => {
-    clearTimeout(timer);
-    socket.off('error', failed);
-    callback(null, { connection: socket });
-  });
+  socket.connect(
+    {
+      host: options.host || 'localhost',
+      port: Number(options.port) || (options.secure ? 465 : 587),
+    },
+    () => {
+      clearTimeout(timer);
+      socket.off('error', failed);
+      callback(null, { connection: socket });
+    },
+  );
 };
 
 /*
@@ -82,9 +100,8 @@ export function createMailer(options: {
   connections?: number;
 }): Mailer {
   if (options.smtpUrl) {
-    const transport: ReturnType<typeof nodemailer.createTransport> & { getSocket?: SocketHook } = nodemailer.createTransport(
-      pooledSmtpUrl(options.smtpUrl, options.connections ?? 10),
-    );
+    const transport: ReturnType<typeof nodemailer.createTransport> & { getSocket?: SocketHook } =
+      nodemailer.createTransport(pooledSmtpUrl(options.smtpUrl, options.connections ?? 10));
     // A `proxy` in the URL brings a socket hook of its own, which stays.
     if (typeof transport.getSocket !== 'function') transport.getSocket = connectWithoutDelay;
     return {
@@ -94,12 +111,23 @@ export function createMailer(options: {
       close: () => transport.close(),
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'unix',
+  });
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: options.from, textEncoding: TEXT_ENCODING, ...message });
+      const info = await transport.sendMail({
+        from: options.from,
+        textEncoding: TEXT_ENCODING,
+        ...message,
+      });
       await fs.mkdir(options.spoolDir, { recursive: true });
-      const file = path.join(options.spoolDir, `${Date.now()}-${info.messageId.replace(/[^a-zA-Z0-9.-]/g, '')}.eml`);
+      const file = path.join(
+        options.spoolDir,
+        `${Date.now()}-${info.messageId.replace(/[^a-zA-Z0-9.-]/g, '')}.eml`,
+      );
       await fs.writeFile(file, info.message as Buffer);
       options.log.info({ to: message.to, subject: message.subject, file }, 'mail spooled');
     },

@@ -8,6 +8,10 @@ declare module 'mjml' {
   }
   export default function mjml2html(
     mjml: string,
-    options?: { validationLevel?: 'strict' | 'soft' | 'skip'; keepComments?: boolean; minify?: boolean },
+    options?: {
+      validationLevel?: 'strict' | 'soft' | 'skip';
+      keepComments?: boolean;
+      minify?: boolean;
+    },
   ): Promise<{ html: string; errors: MjmlError[] }>;
 }

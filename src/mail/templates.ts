@@ -14,8 +14,17 @@ export interface OutgoingMail extends MailMessage {
 }
 
 /** Builds a mail; mails of any module go through here, so they all look alike. */
-export function composeMail(orgId: string, to: string, subject: string, content: MailContent): OutgoingMail {
-  const clean = { ...content, paragraphs: content.paragraphs.filter(Boolean), after: content.after?.filter(Boolean) };
+export function composeMail(
+  orgId: string,
+  to: string,
+  subject: string,
+  content: MailContent,
+): OutgoingMail {
+  const clean = {
+    ...content,
+    paragraphs: content.paragraphs.filter(Boolean),
+    after: content.after?.filter(Boolean),
+  };
   return { to, subject, orgId, content: clean, text: renderMailText(clean, 'your sender') };
 }
 
@@ -23,9 +32,17 @@ const verb = (signer: SignerRow) => (signer.role === 'approver' ? 'approve' : 's
 const Verb = (signer: SignerRow) => (signer.role === 'approver' ? 'Approve' : 'Sign');
 
 /** The invitation sent by `send`. */
-export function invitationMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; yourTurn: boolean; link?: string }): OutgoingMail {
+export function invitationMail(args: {
+  doc: DocumentRow;
+  signer: SignerRow;
+  orgName: string;
+  yourTurn: boolean;
+  link?: string;
+}): OutgoingMail {
   const { doc, signer, orgName, link } = args;
-  const subject = doc.email_subject ?? `${orgName} sent you "${doc.name}" to ${signer.role === 'cc' ? 'review' : 'sign'}`;
+  const subject =
+    doc.email_subject ??
+    `${orgName} sent you "${doc.name}" to ${signer.role === 'cc' ? 'review' : 'sign'}`;
   const note = doc.email_message ?? doc.message;
   const content: MailContent = {
     greeting: `Hello ${signer.name},`,
@@ -33,49 +50,79 @@ export function invitationMail(args: { doc: DocumentRow; signer: SignerRow; orgN
     quote: note ? { label: `Message from ${orgName}:`, text: note } : undefined,
   };
   if (signer.role === 'cc') {
-    content.after = ['You are receiving a copy; you will get the signed document when everyone has signed.'];
+    content.after = [
+      'You are receiving a copy; you will get the signed document when everyone has signed.',
+    ];
   } else if (args.yourTurn) {
     content.paragraphs.push(`It is your turn to ${verb(signer)}.`);
     if (link) content.button = { label: `${Verb(signer)} the document`, url: link };
   } else {
-    content.paragraphs.push('Other signers come before you; we will email you again when it is your turn.');
+    content.paragraphs.push(
+      'Other signers come before you; we will email you again when it is your turn.',
+    );
     if (link) content.button = { label: 'Read the document', url: link };
   }
   return composeMail(doc.org_id, signer.email, subject, content);
 }
 
 /** Sent to every recipient who had not completed when the sender cancels. */
-export function cancellationMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string }): OutgoingMail {
+export function cancellationMail(args: {
+  doc: DocumentRow;
+  signer: SignerRow;
+  orgName: string;
+}): OutgoingMail {
   const { doc, signer, orgName } = args;
   return composeMail(doc.org_id, signer.email, `"${doc.name}" was cancelled`, {
     greeting: `Hello ${signer.name},`,
-    paragraphs: [`${orgName} has cancelled the document "${doc.name}".`, 'No action is needed from you; any signing link you received no longer works.'],
+    paragraphs: [
+      `${orgName} has cancelled the document "${doc.name}".`,
+      'No action is needed from you; any signing link you received no longer works.',
+    ],
   });
 }
 
 /** Sequential signing: the previous signer finished, now this one may sign. */
-export function yourTurnMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; link: string }): OutgoingMail {
+export function yourTurnMail(args: {
+  doc: DocumentRow;
+  signer: SignerRow;
+  orgName: string;
+  link: string;
+}): OutgoingMail {
   const { doc, signer, orgName, link } = args;
   return composeMail(doc.org_id, signer.email, `Your turn to ${verb(signer)} "${doc.name}"`, {
     greeting: `Hello ${signer.name},`,
-    paragraphs: [`Everyone before you has finished with "${doc.name}" from ${orgName}. It is now your turn to ${verb(signer)}.`],
+    paragraphs: [
+      `Everyone before you has finished with "${doc.name}" from ${orgName}. It is now your turn to ${verb(signer)}.`,
+    ],
     button: { label: `${Verb(signer)} the document`, url: link },
   });
 }
 
 /** `reminderFrequency`: the signer whose turn it is has not acted yet. */
-export function reminderMail(args: { doc: DocumentRow; signer: SignerRow; orgName: string; link: string }): OutgoingMail {
+export function reminderMail(args: {
+  doc: DocumentRow;
+  signer: SignerRow;
+  orgName: string;
+  link: string;
+}): OutgoingMail {
   const { doc, signer, orgName, link } = args;
   const deadline = doc.expires_at ? ` It expires on ${doc.expires_at.slice(0, 10)}.` : '';
   return composeMail(doc.org_id, signer.email, `Reminder: "${doc.name}" is waiting for you`, {
     greeting: `Hello ${signer.name},`,
-    paragraphs: [`${orgName} is still waiting for you to ${verb(signer)} "${doc.name}".${deadline}`],
+    paragraphs: [
+      `${orgName} is still waiting for you to ${verb(signer)} "${doc.name}".${deadline}`,
+    ],
     button: { label: `${Verb(signer)} the document`, url: link },
   });
 }
 
 /** The one-time code of a document whose `otpMethod` is `email`. */
-export function otpMail(args: { doc: DocumentRow; signer: SignerRow; code: string; minutes: number }): OutgoingMail {
+export function otpMail(args: {
+  doc: DocumentRow;
+  signer: SignerRow;
+  code: string;
+  minutes: number;
+}): OutgoingMail {
   const { doc, signer, code, minutes } = args;
   return composeMail(doc.org_id, signer.email, `Your signing code: ${code}`, {
     greeting: `Hello ${signer.name},`,
@@ -86,20 +133,32 @@ export function otpMail(args: { doc: DocumentRow; signer: SignerRow; code: strin
 }
 
 /** The signed copy, to every signer, approver and cc recipient. */
-export function completedMail(args: { doc: DocumentRow; recipient: SignerRow; orgName: string; downloadLink?: string }): OutgoingMail {
+export function completedMail(args: {
+  doc: DocumentRow;
+  recipient: SignerRow;
+  orgName: string;
+  downloadLink?: string;
+}): OutgoingMail {
   const { doc, recipient, orgName, downloadLink } = args;
   return composeMail(doc.org_id, recipient.email, `"${doc.name}" is signed by everyone`, {
     greeting: `Hello ${recipient.name},`,
     paragraphs: [
       `Everyone has signed "${doc.name}" from ${orgName}.`,
-      downloadLink ? 'The signed PDF is too large to attach; download it here (the link works for 30 days).' : 'The signed PDF is attached. Keep it for your records.',
+      downloadLink
+        ? 'The signed PDF is too large to attach; download it here (the link works for 30 days).'
+        : 'The signed PDF is attached. Keep it for your records.',
     ],
     button: downloadLink ? { label: 'Download the signed PDF', url: downloadLink } : undefined,
   });
 }
 
 /** A signer declined: the other recipients learn that the document will not be completed. */
-export function declinedMail(args: { doc: DocumentRow; recipient: SignerRow; decliner: SignerRow; orgName: string }): OutgoingMail {
+export function declinedMail(args: {
+  doc: DocumentRow;
+  recipient: SignerRow;
+  decliner: SignerRow;
+  orgName: string;
+}): OutgoingMail {
   const { doc, recipient, decliner, orgName } = args;
   return composeMail(doc.org_id, recipient.email, `"${doc.name}" was declined`, {
     greeting: `Hello ${recipient.name},`,
@@ -111,33 +170,60 @@ export function declinedMail(args: { doc: DocumentRow; recipient: SignerRow; dec
 }
 
 /** A signer declined: the sender (organization admin) learns who and why. */
-export function declinedSenderMail(args: { doc: DocumentRow; to: string; decliner: SignerRow; reason: string }): OutgoingMail {
+export function declinedSenderMail(args: {
+  doc: DocumentRow;
+  to: string;
+  decliner: SignerRow;
+  reason: string;
+}): OutgoingMail {
   const { doc, to, decliner, reason } = args;
   return composeMail(doc.org_id, to, `${decliner.name} declined "${doc.name}"`, {
-    paragraphs: [`${decliner.name} <${decliner.email}> declined to sign "${doc.name}" (${doc.id}).`],
+    paragraphs: [
+      `${decliner.name} <${decliner.email}> declined to sign "${doc.name}" (${doc.id}).`,
+    ],
     quote: { label: 'Reason given:', text: reason },
   });
 }
 
 /** `expiresAt` passed before everyone signed. */
-export function expiredMail(args: { doc: DocumentRow; recipient: SignerRow; orgName: string }): OutgoingMail {
+export function expiredMail(args: {
+  doc: DocumentRow;
+  recipient: SignerRow;
+  orgName: string;
+}): OutgoingMail {
   const { doc, recipient, orgName } = args;
   return composeMail(doc.org_id, recipient.email, `"${doc.name}" has expired`, {
     greeting: `Hello ${recipient.name},`,
-    paragraphs: [`The document "${doc.name}" from ${orgName} expired before everyone signed.`, 'No action is needed from you; your signing link no longer works.'],
+    paragraphs: [
+      `The document "${doc.name}" from ${orgName} expired before everyone signed.`,
+      'No action is needed from you; your signing link no longer works.',
+    ],
   });
 }
 
 /** The sender must act: an invitation bounced, identity evidence awaits review, sealing failed. */
-export function actionRequiredMail(args: { doc: DocumentRow; to: string; reason: string }): OutgoingMail {
+export function actionRequiredMail(args: {
+  doc: DocumentRow;
+  to: string;
+  reason: string;
+}): OutgoingMail {
   const { doc, to, reason } = args;
   return composeMail(doc.org_id, to, `Action required on "${doc.name}"`, {
-    paragraphs: [`The document "${doc.name}" (${doc.id}) needs your attention: ${reason}`, 'Signing resumes once you have resolved it.'],
+    paragraphs: [
+      `The document "${doc.name}" (${doc.id}) needs your attention: ${reason}`,
+      'Signing resumes once you have resolved it.',
+    ],
   });
 }
 
 /** The sender reviewed the signer's identity evidence. */
-export function verificationResultMail(args: { doc: DocumentRow; signer: SignerRow; approved: boolean; note?: string; link: string }): OutgoingMail {
+export function verificationResultMail(args: {
+  doc: DocumentRow;
+  signer: SignerRow;
+  approved: boolean;
+  note?: string;
+  link: string;
+}): OutgoingMail {
   const { doc, signer, approved, note, link } = args;
   return approved
     ? composeMail(doc.org_id, signer.email, `Identity confirmed for "${doc.name}"`, {

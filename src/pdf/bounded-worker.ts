@@ -20,12 +20,18 @@ export interface BoundedWorkerOptions {
   exportName: string;
   /** Milliseconds one task may take. */
   deadlineMs: number;
-  resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb?: number; stackSizeMb?: number };
+  resourceLimits: {
+    maxOldGenerationSizeMb: number;
+    maxYoungGenerationSizeMb?: number;
+    stackSizeMb?: number;
+  };
   /** Turns an error from the thread (name, message) back into the caller's error type. */
   rebuild?: (name: string, message: string) => Error | undefined;
 }
 
-type Response = { id: number; ok: true; result: unknown } | { id: number; ok: false; name: string; message: string };
+type Response =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; name: string; message: string };
 
 interface Task {
   id: number;
@@ -48,7 +54,13 @@ export class BoundedWorker<In, Out> {
 
   run(task: In, transfer: ArrayBuffer[] = []): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, transfer, resolve: resolve as (r: unknown) => void, reject });
+      this.queue.push({
+        id: this.nextId++,
+        task,
+        transfer,
+        resolve: resolve as (r: unknown) => void,
+        reject,
+      });
       this.pump();
     });
   }
@@ -78,7 +90,11 @@ export class BoundedWorker<In, Out> {
       if (!t || t.id !== msg.id) return;
       this.finish();
       if (msg.ok) t.resolve(msg.result);
-      else t.reject(this.options.rebuild?.(msg.name, msg.message) ?? Object.assign(new Error(msg.message), { name: msg.name }));
+      else
+        t.reject(
+          this.options.rebuild?.(msg.name, msg.message) ??
+            Object.assign(new Error(msg.message), { name: msg.name }),
+        );
       this.pump();
     });
     const died = (err: Error) => {
@@ -87,7 +103,13 @@ export class BoundedWorker<In, Out> {
       const t = this.current;
       this.finish();
       const outOfMemory = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      t?.reject(outOfMemory ? new WorkerLimitError(`the work needed more than ${this.options.resourceLimits.maxOldGenerationSizeMb} MB of memory`) : err);
+      t?.reject(
+        outOfMemory
+          ? new WorkerLimitError(
+              `the work needed more than ${this.options.resourceLimits.maxOldGenerationSizeMb} MB of memory`,
+            )
+          : err,
+      );
       this.pump();
     };
     w.on('error', died);

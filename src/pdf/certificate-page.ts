@@ -69,7 +69,8 @@ export async function buildCertificatePages(
     canvas = new Canvas(factory);
     pages.push(canvas);
     y = height - MARGIN;
-    const title = pages.length === 1 ? 'Certificate of Completion' : 'Certificate of Completion (continued)';
+    const title =
+      pages.length === 1 ? 'Certificate of Completion' : 'Certificate of Completion (continued)';
     canvas.text('Helvetica-Bold', 20, MARGIN, y - 20, title);
     y -= 34;
     canvas.line(MARGIN, y, width - MARGIN, y, 0.75, 0.6);
@@ -100,7 +101,9 @@ export async function buildCertificatePages(
     row('Original SHA-256', input.document.documentHash, 'Courier', 8.5),
     row('Last page size', facts.lastPageSize),
     row('Digitally signed by', signedBy),
-    ...(input.document.verifyUrl ? [row('Verify this file', `${input.document.verifyUrl} (document ${input.document.id})`)] : []),
+    ...(input.document.verifyUrl
+      ? [row('Verify this file', `${input.document.verifyUrl} (document ${input.document.id})`)]
+      : []),
   ]) {
     drawRow(r);
   }
@@ -111,7 +114,11 @@ export async function buildCertificatePages(
   for (const [i, signer] of input.signers.entries()) {
     const rows = signerRows(signer, row);
     const signature = signer.signature ?? '';
-    const blockHeight = 22 + rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12 + (signature ? SIGNATURE_BOX.h + 8 : 0);
+    const blockHeight =
+      22 +
+      rows.reduce((sum, r) => sum + rowHeight(r), 0) +
+      12 +
+      (signature ? SIGNATURE_BOX.h + 8 : 0);
     ensure(blockHeight);
     canvas.text('Helvetica-Bold', 12, MARGIN, y - 12, `${i + 1}. ${signer.name}`);
     y -= 20;
@@ -122,7 +129,13 @@ export async function buildCertificatePages(
       if (signature.startsWith('data:')) {
         const image = await factory.image(signature);
         const scale = Math.min(box.w / image.width, box.h / image.height);
-        canvas.image(image.ref, box.x, box.y + (box.h - image.height * scale) / 2, image.width * scale, image.height * scale);
+        canvas.image(
+          image.ref,
+          box.x,
+          box.y + (box.h - image.height * scale) / 2,
+          image.width * scale,
+          image.height * scale,
+        );
       } else {
         const text = signature.replace(/\s+/g, ' ').trim();
         const size = Math.min(22, box.w / Math.max(measure.width('Times-Italic', text, 1), 0.01));
@@ -161,8 +174,15 @@ export async function buildCertificatePages(
     canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, 'Timeline (UTC)');
     y -= 24;
     for (const entry of timeline) {
-      const where = [entry.ipAddress && `IP ${entry.ipAddress}`, entry.location].filter(Boolean).join(', ');
-      const r = row(entry.at.slice(0, 19).replace('T', ' '), where ? `${entry.event} (${where})` : entry.event, 'Helvetica', 9);
+      const where = [entry.ipAddress && `IP ${entry.ipAddress}`, entry.location]
+        .filter(Boolean)
+        .join(', ');
+      const r = row(
+        entry.at.slice(0, 19).replace('T', ' '),
+        where ? `${entry.event} (${where})` : entry.event,
+        'Helvetica',
+        9,
+      );
       ensure(rowHeight(r));
       drawRow(r);
     }
@@ -181,10 +201,15 @@ export async function buildCertificatePages(
   return pages;
 }
 
-function signerRows(signer: FinalizeSigner, row: (label: string, value: string, font?: FontKey, size?: number) => Row): Row[] {
+function signerRows(
+  signer: FinalizeSigner,
+  row: (label: string, value: string, font?: FontKey, size?: number) => Row,
+): Row[] {
   const location = [signer.geoCity, signer.geoCountry].filter(Boolean).join(', ');
   const agent =
-    signer.userAgent.length > USER_AGENT_MAX ? `${signer.userAgent.slice(0, USER_AGENT_MAX - 3)}...` : signer.userAgent;
+    signer.userAgent.length > USER_AGENT_MAX
+      ? `${signer.userAgent.slice(0, USER_AGENT_MAX - 3)}...`
+      : signer.userAgent;
   return [
     row('Email', signer.email),
     row('Role', signer.role),

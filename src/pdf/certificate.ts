@@ -4,7 +4,12 @@ import path from 'node:path';
 import forge from 'node-forge';
 import type { Config } from '../config.ts';
 import { loadSecretKey, signingCertPassword } from '../secret-key.ts';
-import { SigningCertificateError, encodeRsaP12, parseP12, type SigningCertificate } from './pkcs12.ts';
+import {
+  SigningCertificateError,
+  encodeRsaP12,
+  parseP12,
+  type SigningCertificate,
+} from './pkcs12.ts';
 
 export { SigningCertificateError, parseP12, type SigningCertificate } from './pkcs12.ts';
 
@@ -12,17 +17,28 @@ export { SigningCertificateError, parseP12, type SigningCertificate } from './pk
  * What opening the signing certificate needs: SIGNING_CERT_P12 and its password, or the generated
  * certificate's directory and its password, derived from SECRET_KEY (never stored).
  */
-export type SigningCertConfig = Pick<Config, 'dataDir' | 'signingCertP12' | 'signingCertPassword'> & {
+export type SigningCertConfig = Pick<
+  Config,
+  'dataDir' | 'signingCertP12' | 'signingCertPassword'
+> & {
   readonly generatedCertPassword: string;
 };
 
 /** The certificate configuration of `config`, the generated certificate's password derived from SECRET_KEY (loaded when not given). */
 export async function signingCertConfig(
-  config: Pick<Config, 'dataDir' | 'signingCertP12' | 'signingCertPassword' | 'secretKey' | 'production'>,
+  config: Pick<
+    Config,
+    'dataDir' | 'signingCertP12' | 'signingCertPassword' | 'secretKey' | 'production'
+  >,
   secretKey?: Buffer,
 ): Promise<SigningCertConfig> {
   const key = secretKey ?? (await loadSecretKey(config));
-  return { dataDir: config.dataDir, signingCertP12: config.signingCertP12, signingCertPassword: config.signingCertPassword, generatedCertPassword: signingCertPassword(key) };
+  return {
+    dataDir: config.dataDir,
+    signingCertP12: config.signingCertP12,
+    signingCertPassword: config.signingCertPassword,
+    generatedCertPassword: signingCertPassword(key),
+  };
 }
 
 const DEFAULT_P12 = 'signing-cert.p12';
@@ -39,13 +55,17 @@ const STALE_MS = 60_000;
  * SECRET_KEY and generated on first use. Concurrent first uses (several processes or worker
  * threads) agree on one certificate: whoever links the lock file first generates it.
  */
-export async function loadSigningCertificate(config: SigningCertConfig): Promise<SigningCertificate> {
+export async function loadSigningCertificate(
+  config: SigningCertConfig,
+): Promise<SigningCertificate> {
   if (config.signingCertP12) {
     let der: Buffer;
     try {
       der = await readFile(config.signingCertP12);
     } catch (err) {
-      throw new SigningCertificateError(`SIGNING_CERT_P12: cannot read ${config.signingCertP12} (${(err as Error).message})`);
+      throw new SigningCertificateError(
+        `SIGNING_CERT_P12: cannot read ${config.signingCertP12} (${(err as Error).message})`,
+      );
     }
     return parseP12(der, config.signingCertPassword ?? '', 'configured');
   }
@@ -77,7 +97,9 @@ async function loadOrCreateDefault(dataDir: string, password: string): Promise<S
     if (info && Date.now() - info.mtimeMs > STALE_MS) await rm(lockPath, { force: true });
     await sleep(50);
   }
-  throw new SigningCertificateError(`${p12Path} did not appear; remove ${lockPath} if a generation crashed`);
+  throw new SigningCertificateError(
+    `${p12Path} did not appear; remove ${lockPath} if a generation crashed`,
+  );
 }
 
 /**
@@ -85,7 +107,11 @@ async function loadOrCreateDefault(dataDir: string, password: string): Promise<S
  * encrypted with the password kept beside it: it is re-encrypted with the derived password,
  * replaced atomically, and the password file deleted. null: the file changed while we read it.
  */
-async function openGenerated(dataDir: string, der: Buffer, password: string): Promise<SigningCertificate | null> {
+async function openGenerated(
+  dataDir: string,
+  der: Buffer,
+  password: string,
+): Promise<SigningCertificate | null> {
   const p12Path = path.join(dataDir, DEFAULT_P12);
   const legacyPath = path.join(dataDir, LEGACY_PASSWORD);
   let cert: SigningCertificate;
@@ -106,7 +132,9 @@ async function openGenerated(dataDir: string, der: Buffer, password: string): Pr
     } catch {
       const now = await readFile(p12Path).catch(() => null);
       if (now && !now.equals(der)) return null;
-      throw new SigningCertificateError(`${p12Path} opens neither with the password derived from SECRET_KEY nor with the one in ${legacyPath}`);
+      throw new SigningCertificateError(
+        `${p12Path} opens neither with the password derived from SECRET_KEY nor with the one in ${legacyPath}`,
+      );
     }
     const tmp = `${p12Path}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(tmp, encodeRsaP12(cert.privateKey, cert.chain, password), { mode: 0o600 });
@@ -148,7 +176,9 @@ async function createDefault(p12Path: string, password: string): Promise<Signing
 function createSelfSigned(password: string): { der: Buffer; cert: SigningCertificate } {
   // node:crypto generates the key natively (forge's pure-JS keygen takes seconds).
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const forgeKey = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
+  const forgeKey = forge.pki.privateKeyFromPem(
+    privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+  );
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e);
   // A positive serial: the high bit of the first byte clear.
@@ -166,14 +196,27 @@ function createSelfSigned(password: string): { der: Buffer; cert: SigningCertifi
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', critical: true, digitalSignature: true, nonRepudiation: true },
     // emailProtection, Adobe "Authentic Documents" and Microsoft "Document Signing".
-    { name: 'extKeyUsage', emailProtection: true, '1.2.840.113583.1.1.5': true, '1.3.6.1.4.1.311.10.3.12': true },
+    {
+      name: 'extKeyUsage',
+      emailProtection: true,
+      '1.2.840.113583.1.1.5': true,
+      '1.3.6.1.4.1.311.10.3.12': true,
+    },
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(forgeKey, forge.md.sha256.create());
-  const certDer = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+  const certDer = Buffer.from(
+    forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(),
+    'binary',
+  );
   return {
     der: encodeRsaP12(privateKey, [certDer], password),
-    cert: { privateKey, chain: [certDer], certificate: new X509Certificate(certDer), source: 'self-signed' },
+    cert: {
+      privateKey,
+      chain: [certDer],
+      certificate: new X509Certificate(certDer),
+      source: 'self-signed',
+    },
   };
 }
 

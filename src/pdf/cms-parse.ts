@@ -34,7 +34,8 @@ export class CmsFormatError extends Error {
 
 export const toBuffer = (b: ArrayBuffer | ArrayBufferView) =>
   ArrayBuffer.isView(b) ? Buffer.from(b.buffer, b.byteOffset, b.byteLength) : Buffer.from(b);
-const toArrayBuffer = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+const toArrayBuffer = (b: Buffer) =>
+  b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
 /** Parses DER (or BER) into a pkijs structure, or throws CmsFormatError. */
 export function parseDer<T>(der: Buffer, make: (schema: asn1js.AsnType) => T, what: string): T {
@@ -51,13 +52,18 @@ export function parseDer<T>(der: Buffer, make: (schema: asn1js.AsnType) => T, wh
 export function parseSignedData(der: Buffer): pkijs.SignedData {
   const info = parseDer(der, (schema) => new pkijs.ContentInfo({ schema }), 'CMS');
   if (info.contentType !== OIDS.signedData) throw new CmsFormatError('CMS: not SignedData');
-  return parseDer(toBuffer(info.content.toBER(false)), (schema) => new pkijs.SignedData({ schema }), 'SignedData');
+  return parseDer(
+    toBuffer(info.content.toBER(false)),
+    (schema) => new pkijs.SignedData({ schema }),
+    'SignedData',
+  );
 }
 
 export function certificatesOf(sd: pkijs.SignedData): X509Certificate[] {
   const out: X509Certificate[] = [];
   for (const c of sd.certificates ?? []) {
-    if (c instanceof pkijs.Certificate) out.push(new X509Certificate(toBuffer(c.toSchema().toBER(false))));
+    if (c instanceof pkijs.Certificate)
+      out.push(new X509Certificate(toBuffer(c.toSchema().toBER(false))));
   }
   return out;
 }
@@ -69,7 +75,10 @@ export function digestName(sd: pkijs.SignedData): string {
   return name;
 }
 
-export function attributeValue(attrs: pkijs.SignedAndUnsignedAttributes | undefined, type: string): asn1js.AsnType | undefined {
+export function attributeValue(
+  attrs: pkijs.SignedAndUnsignedAttributes | undefined,
+  type: string,
+): asn1js.AsnType | undefined {
   return attrs?.attributes.find((a) => a.type === type)?.values[0] as asn1js.AsnType | undefined;
 }
 
@@ -78,7 +87,11 @@ export function signerCertificate(sd: pkijs.SignedData): X509Certificate | null 
   const sid = sd.signerInfos[0]?.sid;
   if (!(sid instanceof pkijs.IssuerAndSerialNumber)) return null;
   for (const c of sd.certificates ?? []) {
-    if (c instanceof pkijs.Certificate && c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber)) {
+    if (
+      c instanceof pkijs.Certificate &&
+      c.issuer.isEqual(sid.issuer) &&
+      c.serialNumber.isEqual(sid.serialNumber)
+    ) {
       return new X509Certificate(toBuffer(c.toSchema().toBER(false)));
     }
   }
@@ -95,14 +108,23 @@ export function signerInfoValid(sd: pkijs.SignedData, contentDigest: Buffer): bo
   const cert = signerCertificate(sd);
   if (!si || !cert || !si.signedAttrs) return false;
   const md = attributeValue(si.signedAttrs, OIDS.messageDigest);
-  if (!(md instanceof asn1js.OctetString) || !toBuffer(md.valueBlock.valueHexView).equals(contentDigest)) return false;
+  if (
+    !(md instanceof asn1js.OctetString) ||
+    !toBuffer(md.valueBlock.valueHexView).equals(contentDigest)
+  )
+    return false;
   const encoded = Buffer.from(toBuffer(si.signedAttrs.encodedValue));
   encoded[0] = 0x31; // the signature covers the attributes as a SET, stored [0] IMPLICIT
   const signature = toBuffer(si.signature.valueBlock.valueHexView);
   const alg = si.signatureAlgorithm.algorithmId;
   try {
     if (alg === '1.2.840.113549.1.1.10') {
-      return verify(digestName(sd), encoded, { key: cert.publicKey, padding: 6 /* RSA_PKCS1_PSS_PADDING */, saltLength: -2 }, signature);
+      return verify(
+        digestName(sd),
+        encoded,
+        { key: cert.publicKey, padding: 6 /* RSA_PKCS1_PSS_PADDING */, saltLength: -2 },
+        signature,
+      );
     }
     return verify(digestName(sd), encoded, cert.publicKey, signature);
   } catch {
@@ -121,15 +143,21 @@ export interface TimestampInfo {
 }
 
 /** Reads an RFC 3161 token (ContentInfo) and checks it stamps `imprintOf` (the digest of the stamped data, SHA-2 family). */
-export function readTimestampToken(tokenDer: Buffer, imprintOf: (algorithm: string) => Buffer): TimestampInfo {
+export function readTimestampToken(
+  tokenDer: Buffer,
+  imprintOf: (algorithm: string) => Buffer,
+): TimestampInfo {
   const token = parseSignedData(tokenDer);
   const content = token.encapContentInfo;
-  if (content.eContentType !== OIDS.tstInfo || !content.eContent) throw new CmsFormatError('timestamp token without TSTInfo');
+  if (content.eContentType !== OIDS.tstInfo || !content.eContent)
+    throw new CmsFormatError('timestamp token without TSTInfo');
   const tstDer = toBuffer(content.eContent.getValue());
   const tst = parseDer(tstDer, (schema) => new pkijs.TSTInfo({ schema }), 'TSTInfo');
   const algorithm = DIGESTS[tst.messageImprint.hashAlgorithm.algorithmId];
   if (!algorithm) throw new CmsFormatError('timestamp with an unsupported imprint algorithm');
-  const imprintMatches = toBuffer(tst.messageImprint.hashedMessage.valueBlock.valueHexView).equals(imprintOf(algorithm));
+  const imprintMatches = toBuffer(tst.messageImprint.hashedMessage.valueBlock.valueHexView).equals(
+    imprintOf(algorithm),
+  );
   const tstDigest = createHash(digestName(token)).update(tstDer).digest();
   return {
     token,

@@ -1,6 +1,15 @@
 import { createHash, sign } from 'node:crypto';
 import type { SigningCertificate } from './certificate.ts';
-import { contextTag, integer, issuerAndSerial, nullValue, octetString, oid, sequence, setOf } from './der.ts';
+import {
+  contextTag,
+  integer,
+  issuerAndSerial,
+  nullValue,
+  octetString,
+  oid,
+  sequence,
+  setOf,
+} from './der.ts';
 
 const OID = {
   data: '1.2.840.113549.1.7.1',
@@ -50,7 +59,9 @@ export async function buildCms(
   const signedAttrs = setOf(...attributes);
   const keyType = cert.privateKey.asymmetricKeyType;
   const signatureAlgorithm =
-    keyType === 'rsa' ? sequence(oid(OID.rsaEncryption), nullValue()) : sequence(oid(OID.ecdsaWithSha256));
+    keyType === 'rsa'
+      ? sequence(oid(OID.rsaEncryption), nullValue())
+      : sequence(oid(OID.ecdsaWithSha256));
   const signature = sign('sha256', signedAttrs, cert.privateKey);
   const unsignedAttrs = unsigned ? await unsigned(signature) : [];
 
@@ -62,7 +73,9 @@ export async function buildCms(
     signatureAlgorithm,
     octetString(signature),
     // [1] IMPLICIT SET OF Attribute
-    ...(unsignedAttrs.length > 0 ? [contextTag(1, ...[...unsignedAttrs].sort(Buffer.compare))] : []),
+    ...(unsignedAttrs.length > 0
+      ? [contextTag(1, ...[...unsignedAttrs].sort(Buffer.compare))]
+      : []),
   );
   const signedData = sequence(
     integer(1),

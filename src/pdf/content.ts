@@ -4,7 +4,15 @@ import { deflateSync } from 'node:zlib';
 import { FontNames } from '@pdf-lib/standard-fonts';
 import { JpegEmbedder, PDFContext, PngEmbedder, StandardFontEmbedder } from 'pdf-lib';
 import { IMAGE_LIMITS, overBudget, pngDimensions } from '../images/image-limits.ts';
-import { PdfLimitError, PdfRef, PdfStream, dict, formatNumber, name, type PdfDict } from './syntax.ts';
+import {
+  PdfLimitError,
+  PdfRef,
+  PdfStream,
+  dict,
+  formatNumber,
+  name,
+  type PdfDict,
+} from './syntax.ts';
 
 /**
  * Drawing for the stamps and the certificate page. pdf-lib supplies what is tedious to get
@@ -88,7 +96,11 @@ export class ObjectFactory {
     const embedder = m[1] === 'png' ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
     const libRef = this.context.nextRef();
     await embedder.embedIntoContext(this.context, libRef);
-    return { ref: new PdfRef(libRef.objectNumber, libRef.generationNumber), width: embedder.width, height: embedder.height };
+    return {
+      ref: new PdfRef(libRef.objectNumber, libRef.generationNumber),
+      width: embedder.width,
+      height: embedder.height,
+    };
   }
 
   /** The serialized pdf-lib objects (fonts, images), ready to append. */
@@ -138,7 +150,9 @@ export class Canvas {
     const resource = FONTS[key].resource;
     this.fontsUsed.set(resource, ref);
     const hex = embedder.encodeText(this.printable(key, text)).toString();
-    this.ops.push(`BT ${f(gray)} g /${resource} ${f(size)} Tf 1 0 0 1 ${f(x)} ${f(y)} Tm ${hex} Tj ET`);
+    this.ops.push(
+      `BT ${f(gray)} g /${resource} ${f(size)} Tf 1 0 0 1 ${f(x)} ${f(y)} Tm ${hex} Tj ET`,
+    );
   }
 
   image(ref: PdfRef, x: number, y: number, w: number, h: number): void {

@@ -30,7 +30,8 @@ export function oid(dotted: string): Buffer {
   const bytes = [parts[0] * 40 + parts[1]];
   for (const part of parts.slice(2)) {
     const chunk = [part & 0x7f];
-    for (let v = Math.floor(part / 128); v > 0; v = Math.floor(v / 128)) chunk.unshift((v & 0x7f) | 0x80);
+    for (let v = Math.floor(part / 128); v > 0; v = Math.floor(v / 128))
+      chunk.unshift((v & 0x7f) | 0x80);
     bytes.push(...chunk);
   }
   return tlv(0x06, Buffer.from(bytes));
@@ -54,7 +55,11 @@ export function readTlv(buf: Buffer, offset = 0): Tlv {
     header += n;
   }
   if (offset + header + len > buf.length) throw new Error('truncated DER');
-  return { tag, raw: buf.subarray(offset, offset + header + len), content: buf.subarray(offset + header, offset + header + len) };
+  return {
+    tag,
+    raw: buf.subarray(offset, offset + header + len),
+    content: buf.subarray(offset + header, offset + header + len),
+  };
 }
 
 export function children(parent: Tlv): Tlv[] {

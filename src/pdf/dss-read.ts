@@ -43,9 +43,17 @@ export function readDss(file: PdfFile): Dss {
     try {
       const response = parseDer(der, (schema) => new pkijs.OCSPResponse({ schema }), 'OCSP');
       if (response.responseBytes?.responseType !== OIDS.ocspBasic) continue;
-      const basic = parseDer(toBuffer(response.responseBytes.response.valueBlock.valueHexView), (schema) => new pkijs.BasicOCSPResponse({ schema }), 'OCSP');
+      const basic = parseDer(
+        toBuffer(response.responseBytes.response.valueBlock.valueHexView),
+        (schema) => new pkijs.BasicOCSPResponse({ schema }),
+        'OCSP',
+      );
       for (const single of basic.tbsResponseData.responses) {
-        ocspSerials.add(toBuffer(single.certID.serialNumber.valueBlock.valueHexView).toString('hex').replace(/^0+/, ''));
+        ocspSerials.add(
+          toBuffer(single.certID.serialNumber.valueBlock.valueHexView)
+            .toString('hex')
+            .replace(/^0+/, ''),
+        );
       }
     } catch {
       // skip
@@ -54,7 +62,9 @@ export function readDss(file: PdfFile): Dss {
   const crlIssuers: pkijs.RelativeDistinguishedNames[] = [];
   for (const der of streams('CRLs')) {
     try {
-      crlIssuers.push(parseDer(der, (schema) => new pkijs.CertificateRevocationList({ schema }), 'CRL').issuer);
+      crlIssuers.push(
+        parseDer(der, (schema) => new pkijs.CertificateRevocationList({ schema }), 'CRL').issuer,
+      );
     } catch {
       // skip
     }
@@ -63,7 +73,11 @@ export function readDss(file: PdfFile): Dss {
     hasCertificate: (cert) => certs.some((c) => c.fingerprint256 === cert.fingerprint256),
     covers: (cert) => {
       if (ocspSerials.has(cert.serialNumber.toLowerCase().replace(/^0+/, ''))) return true;
-      const issuer = parseDer(cert.raw, (schema) => new pkijs.Certificate({ schema }), 'certificate').issuer;
+      const issuer = parseDer(
+        cert.raw,
+        (schema) => new pkijs.Certificate({ schema }),
+        'certificate',
+      ).issuer;
       return crlIssuers.some((i) => i.isEqual(issuer));
     },
   };

@@ -2,7 +2,16 @@ import type { CertificateFacts } from './certificate-page.ts';
 import type { Alloc } from './acroform.ts';
 import type { FinalizeInput } from './finalize-input.ts';
 import type { PdfFile } from './reader.ts';
-import { PdfStream, dict, isDict, name, pdfText, type PdfDict, type PdfRef, type PdfValue } from './syntax.ts';
+import {
+  PdfStream,
+  dict,
+  isDict,
+  name,
+  pdfText,
+  type PdfDict,
+  type PdfRef,
+  type PdfValue,
+} from './syntax.ts';
 import { pdfDate } from './sign.ts';
 
 /**
@@ -13,7 +22,11 @@ import { pdfDate } from './sign.ts';
 
 export const EVIDENCE_FILE_NAME = 'signet-evidence.json';
 
-export function evidenceJson(input: FinalizeInput, signedBy: string, facts: CertificateFacts): Buffer {
+export function evidenceJson(
+  input: FinalizeInput,
+  signedBy: string,
+  facts: CertificateFacts,
+): Buffer {
   const evidence = {
     format: 'signet-evidence/1',
     document: {
@@ -57,7 +70,11 @@ export function embedEvidence(
   put(
     streamRef,
     new PdfStream(
-      dict({ Type: name('EmbeddedFile'), Subtype: name('application#2Fjson'), Params: dict({ Size: json.length, ModDate: pdfText(pdfDate(modified)) }) }),
+      dict({
+        Type: name('EmbeddedFile'),
+        Subtype: name('application#2Fjson'),
+        Params: dict({ Size: json.length, ModDate: pdfText(pdfDate(modified)) }),
+      }),
       json,
     ),
   );
@@ -83,7 +100,13 @@ export function embedEvidence(
   if (Array.isArray(kids)) {
     // A tree with intermediate nodes: ours becomes one more leaf (a reader searching by name checks its /Limits).
     const leafRef = factory.alloc();
-    put(leafRef, dict({ Names: [pdfText(EVIDENCE_FILE_NAME), specRef], Limits: [pdfText(EVIDENCE_FILE_NAME), pdfText(EVIDENCE_FILE_NAME)] }));
+    put(
+      leafRef,
+      dict({
+        Names: [pdfText(EVIDENCE_FILE_NAME), specRef],
+        Limits: [pdfText(EVIDENCE_FILE_NAME), pdfText(EVIDENCE_FILE_NAME)],
+      }),
+    );
     tree.set('Kids', [...kids, leafRef]);
   } else {
     tree.set('Names', [...(Array.isArray(leaf) ? leaf : []), pdfText(EVIDENCE_FILE_NAME), specRef]);

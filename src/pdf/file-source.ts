@@ -27,7 +27,8 @@ export function fileAccess(fd: number, upTo = Infinity): RandomAccess {
 export function bufferAccess(data: Buffer): RandomAccess {
   return {
     length: data.length,
-    readAt: (buf, offset, length, position) => data.copy(buf, offset, position, Math.min(data.length, position + length)),
+    readAt: (buf, offset, length, position) =>
+      data.copy(buf, offset, position, Math.min(data.length, position + length)),
     close: () => {},
   };
 }

@@ -53,7 +53,13 @@ export interface FinalizeInput {
   /** Path of a local temp file holding the original PDF (the caller copies it out of storage first). */
   sourcePath: string;
   /** `verifyUrl`: where anyone can check the signed file (the public /verify page). */
-  document: { id: string; name: string; documentHash: string; completedAt: string; verifyUrl?: string };
+  document: {
+    id: string;
+    name: string;
+    documentHash: string;
+    completedAt: string;
+    verifyUrl?: string;
+  };
   signers: FinalizeSigner[];
   fields: FinalizeField[];
   attachments?: FinalizeAttachment[];

@@ -14,7 +14,14 @@ import { TrustServiceError } from './trust-client.ts';
  */
 
 type Result = FinalizeResult;
-type Request = { input: FinalizeInput; certConfig: SigningCertConfig; longTerm: LongTermConfig; outputPath: string } | { warm: SigningCertConfig };
+type Request =
+  | {
+      input: FinalizeInput;
+      certConfig: SigningCertConfig;
+      longTerm: LongTermConfig;
+      outputPath: string;
+    }
+  | { warm: SigningCertConfig };
 
 /** What the worker needs of the configuration: the certificate, and the PAdES level with its TSA (B-B when absent). */
 export type FinalizeConfig = SigningCertConfig & { longTerm?: LongTermConfig };
@@ -30,8 +37,13 @@ export const FINALIZE_LIMITS = {
 let worker: BoundedWorker<Request, Result> | null = null;
 let workerDeadline = 0;
 
-const REBUILT: Record<string, new (message: string) => Error> = { PdfLimitError, WorkerLimitError, TrustServiceError };
-const rebuild = (name: string, message: string) => (REBUILT[name] ? new REBUILT[name](message) : undefined);
+const REBUILT: Record<string, new (message: string) => Error> = {
+  PdfLimitError,
+  WorkerLimitError,
+  TrustServiceError,
+};
+const rebuild = (name: string, message: string) =>
+  REBUILT[name] ? new REBUILT[name](message) : undefined;
 
 function workerFor(deadlineMs: number): BoundedWorker<Request, Result> {
   if (!worker || workerDeadline !== deadlineMs) {
@@ -58,16 +70,29 @@ const certOnly = (c: SigningCertConfig): SigningCertConfig => ({
 });
 
 /** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread, within `deadlineMs`. */
-export function finalizeInWorker(input: FinalizeInput, certConfig: FinalizeConfig, outputPath: string, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<Result> {
+export function finalizeInWorker(
+  input: FinalizeInput,
+  certConfig: FinalizeConfig,
+  outputPath: string,
+  deadlineMs = FINALIZE_LIMITS.deadlineMs,
+): Promise<Result> {
   const { level, tsa } = certConfig.longTerm ?? { level: 'B-B', tsa: null };
-  return workerFor(deadlineMs).run({ input, certConfig: certOnly(certConfig), longTerm: { level, tsa: tsa ? { ...tsa } : null }, outputPath });
+  return workerFor(deadlineMs).run({
+    input,
+    certConfig: certOnly(certConfig),
+    longTerm: { level, tsa: tsa ? { ...tsa } : null },
+    outputPath,
+  });
 }
 
 /**
  * Starts the thread and loads its code and the certificate now (server start), so the first
  * sealing does not pay for them while requests are being served.
  */
-export async function warmFinalizeWorker(certConfig: SigningCertConfig, deadlineMs = FINALIZE_LIMITS.deadlineMs): Promise<void> {
+export async function warmFinalizeWorker(
+  certConfig: SigningCertConfig,
+  deadlineMs = FINALIZE_LIMITS.deadlineMs,
+): Promise<void> {
   await workerFor(deadlineMs).run({ warm: certOnly(certConfig) });
 }
 
@@ -88,7 +113,12 @@ export async function finalizeTask(req: Request): Promise<Result> {
   const { finalizePdf } = await import('./finalize.ts');
   const { loadSigningCertificate } = await import('./certificate.ts');
   const config = 'warm' in req ? req.warm : req.certConfig;
-  const key = JSON.stringify([config.dataDir, config.signingCertP12 ?? null, config.signingCertPassword ?? null, config.generatedCertPassword]);
+  const key = JSON.stringify([
+    config.dataDir,
+    config.signingCertP12 ?? null,
+    config.signingCertPassword ?? null,
+    config.generatedCertPassword,
+  ]);
   let cert = certificates.get(key);
   if (!cert) {
     cert = loadSigningCertificate(config);

@@ -49,28 +49,43 @@ export async function finalizePdf(
   longTerm: LongTermConfig = { level: 'B-B', tsa: null },
 ): Promise<FinalizeResult> {
   // Opening the output truncates it: it must not be the file being read.
-  if (path.resolve(outputPath) === path.resolve(input.sourcePath)) throw new Error('outputPath must differ from sourcePath');
-  if (levelAtLeast(longTerm.level, 'B-T') && !longTerm.tsa) throw new Error(`PAdES ${longTerm.level} needs a TSA_URL`);
+  if (path.resolve(outputPath) === path.resolve(input.sourcePath))
+    throw new Error('outputPath must differ from sourcePath');
+  if (levelAtLeast(longTerm.level, 'B-T') && !longTerm.tsa)
+    throw new Error(`PAdES ${longTerm.level} needs a TSA_URL`);
   const stamps: TimestampInfo[] = [];
-  const timestamper = longTerm.tsa && levelAtLeast(longTerm.level, 'B-T') ? stampWith(longTerm.tsa, stamps) : undefined;
+  const timestamper =
+    longTerm.tsa && levelAtLeast(longTerm.level, 'B-T')
+      ? stampWith(longTerm.tsa, stamps)
+      : undefined;
   let signed: { sha256: string; size: number };
   try {
     signed = await finalizeFrom(input.sourcePath, input, cert, outputPath, timestamper);
   } catch (err) {
     // A file Signet's reader cannot parse (broken xref offsets and the like) is rebuilt by pdf-lib
     // from its objects, within REPAIR_LIMIT_BYTES, and then signed.
-    if (!(err instanceof PdfSyntaxError) || (await stat(input.sourcePath)).size > REPAIR_LIMIT_BYTES) throw err;
+    if (
+      !(err instanceof PdfSyntaxError) ||
+      (await stat(input.sourcePath)).size > REPAIR_LIMIT_BYTES
+    )
+      throw err;
     const repaired = `${outputPath}.repaired-${randomBytes(4).toString('hex')}.pdf`;
     try {
       const doc = await loadWithPdfLib(await readFile(input.sourcePath));
-      await writeFile(repaired, await doc.save({ useObjectStreams: false, updateFieldAppearances: false }));
+      await writeFile(
+        repaired,
+        await doc.save({ useObjectStreams: false, updateFieldAppearances: false }),
+      );
       stamps.length = 0;
       signed = await finalizeFrom(repaired, input, cert, outputPath, timestamper);
     } finally {
       await rm(repaired, { force: true });
     }
   }
-  return { ...(await extendLevel(outputPath, cert, longTerm, stamps, signed)), level: longTerm.level };
+  return {
+    ...(await extendLevel(outputPath, cert, longTerm, stamps, signed)),
+    level: longTerm.level,
+  };
 }
 
 async function finalizeFrom(
@@ -85,12 +100,15 @@ async function finalizeFrom(
     const tree = readDocumentTree(file);
     for (const field of input.fields) {
       if (!Number.isInteger(field.page) || field.page < 1 || field.page > tree.pages.length) {
-        throw new Error(`a field is on page ${field.page}, but the document has ${tree.pages.length} pages`);
+        throw new Error(
+          `a field is on page ${field.page}, but the document has ${tree.pages.length} pages`,
+        );
       }
     }
     const factory = new ObjectFactory(file.nextObjectNumber);
     const objects: UpdateObject[] = [];
-    const put = (ref: PdfRef, value: PdfValue) => objects.push({ ref, bytes: serializeIndirect(ref, value) });
+    const put = (ref: PdfRef, value: PdfValue) =>
+      objects.push({ ref, bytes: serializeIndirect(ref, value) });
 
     await stampPages(file, tree, input, factory, put);
 
@@ -128,7 +146,14 @@ async function finalizeFrom(
 
     const catalog = new Map(tree.catalog);
     addToAcroForm(file, tree, widgetRef, factory, put, catalog);
-    embedEvidence(file, catalog, evidenceJson(input, certificateLabel(cert), facts), input.document.completedAt, factory, put);
+    embedEvidence(
+      file,
+      catalog,
+      evidenceJson(input, certificateLabel(cert), facts),
+      input.document.completedAt,
+      factory,
+      put,
+    );
     put(tree.catalogRef, catalog);
     // An invisible signature field on the certificate page; the signature covers the whole file.
     put(
@@ -164,7 +189,9 @@ async function finalizeFrom(
       id: documentId(file, input),
       allocXrefStream: () => factory.alloc(),
     });
-    return await writeSigned(file, update, slot, outputPath, (digest) => buildCms(digest, cert, timestamper));
+    return await writeSigned(file, update, slot, outputPath, (digest) =>
+      buildCms(digest, cert, timestamper),
+    );
   } finally {
     file.close();
   }
@@ -189,7 +216,8 @@ async function stampPages(
   put: (ref: PdfRef, value: PdfValue) => void,
 ): Promise<void> {
   const byPage = new Map<number, typeof input.fields>();
-  for (const field of input.fields) byPage.set(field.page, [...(byPage.get(field.page) ?? []), field]);
+  for (const field of input.fields)
+    byPage.set(field.page, [...(byPage.get(field.page) ?? []), field]);
 
   let saveRef: PdfRef | undefined;
   const drawRefs = new Map<string, PdfRef>();
@@ -236,7 +264,11 @@ async function stampPages(
 }
 
 /** The page's resources (own or inherited) copied, with the stamp form added under a free name. */
-function resourcesWithForm(file: PdfFile, page: PageNode, formRef: PdfRef): { resources: PdfDict; formName: string } {
+function resourcesWithForm(
+  file: PdfFile,
+  page: PageNode,
+  formRef: PdfRef,
+): { resources: PdfDict; formName: string } {
   const original = file.resolve(page.inherited.Resources);
   const resources: PdfDict = isDict(original) ? new Map(original) : new Map();
   const xobjects = file.resolve(resources.get('XObject'));

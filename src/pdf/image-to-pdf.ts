@@ -1,7 +1,14 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import sharp, { type Metadata, type OutputInfo } from 'sharp';
-import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, type PDFRef } from 'pdf-lib';
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFDocument,
+  popGraphicsState,
+  pushGraphicsState,
+  type PDFRef,
+} from 'pdf-lib';
 
 export type ImageType = 'image/png' | 'image/jpeg' | 'image/webp';
 
@@ -27,9 +34,16 @@ export class ImageConversionError extends Error {
   }
 }
 
-const unreadable = () => new ImageConversionError('The image cannot be decoded; it may be truncated or corrupt', 'unreadable');
+const unreadable = () =>
+  new ImageConversionError(
+    'The image cannot be decoded; it may be truncated or corrupt',
+    'unreadable',
+  );
 
-async function embedJpeg(pdf: PDFDocument, jpeg: Buffer): Promise<{ ref: PDFRef; width: number; height: number }> {
+async function embedJpeg(
+  pdf: PDFDocument,
+  jpeg: Buffer,
+): Promise<{ ref: PDFRef; width: number; height: number }> {
   try {
     // A copy with its own ArrayBuffer: pdf-lib's JPEG reader views `bytes.buffer` from offset 0,
     // which for a Buffer sliced from Node's shared pool is other data.
@@ -50,9 +64,18 @@ async function embedJpeg(pdf: PDFDocument, jpeg: Buffer): Promise<{ ref: PDFRef;
  * which PDF cannot hold) are re-encoded as JPEG; a PNG stays lossless as 8-bit RGB under Flate.
  * Transparency is flattened onto white, as a viewer would show it on the page.
  */
-async function embedImage(pdf: PDFDocument, bytes: Buffer, type: ImageType, upright: boolean): Promise<{ ref: PDFRef; width: number; height: number }> {
+async function embedImage(
+  pdf: PDFDocument,
+  bytes: Buffer,
+  type: ImageType,
+  upright: boolean,
+): Promise<{ ref: PDFRef; width: number; height: number }> {
   if (type === 'image/jpeg' && upright) return embedJpeg(pdf, bytes);
-  const image = () => sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).autoOrient().flatten({ background: '#ffffff' }).toColourspace('srgb');
+  const image = () =>
+    sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS })
+      .autoOrient()
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb');
   if (type !== 'image/png') {
     let jpeg: Buffer;
     try {
@@ -92,7 +115,10 @@ export async function imageToPdf(bytes: Buffer, type: ImageType): Promise<Uint8A
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch {
-    throw new ImageConversionError('The image cannot be read; it may be truncated or corrupt', 'unreadable');
+    throw new ImageConversionError(
+      'The image cannot be read; it may be truncated or corrupt',
+      'unreadable',
+    );
   }
   if (!meta.width || !meta.height) throw unreadable();
   if (meta.width * meta.height > MAX_IMAGE_PIXELS) {
@@ -102,12 +128,22 @@ export async function imageToPdf(bytes: Buffer, type: ImageType): Promise<Uint8A
     );
   }
   const pdf = await PDFDocument.create();
-  const image = await embedImage(pdf, bytes, type, meta.orientation === undefined || meta.orientation === 1);
+  const image = await embedImage(
+    pdf,
+    bytes,
+    type,
+    meta.orientation === undefined || meta.orientation === 1,
+  );
   const scale = PAGE_LONG_SIDE / Math.max(image.width, image.height);
   const width = image.width * scale;
   const height = image.height * scale;
   const page = pdf.addPage([width, height]);
   const name = page.node.newXObject('Image', image.ref);
-  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(width, 0, 0, height, 0, 0), drawObject(name), popGraphicsState());
+  page.pushOperators(
+    pushGraphicsState(),
+    concatTransformationMatrix(width, 0, 0, height, 0, 0),
+    drawObject(name),
+    popGraphicsState(),
+  );
   return pdf.save();
 }

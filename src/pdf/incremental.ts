@@ -40,7 +40,11 @@ export function assembleUpdate(
     ID: trailer.id,
     Prev: file.startxref,
   };
-  const rows = objects.map((o) => ({ num: o.ref.num, gen: o.ref.gen, offset: file.size + offsets.get(o.ref.num)! }));
+  const rows = objects.map((o) => ({
+    num: o.ref.num,
+    gen: o.ref.gen,
+    offset: file.size + offsets.get(o.ref.num)!,
+  }));
 
   if (file.usesXrefStream) {
     const ref = trailer.allocXrefStream();
@@ -53,7 +57,8 @@ export function assembleUpdate(
     rows.forEach((row, i) => {
       const at = i * (1 + width + 2);
       data[at] = 1;
-      for (let b = width, v = row.offset; b >= 1; b--, v = Math.floor(v / 256)) data[at + b] = v % 256;
+      for (let b = width, v = row.offset; b >= 1; b--, v = Math.floor(v / 256))
+        data[at + b] = v % 256;
       data.writeUInt16BE(row.gen, at + 1 + width);
     });
     const d = dict({
@@ -72,10 +77,16 @@ export function assembleUpdate(
     let table = 'xref\n';
     for (const s of subsections(rows)) {
       table += `${s.start} ${s.rows.length}\n`;
-      for (const row of s.rows) table += `${String(row.offset).padStart(10, '0')} ${String(row.gen).padStart(5, '0')} n\r\n`;
+      for (const row of s.rows)
+        table += `${String(row.offset).padStart(10, '0')} ${String(row.gen).padStart(5, '0')} n\r\n`;
     }
     const d = dict({ Size: size, ...common });
-    parts.push(Buffer.from(`${table}trailer\n${serialize(d)}\nstartxref\n${file.size + length}\n%%EOF\n`, 'latin1'));
+    parts.push(
+      Buffer.from(
+        `${table}trailer\n${serialize(d)}\nstartxref\n${file.size + length}\n%%EOF\n`,
+        'latin1',
+      ),
+    );
   }
   return { bytes: Buffer.concat(parts), offsets };
 }

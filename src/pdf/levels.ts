@@ -42,12 +42,18 @@ export async function extendLevel(
 ): Promise<Omit<FinalizeResult, 'level'>> {
   const expiry = stamps.length > 0 ? timestampExpiry(stamps[stamps.length - 1]) : null;
   if (!levelAtLeast(longTerm.level, 'B-LT')) return { ...signed, timestampExpiresAt: expiry };
-  const chain = [...cert.chain.map((der) => new X509Certificate(der)), ...stamps.flatMap((s) => s.certificates)];
+  const chain = [
+    ...cert.chain.map((der) => new X509Certificate(der)),
+    ...stamps.flatMap((s) => s.certificates),
+  ];
   await appendDss(outputPath, await collectValidationData(chain));
   if (longTerm.level === 'B-LTA') {
     const stamped = await appendDocumentTimestamp(outputPath, longTerm.tsa!);
-    return { sha256: stamped.sha256, size: stamped.size, timestampExpiresAt: timestampExpiry(stamped.info) };
+    return {
+      sha256: stamped.sha256,
+      size: stamped.size,
+      timestampExpiresAt: timestampExpiry(stamped.info),
+    };
   }
   return { ...(await hashFile(outputPath)), timestampExpiresAt: expiry };
 }
-

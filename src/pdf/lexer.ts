@@ -1,4 +1,13 @@
-import { PDF_LIMITS, PdfLimitError, PdfName, PdfRaw, PdfRef, PdfSyntaxError, type PdfDict, type PdfValue } from './syntax.ts';
+import {
+  PDF_LIMITS,
+  PdfLimitError,
+  PdfName,
+  PdfRaw,
+  PdfRef,
+  PdfSyntaxError,
+  type PdfDict,
+  type PdfValue,
+} from './syntax.ts';
 
 /**
  * Reading PDF syntax (ISO 32000 7.2-7.3): tokens and the values they make, from any byte source.
@@ -13,7 +22,11 @@ export interface ByteSource {
 }
 
 export function bufferSource(buf: Buffer): ByteSource {
-  return { length: buf.length, at: (p) => (p < buf.length ? buf[p] : -1), slice: (s, e) => buf.subarray(s, e) };
+  return {
+    length: buf.length,
+    at: (p) => (p < buf.length ? buf[p] : -1),
+    slice: (s, e) => buf.subarray(s, e),
+  };
 }
 
 const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
@@ -39,7 +52,12 @@ export class Lexer {
       const c = this.src.at(this.pos);
       if (WHITESPACE.has(c)) this.pos++;
       else if (c === 0x25 /* % */) {
-        while (this.src.at(this.pos) !== 0x0a && this.src.at(this.pos) !== 0x0d && this.src.at(this.pos) !== -1) this.pos++;
+        while (
+          this.src.at(this.pos) !== 0x0a &&
+          this.src.at(this.pos) !== 0x0d &&
+          this.src.at(this.pos) !== -1
+        )
+          this.pos++;
       } else return;
     }
   }
@@ -132,7 +150,9 @@ export class Lexer {
 
   private nested<T>(read: () => T): T {
     if (this.depth >= PDF_LIMITS.nestingDepth) {
-      throw new PdfLimitError(`arrays and dictionaries nested deeper than ${PDF_LIMITS.nestingDepth} at byte ${this.pos}`);
+      throw new PdfLimitError(
+        `arrays and dictionaries nested deeper than ${PDF_LIMITS.nestingDepth} at byte ${this.pos}`,
+      );
     }
     this.depth++;
     try {

@@ -8,8 +8,26 @@ import { assembleUpdate, type UpdateObject } from './incremental.ts';
 import { readDocumentTree } from './pages.ts';
 import { PdfFile } from './reader.ts';
 import { docTimestampSlot, writeSigned } from './sign.ts';
-import { PdfRef, PdfStream, dict, isDict, name, pdfText, serializeIndirect, type PdfDict, type PdfValue } from './syntax.ts';
-import { TrustServiceError, downloadCrl, fetchCrl, fetchOcsp, requestTimestamp, revocationSources, type TsaConfig } from './trust-client.ts';
+import {
+  PdfRef,
+  PdfStream,
+  dict,
+  isDict,
+  name,
+  pdfText,
+  serializeIndirect,
+  type PdfDict,
+  type PdfValue,
+} from './syntax.ts';
+import {
+  TrustServiceError,
+  downloadCrl,
+  fetchCrl,
+  fetchOcsp,
+  requestTimestamp,
+  revocationSources,
+  type TsaConfig,
+} from './trust-client.ts';
 
 /**
  * PAdES baseline levels above B-B (ETSI EN 319 142-1): the signature timestamp (B-T), the
@@ -19,7 +37,8 @@ import { TrustServiceError, downloadCrl, fetchCrl, fetchOcsp, requestTimestamp, 
 
 export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
 export type PadesLevel = (typeof PADES_LEVELS)[number];
-export const levelAtLeast = (level: PadesLevel, min: PadesLevel) => PADES_LEVELS.indexOf(level) >= PADES_LEVELS.indexOf(min);
+export const levelAtLeast = (level: PadesLevel, min: PadesLevel) =>
+  PADES_LEVELS.indexOf(level) >= PADES_LEVELS.indexOf(min);
 
 export interface LongTermConfig {
   level: PadesLevel;
@@ -30,10 +49,19 @@ export interface LongTermConfig {
 export const TIMESTAMP_RESERVE = 16_384;
 
 /** The unsigned signature-time-stamp attribute for a signature value (RFC 3161 appendix A), and the token's facts. */
-export async function signatureTimestamp(tsa: TsaConfig, signature: Buffer): Promise<{ attribute: Buffer; info: TimestampInfo }> {
-  const { der, info } = await requestTimestamp(tsa, createHash('sha256').update(signature).digest());
+export async function signatureTimestamp(
+  tsa: TsaConfig,
+  signature: Buffer,
+): Promise<{ attribute: Buffer; info: TimestampInfo }> {
+  const { der, info } = await requestTimestamp(
+    tsa,
+    createHash('sha256').update(signature).digest(),
+  );
   const token = asn1js.fromBER(new Uint8Array(der));
-  const attribute = new pkijs.Attribute({ type: OIDS.signatureTimeStampToken, values: [token.result] });
+  const attribute = new pkijs.Attribute({
+    type: OIDS.signatureTimeStampToken,
+    values: [token.result],
+  });
   return { attribute: toBuffer(attribute.toSchema().toBER(false)), info };
 }
 
@@ -74,8 +102,13 @@ export async function collectValidationData(certs: X509Certificate[]): Promise<V
       if (cert.checkIssued(cert)) return {}; // a root vouches for itself
       const sources = revocationSources(cert);
       if (sources.ocsp.length === 0 && sources.crl.length === 0) return {};
-      const issuer = unique.find((c) => !sameCert(c, cert) && cert.checkIssued(c) && cert.verify(c.publicKey));
-      if (!issuer) throw new TrustServiceError(`the issuer of "${cert.subject.replace(/\n/g, ', ')}" is not in the chain, so its revocation cannot be checked`);
+      const issuer = unique.find(
+        (c) => !sameCert(c, cert) && cert.checkIssued(c) && cert.verify(c.publicKey),
+      );
+      if (!issuer)
+        throw new TrustServiceError(
+          `the issuer of "${cert.subject.replace(/\n/g, ', ')}" is not in the chain, so its revocation cannot be checked`,
+        );
       let lastError: Error | null = null;
       for (const url of sources.ocsp) {
         try {
@@ -98,7 +131,8 @@ export async function collectValidationData(certs: X509Certificate[]): Promise<V
   for (const answer of answers) {
     if (answer.ocsp) {
       out.ocsps.push(answer.ocsp.der);
-      for (const der of answer.ocsp.certs) if (!out.certs.some((c) => c.equals(der))) out.certs.push(der);
+      for (const der of answer.ocsp.certs)
+        if (!out.certs.some((c) => c.equals(der))) out.certs.push(der);
     }
     if (answer.crl && !out.crls.some((c) => c.equals(answer.crl!))) out.crls.push(answer.crl);
   }
@@ -116,7 +150,8 @@ export async function appendDss(path: string, data: ValidationData): Promise<voi
     const tree = readDocumentTree(file);
     const factory = allocator(file);
     const objects: UpdateObject[] = [];
-    const put = (ref: PdfRef, value: PdfValue) => objects.push({ ref, bytes: serializeIndirect(ref, value) });
+    const put = (ref: PdfRef, value: PdfValue) =>
+      objects.push({ ref, bytes: serializeIndirect(ref, value) });
     const existing = file.resolve(tree.catalog.get('DSS'));
     const dss: PdfDict = isDict(existing) ? new Map(existing) : dict({ Type: name('DSS') });
     const known = new Map<string, Buffer[]>();
@@ -141,9 +176,15 @@ export async function appendDss(path: string, data: ValidationData): Promise<voi
     const catalog = new Map(tree.catalog);
     catalog.set('DSS', dssRef);
     // Adobe's extension level 5 of PDF 1.7 introduced the DSS.
-    catalog.set('Extensions', dict({ ADBE: dict({ BaseVersion: name('1.7'), ExtensionLevel: 5 }) }));
+    catalog.set(
+      'Extensions',
+      dict({ ADBE: dict({ BaseVersion: name('1.7'), ExtensionLevel: 5 }) }),
+    );
     put(tree.catalogRef, catalog);
-    bytes = assembleUpdate(file, objects, { id: file.trailer.get('ID') ?? [], allocXrefStream: () => factory.alloc() }).bytes;
+    bytes = assembleUpdate(file, objects, {
+      id: file.trailer.get('ID') ?? [],
+      allocXrefStream: () => factory.alloc(),
+    }).bytes;
   } finally {
     file.close();
   }
@@ -164,7 +205,8 @@ export async function appendDocumentTimestamp(
     const tree = readDocumentTree(file);
     const factory = allocator(file);
     const objects: UpdateObject[] = [];
-    const put = (ref: PdfRef, value: PdfValue) => objects.push({ ref, bytes: serializeIndirect(ref, value) });
+    const put = (ref: PdfRef, value: PdfValue) =>
+      objects.push({ ref, bytes: serializeIndirect(ref, value) });
     const page = tree.pages[tree.pages.length - 1];
     const widgetRef = factory.alloc();
     const sigRef = factory.alloc();
@@ -187,13 +229,23 @@ export async function appendDocumentTimestamp(
     );
     const slot = docTimestampSlot(sigRef, TIMESTAMP_RESERVE);
     objects.push({ ref: sigRef, bytes: slot.bytes });
-    const update = assembleUpdate(file, objects, { id: file.trailer.get('ID') ?? [], allocXrefStream: () => factory.alloc() });
+    const update = assembleUpdate(file, objects, {
+      id: file.trailer.get('ID') ?? [],
+      allocXrefStream: () => factory.alloc(),
+    });
     let info!: TimestampInfo;
-    const written = await writeSigned(file, update, slot, path, async (digest) => {
-      const stamp = await requestTimestamp(tsa, digest);
-      info = stamp.info;
-      return stamp.der;
-    }, true);
+    const written = await writeSigned(
+      file,
+      update,
+      slot,
+      path,
+      async (digest) => {
+        const stamp = await requestTimestamp(tsa, digest);
+        info = stamp.info;
+        return stamp.der;
+      },
+      true,
+    );
     return { info, ...written };
   } finally {
     file.close();

@@ -20,7 +20,8 @@ export class UnreadablePdfError extends Error {
   }
 }
 
-const ENCRYPTED = 'The PDF is encrypted (password-protected); remove the protection and upload it again';
+const ENCRYPTED =
+  'The PDF is encrypted (password-protected); remove the protection and upload it again';
 
 /** The bytes of a PDF, or (a file past REPAIR_LIMIT_BYTES) the path of a copy on local disk. */
 type CountTask = { bytes: Uint8Array } | { path: string };
@@ -37,7 +38,9 @@ const intakeWorker = () =>
 
 /** Starts the intake thread and loads its code now (server start), not on the first upload. */
 export async function warmIntakeWorker(): Promise<void> {
-  await intakeWorker().run({ bytes: new Uint8Array(0) }).catch(() => undefined);
+  await intakeWorker()
+    .run({ bytes: new Uint8Array(0) })
+    .catch(() => undefined);
 }
 
 /**
@@ -51,10 +54,19 @@ export async function countPdfPages(source: CountTask): Promise<number> {
   } catch (err) {
     const { name, message } = err as Error;
     if (name === 'PdfLimitError' || err instanceof WorkerLimitError) {
-      throw new UnreadablePdfError(`The PDF asks for more than Signet reads from one file: ${message}`, 'too_large', err);
+      throw new UnreadablePdfError(
+        `The PDF asks for more than Signet reads from one file: ${message}`,
+        'too_large',
+        err,
+      );
     }
-    if (name === 'EncryptedPDFError' || /encrypted/.test(message)) throw new UnreadablePdfError(ENCRYPTED);
-    throw new UnreadablePdfError('The file starts like a PDF but cannot be read as one; it may be truncated or corrupt', 'unreadable', err);
+    if (name === 'EncryptedPDFError' || /encrypted/.test(message))
+      throw new UnreadablePdfError(ENCRYPTED);
+    throw new UnreadablePdfError(
+      'The file starts like a PDF but cannot be read as one; it may be truncated or corrupt',
+      'unreadable',
+      err,
+    );
   }
   if (pages < 1) throw new UnreadablePdfError('The PDF has no pages');
   return pages;
@@ -88,7 +100,8 @@ export async function countPagesTask(source: CountTask): Promise<number> {
   try {
     return (await loadWithPdfLib(buf)).getPageCount();
   } catch (err) {
-    if (err instanceof EncryptedPDFError) throw new PdfUnsupportedError('encrypted PDFs cannot be signed');
+    if (err instanceof EncryptedPDFError)
+      throw new PdfUnsupportedError('encrypted PDFs cannot be signed');
     throw err;
   }
 }

@@ -1,5 +1,14 @@
 import type { PdfFile } from './reader.ts';
-import { PDF_LIMITS, PdfLimitError, PdfRef, PdfSyntaxError, isDict, isName, type PdfDict, type PdfValue } from './syntax.ts';
+import {
+  PDF_LIMITS,
+  PdfLimitError,
+  PdfRef,
+  PdfSyntaxError,
+  isDict,
+  isName,
+  type PdfDict,
+  type PdfValue,
+} from './syntax.ts';
 
 /** Attributes a page may inherit from its ancestors in the page tree. */
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -28,7 +37,8 @@ export function readDocumentTree(file: PdfFile): DocumentTree {
   const catalog = file.get(catalogRef.num);
   if (!isDict(catalog)) throw new PdfSyntaxError('the catalog is not a dictionary');
   const pagesRef = catalog.get('Pages');
-  if (!(pagesRef instanceof PdfRef)) throw new PdfSyntaxError('the catalog has no /Pages reference');
+  if (!(pagesRef instanceof PdfRef))
+    throw new PdfSyntaxError('the catalog has no /Pages reference');
   const pagesRoot = file.get(pagesRef.num);
   if (!isDict(pagesRoot)) throw new PdfSyntaxError('the page tree root is not a dictionary');
 
@@ -36,7 +46,8 @@ export function readDocumentTree(file: PdfFile): DocumentTree {
   const visited = new Set<number>();
   const walk = (ref: PdfRef, node: PdfDict, inherited: Inherited, depth: number) => {
     if (visited.has(ref.num)) throw new PdfSyntaxError('the page tree has a cycle');
-    if (depth > PDF_LIMITS.pageTreeDepth) throw new PdfLimitError(`the page tree is deeper than ${PDF_LIMITS.pageTreeDepth} levels`);
+    if (depth > PDF_LIMITS.pageTreeDepth)
+      throw new PdfLimitError(`the page tree is deeper than ${PDF_LIMITS.pageTreeDepth} levels`);
     visited.add(ref.num);
     const own: Inherited = { ...inherited };
     for (const key of INHERITABLE) if (node.has(key)) own[key] = node.get(key);
@@ -44,13 +55,16 @@ export function readDocumentTree(file: PdfFile): DocumentTree {
     if (isName(node.get('Type'), 'Pages') || Array.isArray(kids)) {
       if (!Array.isArray(kids)) throw new PdfSyntaxError('a /Pages node without /Kids');
       for (const kid of kids) {
-        if (!(kid instanceof PdfRef)) throw new PdfSyntaxError('a page tree kid is not a reference');
+        if (!(kid instanceof PdfRef))
+          throw new PdfSyntaxError('a page tree kid is not a reference');
         const kidDict = file.get(kid.num);
-        if (!isDict(kidDict)) throw new PdfSyntaxError(`page tree node ${kid.num} is not a dictionary`);
+        if (!isDict(kidDict))
+          throw new PdfSyntaxError(`page tree node ${kid.num} is not a dictionary`);
         walk(kid, kidDict, own, depth + 1);
       }
     } else {
-      if (pages.length >= PDF_LIMITS.pages) throw new PdfLimitError(`the document has more than ${PDF_LIMITS.pages} pages`);
+      if (pages.length >= PDF_LIMITS.pages)
+        throw new PdfLimitError(`the document has more than ${PDF_LIMITS.pages} pages`);
       pages.push({ ref, dict: node, inherited: own });
     }
   };
@@ -93,11 +107,10 @@ export function pageGeometry(file: PdfFile, page: PageNode): PageGeometry {
   const w = urx - llx;
   const h = ury - lly;
   const rotateValue = file.resolve(page.inherited.Rotate);
-  const rotate = ((((typeof rotateValue === 'number' ? Math.round(rotateValue / 90) * 90 : 0) % 360) + 360) % 360) as
-    | 0
-    | 90
-    | 180
-    | 270;
+  const rotate = ((((typeof rotateValue === 'number' ? Math.round(rotateValue / 90) * 90 : 0) %
+    360) +
+    360) %
+    360) as 0 | 90 | 180 | 270;
   // A reader turns the page clockwise by /Rotate; these invert that turn.
   switch (rotate) {
     case 90:

@@ -24,14 +24,18 @@ export function checkObjectStreams(bytes: Buffer): void {
     const header = text.slice(objStart, streamAt);
     const filter = FILTER.exec(header)?.[1].replace(/[[\]\s]/g, '');
     if (filter === undefined) continue;
-    if (filter !== '/FlateDecode') throw new PdfUnsupportedError(`object streams with the filter ${filter} are not supported`);
+    if (filter !== '/FlateDecode')
+      throw new PdfUnsupportedError(`object streams with the filter ${filter} are not supported`);
     let start = streamAt + 6;
     if (bytes[start] === 0x0d) start++;
     if (bytes[start] === 0x0a) start++;
     const budget = Math.min(PDF_LIMITS.streamInflateBytes, PDF_LIMITS.fileInflateBytes - total);
     try {
       // Sync flush: a stream cut short still counts what it would give pdf-lib.
-      total += inflateSync(bytes.subarray(start), { maxOutputLength: Math.max(1, budget), finishFlush: constants.Z_SYNC_FLUSH }).length;
+      total += inflateSync(bytes.subarray(start), {
+        maxOutputLength: Math.max(1, budget),
+        finishFlush: constants.Z_SYNC_FLUSH,
+      }).length;
     } catch (err) {
       if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
         throw new PdfLimitError(`an object stream inflates to more than ${budget} bytes`);

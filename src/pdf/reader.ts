@@ -2,7 +2,17 @@ import { openSync } from 'node:fs';
 import { bufferAccess, fileAccess, FileSource, type RandomAccess } from './file-source.ts';
 import { bufferSource, Lexer } from './lexer.ts';
 import { decodeStream } from './stream-decode.ts';
-import { PDF_LIMITS, PdfLimitError, PdfRef, PdfStream, PdfSyntaxError, isCount, isDict, type PdfDict, type PdfValue } from './syntax.ts';
+import {
+  PDF_LIMITS,
+  PdfLimitError,
+  PdfRef,
+  PdfStream,
+  PdfSyntaxError,
+  isCount,
+  isDict,
+  type PdfDict,
+  type PdfValue,
+} from './syntax.ts';
 import { readCrossReference, type XrefEntry } from './xref.ts';
 
 /**
@@ -77,7 +87,9 @@ export class PdfFile {
     const e = this.xref.get(num);
     if (!e || e.kind === 'free') return undefined;
     // A compressed object also moves when its object stream is redefined.
-    return e.kind === 'offset' ? `@${e.offset}` : `${e.stream}#${e.index}${this.location(e.stream) ?? ''}`;
+    return e.kind === 'offset'
+      ? `@${e.offset}`
+      : `${e.stream}#${e.index}${this.location(e.stream) ?? ''}`;
   }
 
   /** Numbers of the objects in use. */
@@ -103,7 +115,10 @@ export class PdfFile {
     if (cached !== undefined) return cached;
     const entry = this.xref.get(num);
     if (!entry || entry.kind === 'free') return undefined;
-    if (this.resolving >= PDF_LIMITS.resolveDepth) throw new PdfLimitError(`object ${num} is reached through more than ${PDF_LIMITS.resolveDepth} other objects`);
+    if (this.resolving >= PDF_LIMITS.resolveDepth)
+      throw new PdfLimitError(
+        `object ${num} is reached through more than ${PDF_LIMITS.resolveDepth} other objects`,
+      );
     this.resolving++;
     let value: PdfValue | undefined;
     try {
@@ -120,9 +135,14 @@ export class PdfFile {
   streamData(stream: PdfStream): Buffer {
     if (stream.data) return this.decode(stream.dict, stream.data);
     const length = this.resolve(stream.dict.get('Length'));
-    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) throw new PdfSyntaxError('stream without a valid /Length');
-    if (length > this.size - stream.fileOffset) throw new PdfSyntaxError(`stream at byte ${stream.fileOffset} is longer than the file`);
-    if (length > PDF_LIMITS.streamRawBytes) throw new PdfLimitError(`a stream of ${length} bytes is larger than the ${PDF_LIMITS.streamRawBytes} read at once`);
+    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+      throw new PdfSyntaxError('stream without a valid /Length');
+    if (length > this.size - stream.fileOffset)
+      throw new PdfSyntaxError(`stream at byte ${stream.fileOffset} is longer than the file`);
+    if (length > PDF_LIMITS.streamRawBytes)
+      throw new PdfLimitError(
+        `a stream of ${length} bytes is larger than the ${PDF_LIMITS.streamRawBytes} read at once`,
+      );
     const raw = this.src.read(stream.fileOffset, length);
     const after = new Lexer(this.src, stream.fileOffset + length);
     if (raw.length !== length || after.peekWord() !== 'endstream') {
@@ -132,7 +152,10 @@ export class PdfFile {
   }
 
   private decode(d: PdfDict, raw: Buffer): Buffer {
-    const budget = Math.min(PDF_LIMITS.streamInflateBytes, PDF_LIMITS.fileInflateBytes - this.inflated);
+    const budget = Math.min(
+      PDF_LIMITS.streamInflateBytes,
+      PDF_LIMITS.fileInflateBytes - this.inflated,
+    );
     const data = decodeStream(d, raw, budget);
     this.inflated += data.length;
     return data;
@@ -143,7 +166,8 @@ export class PdfFile {
     const num = lx.int();
     lx.int();
     lx.expectWord('obj');
-    if (num !== expectedNum) throw new PdfSyntaxError(`xref points object ${expectedNum} at object ${num}`);
+    if (num !== expectedNum)
+      throw new PdfSyntaxError(`xref points object ${expectedNum} at object ${num}`);
     const value = lx.value();
     if (isDict(value) && lx.streamStart()) return new PdfStream(value, null, lx.pos);
     return value;
@@ -153,18 +177,25 @@ export class PdfFile {
     let objects = this.objectStreams.get(streamNum);
     if (objects) return objects;
     // An object stream is never itself compressed (PDF 32000 7.5.7), so no chain of them can loop.
-    if (this.xref.get(streamNum)?.kind !== 'offset') throw new PdfSyntaxError(`object stream ${streamNum} is not a plain object`);
-    if (this.loading.has(streamNum)) throw new PdfSyntaxError(`object stream ${streamNum} refers to itself`);
+    if (this.xref.get(streamNum)?.kind !== 'offset')
+      throw new PdfSyntaxError(`object stream ${streamNum} is not a plain object`);
+    if (this.loading.has(streamNum))
+      throw new PdfSyntaxError(`object stream ${streamNum} refers to itself`);
     this.loading.add(streamNum);
     try {
       const stream = this.get(streamNum);
-      if (!(stream instanceof PdfStream)) throw new PdfSyntaxError(`object stream ${streamNum} is missing`);
+      if (!(stream instanceof PdfStream))
+        throw new PdfSyntaxError(`object stream ${streamNum} is missing`);
       const data = this.streamData(stream);
       const n = stream.dict.get('N');
       const first = stream.dict.get('First');
-      if (!isCount(n) || !isCount(first) || first > data.length) throw new PdfSyntaxError('object stream without a valid /N or /First');
+      if (!isCount(n) || !isCount(first) || first > data.length)
+        throw new PdfSyntaxError('object stream without a valid /N or /First');
       // Each entry of the index takes at least four bytes ("1 0 "): more would be a lie to allocate for.
-      if (n > first / 4 + 1) throw new PdfSyntaxError(`object stream ${streamNum} claims ${n} objects in a ${first}-byte index`);
+      if (n > first / 4 + 1)
+        throw new PdfSyntaxError(
+          `object stream ${streamNum} claims ${n} objects in a ${first}-byte index`,
+        );
       const lx = new Lexer(bufferSource(data));
       const index: Array<[number, number]> = [];
       for (let i = 0; i < n; i++) index.push([lx.int(), lx.int()]);

@@ -16,7 +16,12 @@ export interface RenewResult {
   timestampExpiresAt: string | null;
 }
 
-const REBUILT: Record<string, new (message: string) => Error> = { PdfLimitError, PdfSyntaxError, WorkerLimitError, TrustServiceError };
+const REBUILT: Record<string, new (message: string) => Error> = {
+  PdfLimitError,
+  PdfSyntaxError,
+  WorkerLimitError,
+  TrustServiceError,
+};
 let worker: BoundedWorker<{ path: string; tsa: TsaConfig }, RenewResult> | null = null;
 
 export function renewInWorker(path: string, tsa: TsaConfig): Promise<RenewResult> {

@@ -39,12 +39,22 @@ export function signatureSlot(
   const reserve = cert.chain.reduce((n, c) => n + c.length, 0) + 2048 + timestampReserve;
   const m = pdfText(pdfDate(meta.signingTime)).text;
   const tail = `/M${m}/Name${pdfText(meta.name).text}/Reason${pdfText(meta.reason).text}`;
-  return slotFor(ref, '/Type/Sig/Filter/Adobe.PPKLite/SubFilter/ETSI.CAdES.detached', reserve, tail);
+  return slotFor(
+    ref,
+    '/Type/Sig/Filter/Adobe.PPKLite/SubFilter/ETSI.CAdES.detached',
+    reserve,
+    tail,
+  );
 }
 
 /** A document timestamp dictionary (PAdES B-LTA: ETSI.RFC3161), room for a token of `reserve` bytes. */
 export function docTimestampSlot(ref: PdfRef, reserve: number): SignatureSlot {
-  return slotFor(ref, '/Type/DocTimeStamp/Filter/Adobe.PPKLite/SubFilter/ETSI.RFC3161', reserve, '');
+  return slotFor(
+    ref,
+    '/Type/DocTimeStamp/Filter/Adobe.PPKLite/SubFilter/ETSI.RFC3161',
+    reserve,
+    '',
+  );
 }
 
 function slotFor(ref: PdfRef, entries: string, reserve: number, tail: string): SignatureSlot {
@@ -82,9 +92,15 @@ export async function writeSigned(
   const slotAt = update.offsets.get(slot.ref.num)!;
   const contentsStart = slotAt + slot.contentsStart;
   const contentsEnd = slotAt + slot.contentsEnd;
-  const byteRange = [0, file.size + contentsStart, file.size + contentsEnd, bytes.length - contentsEnd];
+  const byteRange = [
+    0,
+    file.size + contentsStart,
+    file.size + contentsEnd,
+    bytes.length - contentsEnd,
+  ];
   const byteRangeText = byteRange.map(formatNumber).join(' ');
-  if (byteRangeText.length > BYTE_RANGE_WIDTH) throw new Error('file too large for the /ByteRange slot');
+  if (byteRangeText.length > BYTE_RANGE_WIDTH)
+    throw new Error('file too large for the /ByteRange slot');
   bytes.write(byteRangeText.padEnd(BYTE_RANGE_WIDTH, ' '), slotAt + slot.byteRangeAt, 'latin1');
 
   const out = await open(outputPath, append ? 'a' : 'w');
@@ -104,7 +120,8 @@ export async function writeSigned(
     hash.update(bytes.subarray(contentsEnd));
     const cms = await contentsFor(hash.digest());
     const hex = cms.toString('hex');
-    if (hex.length > contentsEnd - contentsStart - 2) throw new Error('the CMS signature outgrew its placeholder');
+    if (hex.length > contentsEnd - contentsStart - 2)
+      throw new Error('the CMS signature outgrew its placeholder');
     bytes.write(hex, contentsStart + 1, 'latin1');
     whole.update(bytes.subarray(contentsStart));
     await out.write(bytes);

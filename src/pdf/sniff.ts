@@ -19,6 +19,11 @@ export function sniffType(head: Buffer): SniffedType | null {
   if (head.subarray(0, PDF.length).equals(PDF)) return 'application/pdf';
   if (head.subarray(0, PNG.length).equals(PNG)) return 'image/png';
   if (head.subarray(0, JPEG.length).equals(JPEG)) return 'image/jpeg';
-  if (head.length >= SNIFF_BYTES && head.subarray(0, 4).equals(RIFF) && head.subarray(8, 12).equals(WEBP)) return 'image/webp';
+  if (
+    head.length >= SNIFF_BYTES &&
+    head.subarray(0, 4).equals(RIFF) &&
+    head.subarray(8, 12).equals(WEBP)
+  )
+    return 'image/webp';
   return null;
 }

@@ -38,7 +38,10 @@ export async function stampFields(
     if (!(box.w > 0 && box.h > 0)) continue;
     if (field.type === 'checkbox') {
       if (value === 'true') canvas.clipped(box.x, box.y, box.w, box.h, () => drawTick(canvas, box));
-    } else if ((field.type === 'signature' || field.type === 'initials') && value.startsWith('data:')) {
+    } else if (
+      (field.type === 'signature' || field.type === 'initials') &&
+      value.startsWith('data:')
+    ) {
       const image = await factory.image(value);
       canvas.clipped(box.x, box.y, box.w, box.h, () => {
         const scale = Math.min(box.w / image.width, box.h / image.height);
@@ -51,12 +54,20 @@ export async function stampFields(
       const text = value.replace(/\s+/g, ' ').trim();
       const size = Math.max(
         MIN_SIZE,
-        Math.min(box.h * 0.7, MAX_SIGNATURE_SIZE, (box.w - 2 * PAD) / Math.max(canvas.width('Times-Italic', text, 1), 0.01)),
+        Math.min(
+          box.h * 0.7,
+          MAX_SIGNATURE_SIZE,
+          (box.w - 2 * PAD) / Math.max(canvas.width('Times-Italic', text, 1), 0.01),
+        ),
       );
-      canvas.clipped(box.x, box.y, box.w, box.h, () => drawLines(canvas, 'Times-Italic', size, [text], box));
+      canvas.clipped(box.x, box.y, box.w, box.h, () =>
+        drawLines(canvas, 'Times-Italic', size, [text], box),
+      );
     } else {
       const { size, lines } = fitText(canvas, 'Helvetica', value, box);
-      canvas.clipped(box.x, box.y, box.w, box.h, () => drawLines(canvas, 'Helvetica', size, lines, box));
+      canvas.clipped(box.x, box.y, box.w, box.h, () =>
+        drawLines(canvas, 'Helvetica', size, lines, box),
+      );
     }
   }
 }
@@ -65,7 +76,13 @@ function drawTick(canvas: Canvas, box: Box): void {
   const unitWidth = canvas.width('ZapfDingbats', TICK, 1);
   const size = Math.min(box.w / unitWidth, box.h / 0.75) * 0.85;
   const w = unitWidth * size;
-  canvas.text('ZapfDingbats', size, box.x + (box.w - w) / 2, box.y + (box.h - 0.7 * size) / 2, TICK);
+  canvas.text(
+    'ZapfDingbats',
+    size,
+    box.x + (box.w - w) / 2,
+    box.y + (box.h - 0.7 * size) / 2,
+    TICK,
+  );
 }
 
 /** Lines vertically centred in the box, left-aligned after a small padding. */
@@ -90,7 +107,13 @@ export function fitText(canvas: Canvas, key: FontKey, text: string, box: { w: nu
   }
 }
 
-export function wrapText(canvas: Canvas, key: FontKey, text: string, size: number, avail: number): string[] {
+export function wrapText(
+  canvas: Canvas,
+  key: FontKey,
+  text: string,
+  size: number,
+  avail: number,
+): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split(/\r?\n/)) {
     let line = '';

@@ -1,5 +1,14 @@
 import { inflateSync } from 'node:zlib';
-import { PDF_LIMITS, PdfLimitError, PdfSyntaxError, PdfUnsupportedError, isCount, isDict, isName, type PdfDict } from './syntax.ts';
+import {
+  PDF_LIMITS,
+  PdfLimitError,
+  PdfSyntaxError,
+  PdfUnsupportedError,
+  isCount,
+  isDict,
+  isName,
+  type PdfDict,
+} from './syntax.ts';
 
 /** Decodes a stream's data, refusing (`PdfLimitError`) to produce more than `maxBytes`. */
 export function decodeStream(d: PdfDict, raw: Buffer, maxBytes: number): Buffer {
@@ -14,7 +23,9 @@ export function decodeStream(d: PdfDict, raw: Buffer, maxBytes: number): Buffer 
     data = inflateSync(raw, { maxOutputLength: Math.max(1, maxBytes) });
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new PdfLimitError(`a stream inflates to more than ${maxBytes} bytes (limits: ${PDF_LIMITS.streamInflateBytes} per stream, ${PDF_LIMITS.fileInflateBytes} per file)`);
+      throw new PdfLimitError(
+        `a stream inflates to more than ${maxBytes} bytes (limits: ${PDF_LIMITS.streamInflateBytes} per stream, ${PDF_LIMITS.fileInflateBytes} per file)`,
+      );
     }
     throw new PdfSyntaxError('corrupt Flate stream');
   }
@@ -29,7 +40,8 @@ export function decodeStream(d: PdfDict, raw: Buffer, maxBytes: number): Buffer 
     return data;
   }
   const columns = parms.get('Columns') ?? 1;
-  if (!isCount(columns) || columns < 1) throw new PdfSyntaxError('a PNG predictor with an invalid /Columns');
+  if (!isCount(columns) || columns < 1)
+    throw new PdfSyntaxError('a PNG predictor with an invalid /Columns');
   return unpredictPng(data, columns);
 }
 

@@ -83,7 +83,8 @@ export const isDict = (v: PdfValue | undefined): v is PdfDict => v instanceof Ma
 export const isName = (v: PdfValue | undefined, raw?: string): v is PdfName =>
   v instanceof PdfName && (raw === undefined || v.raw === raw);
 /** A non-negative integer: a count, size or offset as a file states it. */
-export const isCount = (v: PdfValue | undefined): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+export const isCount = (v: PdfValue | undefined): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 export function dict(entries: Record<string, PdfValue | undefined>): PdfDict {
   const d: PdfDict = new Map();

@@ -10,7 +10,12 @@ import type { VerificationReport } from './verify.ts';
 
 export const VERIFY_LIMITS = { heapMb: 256, deadlineMs: 60_000 };
 
-const REBUILT: Record<string, new (message: string) => Error> = { PdfLimitError, PdfSyntaxError, PdfUnsupportedError, WorkerLimitError };
+const REBUILT: Record<string, new (message: string) => Error> = {
+  PdfLimitError,
+  PdfSyntaxError,
+  PdfUnsupportedError,
+  WorkerLimitError,
+};
 
 let worker: BoundedWorker<{ path: string }, VerificationReport> | null = null;
 

@@ -14,7 +14,15 @@ import {
 import { readDss, type Dss } from './dss-read.ts';
 import type { PadesLevel } from './long-term.ts';
 import { PdfFile } from './reader.ts';
-import { PdfRaw, PdfRef, isDict, isName, serialize, type PdfDict, type PdfValue } from './syntax.ts';
+import {
+  PdfRaw,
+  PdfRef,
+  isDict,
+  isName,
+  serialize,
+  type PdfDict,
+  type PdfValue,
+} from './syntax.ts';
 
 /**
  * Describes every signature of a PDF (Signet's or anyone's): whether its bytes are intact,
@@ -71,13 +79,15 @@ export function verifyPdf(path: string): VerificationReport {
       }
     }
     for (const { end, report } of reports) {
-      if (report.level === 'B-LT' && stamps.some((s) => s.valid && s.end > end)) report.level = 'B-LTA';
+      if (report.level === 'B-LT' && stamps.some((s) => s.valid && s.end > end))
+        report.level = 'B-LTA';
     }
     const ends = [...reports.map((r) => r.end), ...stamps.map((s) => s.end)];
     const lastEnd = ends.length > 0 ? Math.max(...ends) : 0;
     return {
       signatures: reports.map((r) => r.report),
-      modifiedAfterLastSignature: lastEnd > 0 && lastEnd < file.size && changedAfter(path, file, lastEnd),
+      modifiedAfterLastSignature:
+        lastEnd > 0 && lastEnd < file.size && changedAfter(path, file, lastEnd),
     };
   } finally {
     file.close();
@@ -88,8 +98,10 @@ export function verifyPdf(path: string): VerificationReport {
 export function lastDocumentTimestamp(file: PdfFile): Buffer | null {
   let best: FoundSignature | null = null;
   for (const sig of findSignatures(file)) {
-    if (!isName(sig.dict.get('SubFilter'), 'ETSI.RFC3161') || !sig.byteRange || !sig.contents) continue;
-    if (!best || sig.byteRange[2] + sig.byteRange[3] > best.byteRange![2] + best.byteRange![3]) best = sig;
+    if (!isName(sig.dict.get('SubFilter'), 'ETSI.RFC3161') || !sig.byteRange || !sig.contents)
+      continue;
+    if (!best || sig.byteRange[2] + sig.byteRange[3] > best.byteRange![2] + best.byteRange![3])
+      best = sig;
   }
   return best?.contents ?? null;
 }
@@ -125,19 +137,35 @@ function findSignatures(file: PdfFile): FoundSignature[] {
 function readSignature(file: PdfFile, dict: PdfDict): FoundSignature {
   const range = file.resolve(dict.get('ByteRange'));
   const byteRange =
-    Array.isArray(range) && range.length === 4 && range.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+    Array.isArray(range) &&
+    range.length === 4 &&
+    range.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
       ? (range as number[])
       : null;
-  const okRange = byteRange && byteRange[0] === 0 && byteRange[1] <= byteRange[2] && byteRange[2] + byteRange[3] <= file.size;
+  const okRange =
+    byteRange &&
+    byteRange[0] === 0 &&
+    byteRange[1] <= byteRange[2] &&
+    byteRange[2] + byteRange[3] <= file.size;
   const raw = file.resolve(dict.get('Contents'));
-  const hex = raw instanceof PdfRaw && /^<[0-9a-fA-F\s]*>$/.test(raw.text) ? raw.text.slice(1, -1).replace(/\s/g, '') : null;
-  return { dict, byteRange: okRange ? byteRange : null, contents: hex ? Buffer.from(hex, 'hex') : null };
+  const hex =
+    raw instanceof PdfRaw && /^<[0-9a-fA-F\s]*>$/.test(raw.text)
+      ? raw.text.slice(1, -1).replace(/\s/g, '')
+      : null;
+  return {
+    dict,
+    byteRange: okRange ? byteRange : null,
+    contents: hex ? Buffer.from(hex, 'hex') : null,
+  };
 }
 
 function hashRanges(file: PdfFile, range: number[], algorithm: string): Buffer {
   const hash = createHash(algorithm);
   const buf = Buffer.allocUnsafe(CHUNK);
-  for (const [start, length] of [[range[0], range[1]], [range[2], range[3]]]) {
+  for (const [start, length] of [
+    [range[0], range[1]],
+    [range[2], range[3]],
+  ]) {
     for (let pos = start; pos < start + length; ) {
       const n = file.readInto(buf.subarray(0, Math.min(CHUNK, start + length - pos)), pos);
       if (n <= 0) break;
@@ -198,7 +226,9 @@ function describe(file: PdfFile, sig: FoundSignature, dss: Dss): SignatureReport
   if (token) {
     try {
       const signature = toBuffer(si.signature.valueBlock.valueHexView);
-      const info = readTimestampToken(toBuffer(token.toBER(false)), (alg) => createHash(alg).update(signature).digest());
+      const info = readTimestampToken(toBuffer(token.toBER(false)), (alg) =>
+        createHash(alg).update(signature).digest(),
+      );
       report.timestamp = {
         time: info.genTime.toISOString(),
         authority: info.signer ? commonName(info.signer.subject) : '',
@@ -210,14 +240,17 @@ function describe(file: PdfFile, sig: FoundSignature, dss: Dss): SignatureReport
     }
   }
   if (cert) report.revocationEmbedded = dss.covers(cert);
-  const pades = isName(sig.dict.get('SubFilter'), 'ETSI.CAdES.detached') && !!attributeValue(si?.signedAttrs, OIDS.signingCertificateV2);
+  const pades =
+    isName(sig.dict.get('SubFilter'), 'ETSI.CAdES.detached') &&
+    !!attributeValue(si?.signedAttrs, OIDS.signingCertificateV2);
   if (pades && report.valid) {
     report.level = 'B-B';
     if (report.timestamp?.valid) {
       report.level = 'B-T';
       // B-LT: the DSS holds the signer's certificate and its revocation data (or it names none).
       const needsRevocation = cert && !report.certificate?.selfSigned;
-      if (cert && dss.hasCertificate(cert) && (!needsRevocation || report.revocationEmbedded)) report.level = 'B-LT';
+      if (cert && dss.hasCertificate(cert) && (!needsRevocation || report.revocationEmbedded))
+        report.level = 'B-LT';
     }
   }
   return report;
@@ -227,9 +260,12 @@ function describe(file: PdfFile, sig: FoundSignature, dss: Dss): SignatureReport
 function claimedTime(dict: PdfDict): string | null {
   const m = dict.get('M');
   if (!(m instanceof PdfRaw)) return null;
-  const match = /D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?/.exec(m.text);
+  const match = /D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?/.exec(
+    m.text,
+  );
   if (!match) return null;
-  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', sign, oh = '00', om = '00'] = match;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', sign, oh = '00', om = '00'] =
+    match;
   const offset = sign === '+' || sign === '-' ? `${sign}${oh}:${om}` : 'Z';
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
@@ -250,14 +286,19 @@ function changedAfter(path: string, latest: PdfFile, end: number): boolean {
   try {
     const root = signed.trailer.get('Root');
     const rootNum = root instanceof PdfRef ? root.num : -1;
-    if (!(latest.trailer.get('Root') instanceof PdfRef) || (latest.trailer.get('Root') as PdfRef).num !== rootNum) return true;
+    if (
+      !(latest.trailer.get('Root') instanceof PdfRef) ||
+      (latest.trailer.get('Root') as PdfRef).num !== rootNum
+    )
+      return true;
     for (const num of signed.objectNumbers()) {
       if (signed.location(num) === latest.location(num)) continue;
       if (num !== rootNum) return true;
       const before = signed.get(num);
       const after = latest.get(num);
       if (!isDict(before) || !isDict(after)) return true;
-      const strip = (d: PdfDict) => serialize(new Map([...d].filter(([k]) => k !== 'DSS' && k !== 'Extensions')));
+      const strip = (d: PdfDict) =>
+        serialize(new Map([...d].filter(([k]) => k !== 'DSS' && k !== 'Extensions')));
       if (strip(before) !== strip(after)) return true;
     }
     return false;

@@ -6,7 +6,9 @@ import { parentPort, workerData } from 'node:worker_threads';
  */
 
 const { module, exportName } = workerData as { module: string; exportName: string };
-const handler = ((await import(module)) as Record<string, (task: unknown) => Promise<unknown>>)[exportName];
+const handler = ((await import(module)) as Record<string, (task: unknown) => Promise<unknown>>)[
+  exportName
+];
 
 parentPort!.on('message', async ({ id, task }: { id: number; task: unknown }) => {
   try {

@@ -1,6 +1,15 @@
 import type { FileSource } from './file-source.ts';
 import { Lexer } from './lexer.ts';
-import { PdfRef, PdfStream, PdfSyntaxError, PdfUnsupportedError, isCount, isDict, isName, type PdfDict } from './syntax.ts';
+import {
+  PdfRef,
+  PdfStream,
+  PdfSyntaxError,
+  PdfUnsupportedError,
+  isCount,
+  isDict,
+  isName,
+  type PdfDict,
+} from './syntax.ts';
 
 /*
  * The cross-reference sections of a PDF (ISO 32000 7.5.4-7.5.8): classic tables and xref streams,
@@ -27,10 +36,18 @@ export interface CrossReference {
  * Reads every section into `xref` (newer entries win). `streamData` decodes an xref stream within
  * the file's inflate budget; it may resolve a /Length through the entries read so far.
  */
-export function readCrossReference(src: FileSource, xref: Map<number, XrefEntry>, streamData: (stream: PdfStream) => Buffer): CrossReference {
+export function readCrossReference(
+  src: FileSource,
+  xref: Map<number, XrefEntry>,
+  streamData: (stream: PdfStream) => Buffer,
+): CrossReference {
   const reader = new SectionReader(src, xref, streamData);
   reader.read();
-  return { trailer: reader.trailer, startxref: reader.startxref, usesXrefStream: reader.usesXrefStream };
+  return {
+    trailer: reader.trailer,
+    startxref: reader.startxref,
+    usesXrefStream: reader.usesXrefStream,
+  };
 }
 
 class SectionReader {
@@ -60,7 +77,8 @@ class SectionReader {
     let offset: number | undefined = this.startxref;
     let newest = true;
     while (offset !== undefined) {
-      if (seen.has(offset) || offset >= this.size) throw new PdfSyntaxError(`bad xref offset ${offset}`);
+      if (seen.has(offset) || offset >= this.size)
+        throw new PdfSyntaxError(`bad xref offset ${offset}`);
       seen.add(offset);
       const { entries, trailer, isStream } = this.readSection(offset);
       // Newer sections win; a section's own free entries do not hide its hybrid XRefStm.
@@ -73,11 +91,17 @@ class SectionReader {
       const prev = trailer.get('Prev');
       offset = typeof prev === 'number' ? prev : undefined;
     }
-    if (this.trailer.has('Encrypt')) throw new PdfUnsupportedError('encrypted PDFs cannot be signed');
-    if (!(this.trailer.get('Root') instanceof PdfRef)) throw new PdfSyntaxError('trailer without /Root');
+    if (this.trailer.has('Encrypt'))
+      throw new PdfUnsupportedError('encrypted PDFs cannot be signed');
+    if (!(this.trailer.get('Root') instanceof PdfRef))
+      throw new PdfSyntaxError('trailer without /Root');
   }
 
-  private readSection(offset: number): { entries: Map<number, XrefEntry>; trailer: PdfDict; isStream: boolean } {
+  private readSection(offset: number): {
+    entries: Map<number, XrefEntry>;
+    trailer: PdfDict;
+    isStream: boolean;
+  } {
     const lx = new Lexer(this.src, offset);
     if (lx.peekWord() !== 'xref') {
       const { entries, dict } = this.readXrefStream(offset);
@@ -89,7 +113,8 @@ class SectionReader {
       const start = lx.int();
       const count = lx.int();
       // Every entry is 20 bytes of the file: a count the rest of the file cannot hold is refused before the loop.
-      if (count * 18 > this.size - lx.pos) throw new PdfSyntaxError(`an xref subsection claims ${count} entries the file cannot hold`);
+      if (count * 18 > this.size - lx.pos)
+        throw new PdfSyntaxError(`an xref subsection claims ${count} entries the file cannot hold`);
       for (let i = 0; i < count; i++) {
         const off = lx.int();
         const gen = lx.int();
@@ -123,19 +148,26 @@ class SectionReader {
     }
     const w = d.get('W');
     const size = d.get('Size');
-    if (!Array.isArray(w) || w.length < 3 || !w.every((x) => isCount(x) && x <= 8) || !isCount(size)) {
+    if (
+      !Array.isArray(w) ||
+      w.length < 3 ||
+      !w.every((x) => isCount(x) && x <= 8) ||
+      !isCount(size)
+    ) {
       throw new PdfSyntaxError('xref stream without a valid /W or /Size');
     }
     const [w0, w1, w2] = w as number[];
     const rowSize = w0 + w1 + w2;
     if (rowSize === 0) throw new PdfSyntaxError('xref stream whose rows are 0 bytes wide');
     const index = d.get('Index') ?? [0, size];
-    if (!Array.isArray(index) || index.length % 2 !== 0 || !index.every(isCount)) throw new PdfSyntaxError('xref stream with an invalid /Index');
+    if (!Array.isArray(index) || index.length % 2 !== 0 || !index.every(isCount))
+      throw new PdfSyntaxError('xref stream with an invalid /Index');
     const data = this.streamData(new PdfStream(d, null, lx.pos));
     // Checked before anything is built: the rows /Index claims must be in the decoded data.
     let rows = 0;
     for (let i = 1; i < index.length; i += 2) rows += index[i] as number;
-    if (rows * rowSize > data.length) throw new PdfSyntaxError(`xref stream claims ${rows} entries in ${data.length} bytes`);
+    if (rows * rowSize > data.length)
+      throw new PdfSyntaxError(`xref stream claims ${rows} entries in ${data.length} bytes`);
     const entries = new Map<number, XrefEntry>();
     const field = (pos: number, width: number) => {
       let v = 0;
@@ -147,7 +179,8 @@ class SectionReader {
       const start = index[i] as number;
       const count = index[i + 1] as number;
       for (let k = 0; k < count; k++) {
-        if (pos + rowSize > data.length) throw new PdfSyntaxError('xref stream shorter than its /Index');
+        if (pos + rowSize > data.length)
+          throw new PdfSyntaxError('xref stream shorter than its /Index');
         const type = w0 === 0 ? 1 : field(pos, w0);
         const a = field(pos + w0, w1);
         const b = field(pos + w0 + w1, w2);

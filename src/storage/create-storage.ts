@@ -6,5 +6,9 @@ import { GuardedStorage } from './guarded.ts';
 
 /** The storage driver the configuration names. */
 export function createStorage(config: Config): Storage {
-  return new GuardedStorage(config.storage.driver === 's3' ? new S3Storage(config.storage) : new LocalStorage(config.storage.root));
+  return new GuardedStorage(
+    config.storage.driver === 's3'
+      ? new S3Storage(config.storage)
+      : new LocalStorage(config.storage.root),
+  );
 }

@@ -15,7 +15,9 @@ export class GuardedStorage implements Storage {
 
   constructor(private readonly inner: Storage) {
     this.driver = inner.driver;
-    if (inner.presignPut) this.presignPut = (key, contentType, expiresIn) => this.guard('presign', () => inner.presignPut!(key, contentType, expiresIn));
+    if (inner.presignPut)
+      this.presignPut = (key, contentType, expiresIn) =>
+        this.guard('presign', () => inner.presignPut!(key, contentType, expiresIn));
   }
 
   private async guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {

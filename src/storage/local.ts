@@ -13,7 +13,8 @@ export class LocalStorage implements Storage {
 
   private pathOf(key: string): string {
     const resolved = path.resolve(this.root, key);
-    if (!resolved.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`Storage key escapes the root: ${key}`);
+    if (!resolved.startsWith(path.resolve(this.root) + path.sep))
+      throw new Error(`Storage key escapes the root: ${key}`);
     return resolved;
   }
 

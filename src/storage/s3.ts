@@ -24,7 +24,8 @@ export interface S3Options {
 }
 
 const isMissing = (err: unknown) =>
-  err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata?.httpStatusCode === 404);
+  err instanceof S3ServiceException &&
+  (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata?.httpStatusCode === 404);
 
 /** An S3 bucket (AWS, MinIO, R2 …). Uploads from clients go straight to the bucket through presigned PUTs. */
 export class S3Storage implements Storage {
@@ -52,7 +53,10 @@ export class S3Storage implements Storage {
         responseChecksumValidation: 'WHEN_REQUIRED',
       });
     this.client = clientFor(options.endpoint);
-    this.presigner = options.publicEndpoint && options.publicEndpoint !== options.endpoint ? clientFor(options.publicEndpoint) : this.client;
+    this.presigner =
+      options.publicEndpoint && options.publicEndpoint !== options.endpoint
+        ? clientFor(options.publicEndpoint)
+        : this.client;
   }
 
   /** Streams in parts (multipart above 5 MB), so a 50 MB file is never held whole in memory. */
@@ -99,10 +103,14 @@ export class S3Storage implements Storage {
    * header, so the bucket refuses the PUT unless the client sends exactly that type.
    */
   async presignPut(key: string, contentType: string, expiresIn: number): Promise<string> {
-    return getSignedUrl(this.presigner, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }), {
-      expiresIn,
-      signableHeaders: new Set(['content-type']),
-    });
+    return getSignedUrl(
+      this.presigner,
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+      {
+        expiresIn,
+        signableHeaders: new Set(['content-type']),
+      },
+    );
   }
 
   destroy(): void {

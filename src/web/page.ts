@@ -35,7 +35,13 @@ export function setPageHeaders(reply: FastifyReply): void {
   });
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 export interface ShellOptions {
@@ -54,7 +60,9 @@ export function renderShell(options: ShellOptions): string {
   const data = Object.entries(options.data ?? {})
     .map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`)
     .join('');
-  const script = options.script ? `\n  <script type="module" src="${escapeHtml(options.assetBase + options.script)}"></script>` : '';
+  const script = options.script
+    ? `\n  <script type="module" src="${escapeHtml(options.assetBase + options.script)}"></script>`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -65,17 +65,26 @@ export function loadStaticAssets(): StaticAssets {
     files.set(rel, { body: fs.readFileSync(path.join(clientDir, rel)), type: typeOf(rel)! });
   }
   // Latin and Latin Extended cover the names typed in most European languages; other scripts fall back to the system font.
-  const fontDir = path.join(path.dirname(require.resolve('@fontsource/dancing-script/package.json')), 'files');
+  const fontDir = path.join(
+    path.dirname(require.resolve('@fontsource/dancing-script/package.json')),
+    'files',
+  );
   for (const subset of ['latin', 'latin-ext']) {
     const name = `dancing-script-${subset}-400-normal.woff2`;
-    files.set(`fonts/${name}`, { body: fs.readFileSync(path.join(fontDir, name)), type: 'font/woff2' });
+    files.set(`fonts/${name}`, {
+      body: fs.readFileSync(path.join(fontDir, name)),
+      type: 'font/woff2',
+    });
   }
 
   const hash = createHash('sha256');
-  for (const [name, file] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(name).update('\0').update(file.body);
+  for (const [name, file] of [...files].sort(([a], [b]) => a.localeCompare(b)))
+    hash.update(name).update('\0').update(file.body);
 
   const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
-  const pdfjsVersion = (JSON.parse(fs.readFileSync(path.join(pdfjsRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  const pdfjsVersion = (
+    JSON.parse(fs.readFileSync(path.join(pdfjsRoot, 'package.json'), 'utf8')) as { version: string }
+  ).version;
   const pdfjsFiles = new Map<string, PdfjsFile>();
   for (const name of ['pdf.min.mjs', 'pdf.worker.min.mjs']) {
     pdfjsFiles.set(name, { file: path.join(pdfjsRoot, 'build', name), type: typeOf(name)! });

@@ -16,10 +16,19 @@ describe('import cycles', () => {
 
   it('finds a cycle through type-only, re-export and side-effect imports', () => {
     mkdirSync(path.join(fixture, 'a'), { recursive: true });
-    writeFileSync(path.join(fixture, 'a/one.ts'), "import type { Two } from '../two.ts';\nexport type One = Two;\n");
-    writeFileSync(path.join(fixture, 'two.ts'), "export * from './three.ts';\nexport type Two = string;\n");
+    writeFileSync(
+      path.join(fixture, 'a/one.ts'),
+      "import type { Two } from '../two.ts';\nexport type One = Two;\n",
+    );
+    writeFileSync(
+      path.join(fixture, 'two.ts'),
+      "export * from './three.ts';\nexport type Two = string;\n",
+    );
     writeFileSync(path.join(fixture, 'three.ts'), "import './a/one.ts';\n");
-    writeFileSync(path.join(fixture, 'apart.ts'), "import { x } from './four.ts';\nexport const y = x;\n");
+    writeFileSync(
+      path.join(fixture, 'apart.ts'),
+      "import { x } from './four.ts';\nexport const y = x;\n",
+    );
     writeFileSync(path.join(fixture, 'four.ts'), 'export const x = 1;\n');
     expect(importCycles(fixture)).toEqual([['a/one.ts', 'three.ts', 'two.ts']]);
   });

@@ -20,7 +20,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 type Cast = ts.AsExpression | ts.TypeAssertion;
-const isCast = (node: ts.Node): node is Cast => ts.isAsExpression(node) || ts.isTypeAssertionExpression(node);
+const isCast = (node: ts.Node): node is Cast =>
+  ts.isAsExpression(node) || ts.isTypeAssertionExpression(node);
 
 /** `x as never`, `<never>x`, and `x as unknown as T` in `text`, as `line: code`. */
 function forbiddenCasts(fileName: string, text: string): string[] {
@@ -58,7 +59,9 @@ describe('source rules', () => {
   });
 
   it('src/ has no `as never` and no `as unknown as`', () => {
-    const offences = files.flatMap((f) => forbiddenCasts(f, readFileSync(f, 'utf8')).map((c) => `${path.relative(SRC, f)}:${c}`));
+    const offences = files.flatMap((f) =>
+      forbiddenCasts(f, readFileSync(f, 'utf8')).map((c) => `${path.relative(SRC, f)}:${c}`),
+    );
     expect(offences).toEqual([]);
   });
 

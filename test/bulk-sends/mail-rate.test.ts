@@ -11,7 +11,9 @@ const SAVED = RATE / 4;
 beforeAll(async () => {
   sink = await SmtpSink.start();
   // 30 connections: at 20 mails a second and 1 s a mail, 20 are in hand at once.
-  t = await buildTestApp({ env: { SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: String(RATE), MAIL_CONNECTIONS: '30' } });
+  t = await buildTestApp({
+    env: { SMTP_URL: sink.url, MAIL_RATE_PER_SECOND: String(RATE), MAIL_CONNECTIONS: '30' },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -26,7 +28,10 @@ afterAll(async () => {
 async function sendAndTime(rows: number, firstClient: number): Promise<number[]> {
   const tpl = await bulkTemplate(t);
   const before = sink.messages.length;
-  const body = { templateId: tpl, rows: Array.from({ length: rows }, (_, i) => clientRow(firstClient + i)) };
+  const body = {
+    templateId: tpl,
+    rows: Array.from({ length: rows }, (_, i) => clientRow(firstClient + i)),
+  };
   expect((await t.request('POST', '/api/v1/bulk-sends', { body })).status).toBe(202);
   const arrivals: number[] = [];
   const start = Date.now();
@@ -42,7 +47,8 @@ async function sendAndTime(rows: number, firstClient: number): Promise<number[]>
   }
   expect(sink.messages).toHaveLength(before + rows * 2);
   const recipients = new Set(sink.messages.flatMap((m) => m.to));
-  for (let i = firstClient; i < firstClient + rows; i++) expect(recipients.has(`client${i}@example.test`)).toBe(true);
+  for (let i = firstClient; i < firstClient + rows; i++)
+    expect(recipients.has(`client${i}@example.test`)).toBe(true);
   return arrivals;
 }
 
@@ -56,7 +62,8 @@ async function sendAndTime(rows: number, firstClient: number): Promise<number[]>
  */
 function expectWithinRate(arrivals: number[]): void {
   arrivals.forEach((at, i) => expect(i + 1).toBeLessThanOrEqual(SAVED + 1 + (RATE * at) / 1000));
-  for (const at of arrivals) expect(arrivals.filter((x) => x >= at && x < at + 1000).length).toBeLessThanOrEqual(3 * RATE);
+  for (const at of arrivals)
+    expect(arrivals.filter((x) => x >= at && x < at + 1000).length).toBeLessThanOrEqual(3 * RATE);
 }
 
 describe('MAIL_RATE_PER_SECOND', () => {

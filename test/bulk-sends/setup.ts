@@ -3,7 +3,9 @@ import { field } from '../helpers/factories.ts';
 import { createTemplate, giveTemplateFile } from '../templates/setup.ts';
 
 /** A template with an open role "Client", a fixed "Witness", a signature, an editable and a read-only prefill field. */
-export async function bulkTemplate(t: Pick<TestApp, 'request'> & Parameters<typeof giveTemplateFile>[0]): Promise<string> {
+export async function bulkTemplate(
+  t: Pick<TestApp, 'request'> & Parameters<typeof giveTemplateFile>[0],
+): Promise<string> {
   const res = await createTemplateVia(t);
   await giveTemplateFile(t, res);
   return res;
@@ -12,7 +14,10 @@ export async function bulkTemplate(t: Pick<TestApp, 'request'> & Parameters<type
 async function createTemplateVia(t: Pick<TestApp, 'request'>): Promise<string> {
   return createTemplate(t as TestApp, {
     name: 'Offer letter',
-    roles: [{ name: 'Client' }, { name: 'Witness', signerName: 'Wendy Witness', signerEmail: 'wendy@example.test' }],
+    roles: [
+      { name: 'Client' },
+      { name: 'Witness', signerName: 'Wendy Witness', signerEmail: 'wendy@example.test' },
+    ],
     fields: [
       field({ label: 'Sign here' }),
       field({ type: 'text', label: 'Company', y: 30, required: false }),

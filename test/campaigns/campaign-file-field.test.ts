@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, hasChromium, launchBrowser, NO_CHROMIUM_REASON, textOf, visible, type TestBrowser } from '../helpers/browser.ts';
+import {
+  eventually,
+  hasChromium,
+  launchBrowser,
+  NO_CHROMIUM_REASON,
+  textOf,
+  visible,
+  type TestBrowser,
+} from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
 import { field, samplePdf } from '../helpers/factories.ts';
 import { hasPoppler, poppler } from '../pdf/pdf-helpers.ts';
@@ -60,8 +68,12 @@ describe.skipIf(!hasChromium)('a file field on the campaign page (375 px phone)'
     await eventually(() => textOf(control)).toMatch(/^first draft\.pdf .* · Replace$/);
     // Choosing again replaces the upload.
     await input.setInputFiles(chosen);
-    await eventually(() => textOf(control)).toMatch(/^Utility bill – März\.pdf \d+(\.\d)? KB · Replace$/);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await eventually(() => textOf(control)).toMatch(
+      /^Utility bill – März\.pdf \d+(\.\d)? KB · Replace$/,
+    );
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      375,
+    );
 
     await page.getByLabel('Full name').fill('Ann Applicant');
     await page.getByLabel('Email').fill('ann@example.test');
@@ -77,11 +89,22 @@ describe.skipIf(!hasChromium)('a file field on the campaign page (375 px phone)'
     const sha = createHash('sha256').update(bytes).digest('hex');
     // The replaced first file is not the document's.
     expect(doc.attachments).toHaveLength(1);
-    expect(doc.attachments[0]).toMatchObject({ name: 'Utility bill – März.pdf', sha256: sha, fileSize: bytes.length, kind: 'signer_upload' });
+    expect(doc.attachments[0]).toMatchObject({
+      name: 'Utility bill – März.pdf',
+      sha256: sha,
+      fileSize: bytes.length,
+      kind: 'signer_upload',
+    });
     await t.drainJobs();
-    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.status).toBe('completed');
+    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.status).toBe(
+      'completed',
+    );
     if (hasPoppler) {
-      const signed = await t.app.inject({ method: 'GET', url: `/api/v1/documents/${doc.id}/download`, headers: { authorization: `Bearer ${t.key}` } });
+      const signed = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/documents/${doc.id}/download`,
+        headers: { authorization: `Bearer ${t.key}` },
+      });
       const file = path.join(dir, 'signed.pdf');
       fs.writeFileSync(file, signed.rawPayload);
       const text = poppler('pdftotext', [file, '-']).output.replace(/\s+/g, '');

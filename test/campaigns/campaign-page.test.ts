@@ -1,7 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, hasChromium, launchBrowser, NO_CHROMIUM_REASON, textOf, visible, type TestBrowser } from '../helpers/browser.ts';
+import {
+  eventually,
+  hasChromium,
+  launchBrowser,
+  NO_CHROMIUM_REASON,
+  textOf,
+  visible,
+  type TestBrowser,
+} from '../helpers/browser.ts';
 import type { MemoryMailer, TestApp } from '../helpers/build-test-app.ts';
 import { field } from '../helpers/factories.ts';
 import { createTemplate, giveTemplateFile } from '../templates/setup.ts';
@@ -42,7 +50,11 @@ async function campaignOnTemplate(extra: Record<string, unknown> = {}) {
 describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
   beforeAll(async () => {
     ({ t, origin } = await startServer());
-    thanks = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Thanks</title><h1>Thank you</h1>'));
+    thanks = http.createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>Thanks</title><h1>Thank you</h1>'),
+    );
     await new Promise<void>((resolve) => thanks.listen(0, '127.0.0.1', resolve));
     thanksUrl = `http://127.0.0.1:${(thanks.address() as AddressInfo).port}/thanks?from=signet`;
     browser = await launchBrowser();
@@ -61,13 +73,23 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
     await page.waitForSelector('body[data-view="campaign"]', { timeout: 20_000 });
     await eventually(() => page.locator('.page[data-rendered]').count()).toBe(1);
     expect(await textOf(page.getByRole('heading', { level: 1 }))).toBe('Join our volunteers');
-    expect(await textOf(page.locator('.intro-message'))).toBe('Fill in your details and sign the agreement.');
-    expect(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--brand').trim())).toBe('#0F766E');
+    expect(await textOf(page.locator('.intro-message'))).toBe(
+      'Fill in your details and sign the agreement.',
+    );
+    expect(
+      await page.evaluate(() =>
+        getComputedStyle(document.documentElement).getPropertyValue('--brand').trim(),
+      ),
+    ).toBe('#0F766E');
     expect(await page.locator('.field').count()).toBe(3);
 
     // Submitting early names what is missing.
     await page.getByRole('button', { name: 'Sign and submit' }).click();
-    await eventually(() => textOf(page.locator('.form-row', { has: page.getByLabel('Full name') }).locator('.form-error'))).toBe('Enter your full name.');
+    await eventually(() =>
+      textOf(
+        page.locator('.form-row', { has: page.getByLabel('Full name') }).locator('.form-error'),
+      ),
+    ).toBe('Enter your full name.');
     await eventually(() => page.locator('.field.is-invalid').count()).toBe(3);
 
     await page.getByLabel('Full name').fill('Grace Hopper');
@@ -78,7 +100,9 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
     await page.getByRole('button', { name: 'Signature (required)' }).click();
     await drawOnPad(page);
     await page.getByRole('button', { name: 'Adopt and sign' }).click();
-    await eventually(() => page.locator('.field-signature img').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await eventually(() => page.locator('.field-signature img').getAttribute('src')).toMatch(
+      /^data:image\/png;base64,/,
+    );
 
     await page.getByRole('button', { name: 'Sign and submit' }).click();
     await page.waitForURL(thanksUrl, { timeout: 20_000 });
@@ -86,9 +110,16 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
 
     const subs = (await t.request('GET', `/api/v1/campaigns/${c.id}/submissions`)).body.data;
     expect(subs).toHaveLength(1);
-    expect(subs[0].signers).toEqual([expect.objectContaining({ name: 'Grace Hopper', email: 'grace@example.test', status: 'completed' })]);
+    expect(subs[0].signers).toEqual([
+      expect.objectContaining({
+        name: 'Grace Hopper',
+        email: 'grace@example.test',
+        status: 'completed',
+      }),
+    ]);
     const doc = (await t.request('GET', `/api/v1/documents/${subs[0].id}`)).body.data;
-    const value = (label: string) => doc.fields.find((f: { label: string }) => f.label === label)?.value;
+    const value = (label: string) =>
+      doc.fields.find((f: { label: string }) => f.label === label)?.value;
     expect(value('City')).toBe('Arlington');
     expect(value('I agree')).toBe('true');
     expect(value('Signature')).toMatch(/^data:image\/png;base64,/);
@@ -119,7 +150,9 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
     await page.getByLabel('Full name').fill('Katherine Johnson');
     await page.getByLabel('Email', { exact: true }).fill('katherine@example.test');
     expect(await page.getByLabel('Member name (required)').inputValue()).toBe('Katherine Johnson');
-    expect(await page.getByLabel('Member email (required)').inputValue()).toBe('katherine@example.test');
+    expect(await page.getByLabel('Member email (required)').inputValue()).toBe(
+      'katherine@example.test',
+    );
     // Once the visitor edits the field itself, their details no longer overwrite it.
     await page.getByLabel('Member name (required)').fill('K. Johnson');
     await page.getByLabel('Full name').fill('Katherine G. Johnson');
@@ -130,11 +163,17 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
     await page.getByRole('button', { name: 'Adopt and sign' }).click();
     await page.getByRole('button', { name: 'Sign and submit' }).click();
     await visible(page.locator('[data-state="done_all"]'));
-    expect(await textOf(page.locator('[data-state="done_all"]'))).not.toContain('once everyone has signed');
+    expect(await textOf(page.locator('[data-state="done_all"]'))).not.toContain(
+      'once everyone has signed',
+    );
     const subs = (await t.request('GET', `/api/v1/campaigns/${c.id}/submissions`)).body.data;
     const doc = (await t.request('GET', `/api/v1/documents/${subs[0].id}`)).body.data;
-    expect(doc.fields.find((f: { label: string }) => f.label === 'Member name').value).toBe('K. Johnson');
-    expect(doc.fields.find((f: { label: string }) => f.label === 'Member email').value).toBe('katherine@example.test');
+    expect(doc.fields.find((f: { label: string }) => f.label === 'Member name').value).toBe(
+      'K. Johnson',
+    );
+    expect(doc.fields.find((f: { label: string }) => f.label === 'Member email').value).toBe(
+      'katherine@example.test',
+    );
     expect(pageProblems(browser.problems)).toEqual([]);
     await page.close();
   });
@@ -159,11 +198,15 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
     await page.getByRole('button', { name: 'Email me a code' }).click();
     await visible(page.getByLabel('6-digit code'));
     await t.drainJobs();
-    const mail = (t.mailer as MemoryMailer).sent.filter((m) => m.to === 'alan@example.test').at(-1)!;
+    const mail = (t.mailer as MemoryMailer).sent
+      .filter((m) => m.to === 'alan@example.test')
+      .at(-1)!;
     const code = /\b(\d{6})\b/.exec(mail.text)![1];
     await page.getByLabel('6-digit code').fill(code === '000000' ? '111111' : '000000');
     await page.getByRole('button', { name: 'Confirm and sign' }).click();
-    await eventually(() => textOf(page.locator('dialog[open] .form-error'))).toContain('The code is wrong');
+    await eventually(() => textOf(page.locator('dialog[open] .form-error'))).toContain(
+      'The code is wrong',
+    );
     await page.getByLabel('6-digit code').fill(code);
     await page.getByRole('button', { name: 'Confirm and sign' }).click();
     await page.waitForURL(thanksUrl, { timeout: 20_000 });

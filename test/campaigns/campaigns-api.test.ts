@@ -12,12 +12,15 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const create = (body: Record<string, unknown>) => t.request('POST', '/api/v1/campaigns', { body: { templateId, name: 'C', ...body } });
+const create = (body: Record<string, unknown>) =>
+  t.request('POST', '/api/v1/campaigns', { body: { templateId, name: 'C', ...body } });
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('POST /api/v1/campaigns', () => {
   it('creates an active campaign with exactly the create-response fields and the defaults', async () => {
-    const res = await t.request('POST', '/api/v1/campaigns', { body: { templateId, name: 'Summer Sign-up 2026!' } });
+    const res = await t.request('POST', '/api/v1/campaigns', {
+      body: { templateId, name: 'Summer Sign-up 2026!' },
+    });
     expect(res.status).toBe(201);
     const c = res.body.data;
     expect(Object.keys(c).sort()).toEqual(CREATE_KEYS);
@@ -36,7 +39,13 @@ describe('POST /api/v1/campaigns', () => {
     expect(c.slug).toMatch(/^summer-sign-up-2026-[a-z0-9]{6}$/);
     expect(c.createdAt).toMatch(ISO_MS);
     const full = await t.request('GET', `/api/v1/campaigns/${c.id}`);
-    expect(full.body.data).toMatchObject({ requireKyc: false, submissionCount: 0, welcomeTitle: '', welcomeMessage: '', updatedAt: c.createdAt });
+    expect(full.body.data).toMatchObject({
+      requireKyc: false,
+      submissionCount: 0,
+      welcomeTitle: '',
+      welcomeMessage: '',
+      updatedAt: c.createdAt,
+    });
   });
 
   it('stores every create field as given', async () => {
@@ -164,7 +173,10 @@ describe('POST /api/v1/campaigns', () => {
     expect(r2.body.error.code).toBe('missing_fields');
 
     // A second role with fields but no fixed signer: nobody could be invited to fill them.
-    const unfillable = await createTemplate(t, { roles: [{ name: 'A' }, { name: 'B' }], fields: [field(), field({ assignedTo: 1 })] });
+    const unfillable = await createTemplate(t, {
+      roles: [{ name: 'A' }, { name: 'B' }],
+      fields: [field(), field({ assignedTo: 1 })],
+    });
     await giveTemplateFile(t, unfillable);
     const r3 = await create({ templateId: unfillable });
     expect(r3.status).toBe(409);
@@ -172,7 +184,10 @@ describe('POST /api/v1/campaigns', () => {
     expect(r3.body.error.message).toContain('order 1');
 
     // The visitor's role must have something to fill.
-    const nothingForVisitor = await createTemplate(t, { roles: [{ name: 'A' }, { name: 'B', signerEmail: 'b@example.test' }], fields: [field({ assignedTo: 1 })] });
+    const nothingForVisitor = await createTemplate(t, {
+      roles: [{ name: 'A' }, { name: 'B', signerEmail: 'b@example.test' }],
+      fields: [field({ assignedTo: 1 })],
+    });
     await giveTemplateFile(t, nothingForVisitor);
     expect((await create({ templateId: nothingForVisitor })).body.error.code).toBe('invalid_state');
 
@@ -187,7 +202,10 @@ describe('POST /api/v1/campaigns', () => {
     expect((await create({ templateId: offPage })).status).toBe(201);
 
     // Fixed later roles are fine.
-    const fixed = await createTemplate(t, { roles: [{ name: 'A' }, { name: 'B', signerEmail: 'b@example.test' }], fields: [field(), field({ assignedTo: 1 })] });
+    const fixed = await createTemplate(t, {
+      roles: [{ name: 'A' }, { name: 'B', signerEmail: 'b@example.test' }],
+      fields: [field(), field({ assignedTo: 1 })],
+    });
     await giveTemplateFile(t, fixed);
     expect((await create({ templateId: fixed })).status).toBe(201);
   });
@@ -208,7 +226,16 @@ describe('GET /api/v1/campaigns', () => {
     const { key } = await t.newOrg('Pager');
     const tpl = await readyTemplate(t, { key });
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await createCampaign(t, { templateId: tpl, name: i === 4 ? 'Special 50%_off' : `Campaign ${i}` }, key)).id);
+    for (let i = 0; i < 7; i++)
+      ids.push(
+        (
+          await createCampaign(
+            t,
+            { templateId: tpl, name: i === 4 ? 'Special 50%_off' : `Campaign ${i}` },
+            key,
+          )
+        ).id,
+      );
     await t.request('PATCH', `/api/v1/campaigns/${ids[1]}`, { body: { status: 'paused' }, key });
     await t.request('PATCH', `/api/v1/campaigns/${ids[2]}`, { body: { status: 'closed' }, key });
 
@@ -216,7 +243,11 @@ describe('GET /api/v1/campaigns', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: any = await t.request('GET', `/api/v1/campaigns?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { key });
+      const res: any = await t.request(
+        'GET',
+        `/api/v1/campaigns?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        { key },
+      );
       expect(res.status).toBe(200);
       for (const item of res.body.data) expect(Object.keys(item).sort()).toEqual(LIST_KEYS);
       expect(res.body.meta.count).toBe(res.body.data.length);
@@ -236,10 +267,20 @@ describe('GET /api/v1/campaigns', () => {
     expect(active.body.data).toHaveLength(5);
     expect((await t.request('GET', '/api/v1/campaigns?status=draft', { key })).status).toBe(400);
 
-    const search = await t.request('GET', `/api/v1/campaigns?search=${encodeURIComponent('SPECIAL 50%')}`, { key });
+    const search = await t.request(
+      'GET',
+      `/api/v1/campaigns?search=${encodeURIComponent('SPECIAL 50%')}`,
+      { key },
+    );
     expect(search.body.data.map((c: any) => c.id)).toEqual([ids[4]]);
-    expect((await t.request('GET', '/api/v1/campaigns?search=%_', { key })).body.data.map((c: any) => c.id)).toEqual([ids[4]]);
-    expect((await t.request('GET', '/api/v1/campaigns?search=campaign&limit=100', { key })).body.data).toHaveLength(6);
+    expect(
+      (await t.request('GET', '/api/v1/campaigns?search=%_', { key })).body.data.map(
+        (c: any) => c.id,
+      ),
+    ).toEqual([ids[4]]);
+    expect(
+      (await t.request('GET', '/api/v1/campaigns?search=campaign&limit=100', { key })).body.data,
+    ).toHaveLength(6);
   });
 
   it.each([
@@ -259,7 +300,9 @@ describe('GET /api/v1/campaigns', () => {
     expect(docs.body.meta.nextCursor).toBeTruthy();
     const foreign = await t.request('GET', `/api/v1/templates?cursor=${docs.body.meta.nextCursor}`);
     expect(foreign.body.error.code).toBe('invalid_cursor');
-    expect((await t.request('GET', '/api/v1/campaigns?cursor=abc')).body.error.code).toBe('invalid_cursor');
+    expect((await t.request('GET', '/api/v1/campaigns?cursor=abc')).body.error.code).toBe(
+      'invalid_cursor',
+    );
   });
 });
 
@@ -285,16 +328,24 @@ describe('PATCH /api/v1/campaigns/{id}', () => {
     const res = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual(FULL_KEYS);
-    expect(res.body.data).toMatchObject({ ...body, slug: c.slug, status: 'active', createdAt: c.createdAt });
+    expect(res.body.data).toMatchObject({
+      ...body,
+      slug: c.slug,
+      status: 'active',
+      createdAt: c.createdAt,
+    });
     expect(res.body.data.updatedAt > c.createdAt).toBe(true);
     expect((await t.request('GET', `/api/v1/campaigns/${c.id}`)).body.data).toEqual(res.body.data);
-    const cleared = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { expiresAt: null, redirectUrl: '' } });
+    const cleared = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, {
+      body: { expiresAt: null, redirectUrl: '' },
+    });
     expect(cleared.body.data).toMatchObject({ expiresAt: null, redirectUrl: '' });
   });
 
   it('applies the create rules on both sides of each limit', async () => {
     const c = await createCampaign(t, { templateId });
-    const patch = (body: Record<string, unknown>) => t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body });
+    const patch = (body: Record<string, unknown>) =>
+      t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body });
     expect((await patch({ name: 'x'.repeat(200) })).status).toBe(200);
     expect((await patch({ name: 'x'.repeat(201) })).status).toBe(400);
     expect((await patch({ name: '' })).status).toBe(400);
@@ -302,8 +353,12 @@ describe('PATCH /api/v1/campaigns/{id}', () => {
     expect((await patch({ welcomeTitle: 't'.repeat(201) })).status).toBe(400);
     expect((await patch({ welcomeMessage: 'm'.repeat(1000) })).status).toBe(200);
     expect((await patch({ welcomeMessage: 'm'.repeat(1001) })).status).toBe(400);
-    expect((await patch({ redirectUrl: `https://e.com/${'a'.repeat(2000 - 14)}` })).status).toBe(200);
-    expect((await patch({ redirectUrl: `https://e.com/${'a'.repeat(2001 - 14)}` })).status).toBe(400);
+    expect((await patch({ redirectUrl: `https://e.com/${'a'.repeat(2000 - 14)}` })).status).toBe(
+      200,
+    );
+    expect((await patch({ redirectUrl: `https://e.com/${'a'.repeat(2001 - 14)}` })).status).toBe(
+      400,
+    );
     expect((await patch({ redirectUrl: 'mailto:a@b.c' })).status).toBe(400);
     expect((await patch({ maxSubmissions: 1 })).status).toBe(200);
     expect((await patch({ maxSubmissions: 0 })).status).toBe(400);
@@ -316,27 +371,41 @@ describe('PATCH /api/v1/campaigns/{id}', () => {
 
   it('refuses slug and other read-only fields, and empty bodies', async () => {
     const c = await createCampaign(t, { templateId });
-    for (const body of [{ slug: 'my-slug' }, { submissionCount: 0 }, { id: 'cmp_x' }, { createdAt: new Date().toISOString() }, {}]) {
+    for (const body of [
+      { slug: 'my-slug' },
+      { submissionCount: 0 },
+      { id: 'cmp_x' },
+      { createdAt: new Date().toISOString() },
+      {},
+    ]) {
       const res = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
-    const slug = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { slug: 'my-slug' } });
+    const slug = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, {
+      body: { slug: 'my-slug' },
+    });
     expect(slug.body.error.details[0].path).toBe('body.slug');
     expect((await t.request('GET', `/api/v1/campaigns/${c.id}`)).body.data.slug).toBe(c.slug);
   });
 
   it('moves between the three statuses; closing emits campaign.closed once', async () => {
     const c = await createCampaign(t, { templateId });
-    const set = (status: string) => t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { status } });
+    const set = (status: string) =>
+      t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { status } });
     expect((await set('paused')).body.data.status).toBe('paused');
     expect((await set('active')).body.data.status).toBe('active');
     expect((await set('closed')).body.data.status).toBe('closed');
     expect((await set('closed')).body.data.status).toBe('closed');
     expect((await set('active')).body.data.status).toBe('active');
-    const closedEvents = (await eventsOf(t, 'campaign.closed')).filter((e) => e.campaign.id === c.id);
+    const closedEvents = (await eventsOf(t, 'campaign.closed')).filter(
+      (e) => e.campaign.id === c.id,
+    );
     expect(closedEvents).toHaveLength(1);
-    expect(closedEvents[0]).toMatchObject({ reason: 'manual', campaign: { id: c.id, status: 'closed', slug: c.slug } });
+    expect(closedEvents[0]).toMatchObject({
+      reason: 'manual',
+      campaign: { id: c.id, status: 'closed', slug: c.slug },
+    });
   });
 });
 
@@ -344,17 +413,51 @@ describe('DELETE /api/v1/campaigns/{id} and submissions', () => {
   it('deletes for good; submissions stay as documents carrying the campaign id', async () => {
     const c = await createCampaign(t, { templateId });
     // Documents recorded as the campaign's submissions (the public flow is tested in submissions.test.ts).
-    const docs = [await createDocument(t, { name: 'Sub 1', signers: [{ name: 'Ann', email: 'ann@example.test' }] }), await createDocument(t, { name: 'Sub 2' })];
-    await t.database.handle.db.updateTable('documents').set({ campaign_id: c.id, template_id: templateId }).where('id', 'in', docs).execute();
+    const docs = [
+      await createDocument(t, {
+        name: 'Sub 1',
+        signers: [{ name: 'Ann', email: 'ann@example.test' }],
+      }),
+      await createDocument(t, { name: 'Sub 2' }),
+    ];
+    await t.database.handle.db
+      .updateTable('documents')
+      .set({ campaign_id: c.id, template_id: templateId })
+      .where('id', 'in', docs)
+      .execute();
 
     const subs = await t.request('GET', `/api/v1/campaigns/${c.id}/submissions?limit=1`);
     expect(subs.status).toBe(200);
     expect(subs.body.data).toHaveLength(1);
-    expect(Object.keys(subs.body.data[0]).sort()).toEqual(['completedAt', 'createdAt', 'id', 'name', 'signers', 'status']);
-    expect(subs.body.data[0]).toMatchObject({ id: docs[1], name: 'Sub 2', status: 'draft', completedAt: null, signers: [] });
-    const next = await t.request('GET', `/api/v1/campaigns/${c.id}/submissions?limit=1&cursor=${subs.body.meta.nextCursor}`);
+    expect(Object.keys(subs.body.data[0]).sort()).toEqual([
+      'completedAt',
+      'createdAt',
+      'id',
+      'name',
+      'signers',
+      'status',
+    ]);
+    expect(subs.body.data[0]).toMatchObject({
+      id: docs[1],
+      name: 'Sub 2',
+      status: 'draft',
+      completedAt: null,
+      signers: [],
+    });
+    const next = await t.request(
+      'GET',
+      `/api/v1/campaigns/${c.id}/submissions?limit=1&cursor=${subs.body.meta.nextCursor}`,
+    );
     expect(next.body.data[0].id).toBe(docs[0]);
-    expect(next.body.data[0].signers).toEqual([{ id: expect.stringMatching(/^sgn_/), name: 'Ann', email: 'ann@example.test', status: 'pending', signedAt: null }]);
+    expect(next.body.data[0].signers).toEqual([
+      {
+        id: expect.stringMatching(/^sgn_/),
+        name: 'Ann',
+        email: 'ann@example.test',
+        status: 'pending',
+        signedAt: null,
+      },
+    ]);
     expect(next.body.meta).toEqual({ count: 1, hasMore: false, nextCursor: null });
 
     const del = await t.request('DELETE', `/api/v1/campaigns/${c.id}`);

@@ -21,9 +21,20 @@ interface Endpoint {
 const cp = (i: Ids) => `/api/v1/campaigns/${i.cmp}`;
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/api/v1/campaigns', scope: 'campaigns.read', collection: true },
-  { method: 'POST', path: () => '/api/v1/campaigns', scope: 'campaigns.create', body: (i) => ({ templateId: i.tpl, name: 'x' }), collection: true },
+  {
+    method: 'POST',
+    path: () => '/api/v1/campaigns',
+    scope: 'campaigns.create',
+    body: (i) => ({ templateId: i.tpl, name: 'x' }),
+    collection: true,
+  },
   { method: 'GET', path: cp, scope: 'campaigns.read' },
-  { method: 'PATCH', path: cp, scope: 'campaigns.update', body: () => ({ name: 'hijacked', status: 'paused' }) },
+  {
+    method: 'PATCH',
+    path: cp,
+    scope: 'campaigns.update',
+    body: () => ({ name: 'hijacked', status: 'paused' }),
+  },
   { method: 'DELETE', path: cp, scope: 'campaigns.delete' },
   { method: 'GET', path: (i) => `${cp(i)}/submissions`, scope: 'campaigns.read' },
 ];
@@ -57,7 +68,9 @@ describe('campaign endpoints', () => {
       expect(op.operationId, label(e)).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.summary, label(e)).toBeTruthy();
       expect(op.tags, label(e)).toEqual(['Campaigns']);
-      expect(Object.keys(op.responses), label(e)).toEqual(expect.arrayContaining(['401', '403', '429', '500']));
+      expect(Object.keys(op.responses), label(e)).toEqual(
+        expect.arrayContaining(['401', '403', '429', '500']),
+      );
       if (!e.collection) expect(Object.keys(op.responses), label(e)).toContain('404');
     }
   });
@@ -80,7 +93,10 @@ describe('campaign endpoints', () => {
       expect(res.body.error.code, label(e)).toBe('insufficient_scope');
       expect(res.body.error.details, label(e)).toEqual([{ requiredScope: e.scope }]);
     }
-    expect((await t.request('GET', `/api/v1/campaigns/${mine.cmp}`)).body.data).toMatchObject({ name: 'Mine', status: 'active' });
+    expect((await t.request('GET', `/api/v1/campaigns/${mine.cmp}`)).body.data).toMatchObject({
+      name: 'Mine',
+      status: 'active',
+    });
   });
 
   it("answer 404 for another organization's campaign, and lists never show it", async () => {
@@ -89,16 +105,29 @@ describe('campaign endpoints', () => {
       expect(res.status, label(e)).toBe(404);
       expect(res.body.error.code, label(e)).toBe('not_found');
     }
-    const list = (await t.request('GET', '/api/v1/campaigns?limit=100')).body.data.map((x: { id: string }) => x.id);
+    const list = (await t.request('GET', '/api/v1/campaigns?limit=100')).body.data.map(
+      (x: { id: string }) => x.id,
+    );
     expect(list).toEqual([mine.cmp]);
-    const searched = (await t.request('GET', '/api/v1/campaigns?search=mine')).body.data.map((x: { id: string }) => x.id);
+    const searched = (await t.request('GET', '/api/v1/campaigns?search=mine')).body.data.map(
+      (x: { id: string }) => x.id,
+    );
     expect(searched).toEqual([mine.cmp]);
     // Their template cannot back my campaign.
-    const res = await t.request('POST', '/api/v1/campaigns', { body: { templateId: theirs.tpl, name: 'x' } });
+    const res = await t.request('POST', '/api/v1/campaigns', {
+      body: { templateId: theirs.tpl, name: 'x' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toBe('body.templateId');
-    expect((await t.request('PATCH', `/api/v1/campaigns/${mine.cmp}`, { body: { templateId: theirs.tpl } })).status).toBe(400);
-    const untouched = (await t.request('GET', `/api/v1/campaigns/${theirs.cmp}`, { key: theirKey })).body.data;
+    expect(
+      (
+        await t.request('PATCH', `/api/v1/campaigns/${mine.cmp}`, {
+          body: { templateId: theirs.tpl },
+        })
+      ).status,
+    ).toBe(400);
+    const untouched = (await t.request('GET', `/api/v1/campaigns/${theirs.cmp}`, { key: theirKey }))
+      .body.data;
     expect(untouched).toMatchObject({ name: 'Mine', status: 'active' });
   });
 });

@@ -2,16 +2,30 @@ import type { TestApp } from '../helpers/build-test-app.ts';
 import { readyTemplate } from '../templates/setup.ts';
 
 /** Creates a campaign (on a new ready template unless `templateId` is given) and returns the create response's data. */
-export async function createCampaign(t: TestApp, body: Record<string, unknown> = {}, key?: string): Promise<any> {
+export async function createCampaign(
+  t: TestApp,
+  body: Record<string, unknown> = {},
+  key?: string,
+): Promise<any> {
   const templateId = (body.templateId as string | undefined) ?? (await readyTemplate(t, { key }));
-  const res = await t.request('POST', '/api/v1/campaigns', { body: { name: 'Sign-up', ...body, templateId }, key });
-  if (res.status !== 201) throw new Error(`createCampaign: ${res.status} ${JSON.stringify(res.body)}`);
+  const res = await t.request('POST', '/api/v1/campaigns', {
+    body: { name: 'Sign-up', ...body, templateId },
+    key,
+  });
+  if (res.status !== 201)
+    throw new Error(`createCampaign: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
 
 /** Events of a type recorded for the test's organization (the transactional outbox), oldest first. */
 export async function eventsOf(t: TestApp, type: string): Promise<any[]> {
-  const rows = await t.database.handle.db.selectFrom('events').selectAll().where('type', '=', type).orderBy('created_at').orderBy('id').execute();
+  const rows = await t.database.handle.db
+    .selectFrom('events')
+    .selectAll()
+    .where('type', '=', type)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ ...JSON.parse(r.data), orgId: r.org_id }));
 }
 

@@ -19,7 +19,8 @@ const visitor = (n: number | string, extra: Record<string, unknown> = {}) => ({
   signature: { kind: 'typed', value: `Visitor ${n}` },
   ...extra,
 });
-const submit = (slug: string, body: unknown) => t.request('POST', pub(slug, '/submissions'), { body, key: null });
+const submit = (slug: string, body: unknown) =>
+  t.request('POST', pub(slug, '/submissions'), { body, key: null });
 
 describe('public campaign API', () => {
   it('is documented as key-less under its own tag; the page itself is not in the API reference', async () => {
@@ -36,7 +37,9 @@ describe('public campaign API', () => {
       expect(op.security, path).toEqual([]);
       expect(op.tags, path).toEqual(['Public campaigns']);
       expect(op.operationId, path).toMatch(/^[a-z][A-Za-z]+$/);
-      expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['404', '409', '429', '500']));
+      expect(Object.keys(op.responses), path).toEqual(
+        expect.arrayContaining(['404', '409', '429', '500']),
+      );
     }
     expect(Object.keys(spec.paths).filter((p) => p.startsWith('/c/'))).toEqual([]);
   });
@@ -46,11 +49,24 @@ describe('GET /api/v1/public/campaigns/{slug}', () => {
   it("shows the campaign's page data without an API key: the visitor's fields only", async () => {
     const tpl = await createTemplate(t, {
       name: 'Membership form',
-      roles: [{ name: 'Member' }, { name: 'Secretary', signerName: 'Sue', signerEmail: 'sue@example.test' }],
-      fields: [field({ label: 'Sign here' }), field({ type: 'text', label: 'City', y: 30 }), field({ assignedTo: 1, y: 60 })],
+      roles: [
+        { name: 'Member' },
+        { name: 'Secretary', signerName: 'Sue', signerEmail: 'sue@example.test' },
+      ],
+      fields: [
+        field({ label: 'Sign here' }),
+        field({ type: 'text', label: 'City', y: 30 }),
+        field({ assignedTo: 1, y: 60 }),
+      ],
     });
     await giveTemplateFile(t, tpl, 2);
-    const c = await createCampaign(t, { templateId: tpl, name: 'Join us', welcomeTitle: 'Welcome!', welcomeMessage: 'Fill in and sign.', brandColor: '#112233' });
+    const c = await createCampaign(t, {
+      templateId: tpl,
+      name: 'Join us',
+      welcomeTitle: 'Welcome!',
+      welcomeMessage: 'Fill in and sign.',
+      brandColor: '#112233',
+    });
     const res = await t.request('GET', pub(c.slug), { key: null });
     expect(res.status).toBe(200);
     const d = res.body.data;
@@ -79,7 +95,9 @@ describe('GET /api/v1/public/campaigns/{slug}', () => {
   });
 
   it('answers 404 for unknown slugs, 400 for malformed ones, and 409 with the reason when the campaign takes nothing', async () => {
-    expect((await t.request('GET', pub('no-such-campaign-abc123'), { key: null })).status).toBe(404);
+    expect((await t.request('GET', pub('no-such-campaign-abc123'), { key: null })).status).toBe(
+      404,
+    );
     expect((await t.request('GET', pub('Bad_Slug!'), { key: null })).status).toBe(400);
     const c = await createCampaign(t);
     for (const [status, code, reason] of [
@@ -102,7 +120,9 @@ describe('GET /api/v1/public/campaigns/{slug}', () => {
   });
 
   it("takes nothing once its template's file is replaced by one without a field's page (409, without the template's details)", async () => {
-    const tpl = await createTemplate(t, { fields: [field(), field({ page: 2, type: 'text', label: 'Page two' })] });
+    const tpl = await createTemplate(t, {
+      fields: [field(), field({ page: 2, type: 'text', label: 'Page two' })],
+    });
     await giveTemplateFile(t, tpl, 2);
     const c = await createCampaign(t, { templateId: tpl });
     expect((await t.request('GET', pub(c.slug), { key: null })).status).toBe(200);
@@ -118,18 +138,41 @@ describe('GET /api/v1/public/campaigns/{slug}', () => {
 describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
   it('creates a document signed by the visitor through the completion path, which the finalize job completes', async () => {
     const tpl = await readyTemplate(t);
-    const c = await createCampaign(t, { templateId: tpl, name: 'Waiver', redirectUrl: 'https://example.com/thanks' });
+    const c = await createCampaign(t, {
+      templateId: tpl,
+      name: 'Waiver',
+      redirectUrl: 'https://example.com/thanks',
+    });
     const page = (await t.request('GET', pub(c.slug), { key: null })).body.data;
     const city = page.fields.find((f: any) => f.label === 'City');
     const res = await submit(c.slug, visitor(1, { values: { [city.id]: 'Lisbon' } }));
     expect(res.status).toBe(201);
-    expect(res.body.data).toEqual({ id: expect.stringMatching(/^doc_/), status: 'pending', allSigned: true, redirectUrl: 'https://example.com/thanks', signingUrl: '' });
+    expect(res.body.data).toEqual({
+      id: expect.stringMatching(/^doc_/),
+      status: 'pending',
+      allSigned: true,
+      redirectUrl: 'https://example.com/thanks',
+      signingUrl: '',
+    });
     const id = res.body.data.id;
 
     const doc = (await t.request('GET', `/api/v1/documents/${id}`)).body.data;
-    expect(doc).toMatchObject({ name: 'Waiver: Visitor 1', campaignId: c.id, templateId: tpl, status: 'pending', signingType: 'sequential' });
+    expect(doc).toMatchObject({
+      name: 'Waiver: Visitor 1',
+      campaignId: c.id,
+      templateId: tpl,
+      status: 'pending',
+      signingType: 'sequential',
+    });
     expect(doc.signers).toEqual([
-      expect.objectContaining({ name: 'Visitor 1', email: 'visitor1@example.test', phone: '+1 555 0100', order: 0, status: 'completed', signedAt: expect.any(String) }),
+      expect.objectContaining({
+        name: 'Visitor 1',
+        email: 'visitor1@example.test',
+        phone: '+1 555 0100',
+        order: 0,
+        status: 'completed',
+        signedAt: expect.any(String),
+      }),
     ]);
     expect(doc.fields.map((f: any) => [f.label, f.value])).toEqual([
       ['Signature', 'Visitor 1'],
@@ -140,7 +183,12 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
 
     const created = (await eventsOf(t, 'campaign.submission.created')).filter((e) => e.id === id);
     expect(created).toHaveLength(1);
-    expect(created[0]).toMatchObject({ id, campaignId: c.id, templateId: tpl, campaign: { id: c.id, submissionCount: 1 } });
+    expect(created[0]).toMatchObject({
+      id,
+      campaignId: c.id,
+      templateId: tpl,
+      campaign: { id: c.id, submissionCount: 1 },
+    });
     expect((await eventsOf(t, 'signer.completed')).some((e) => e.id === id)).toBe(true);
 
     await t.drainJobs();
@@ -150,9 +198,20 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
     const signed = await t.request('GET', `/api/v1/documents/${id}/download`);
     expect(signed.status).toBe(200);
     expect(signed.raw.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
-    const audit = (await t.request('GET', `/api/v1/documents/${id}/audit?limit=100`)).body.data.map((a: any) => a.action);
-    expect(audit).toEqual(expect.arrayContaining(['document.created', 'document.sent', 'signer.completed', 'document.completed']));
-    expect(mails().some((m) => m.to === 'visitor1@example.test' && /signed by everyone/.test(m.subject))).toBe(true);
+    const audit = (await t.request('GET', `/api/v1/documents/${id}/audit?limit=100`)).body.data.map(
+      (a: any) => a.action,
+    );
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        'document.created',
+        'document.sent',
+        'signer.completed',
+        'document.completed',
+      ]),
+    );
+    expect(
+      mails().some((m) => m.to === 'visitor1@example.test' && /signed by everyone/.test(m.subject)),
+    ).toBe(true);
 
     const subs = (await t.request('GET', `/api/v1/campaigns/${c.id}/submissions`)).body.data;
     expect(subs).toEqual([
@@ -162,19 +221,34 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
         status: 'completed',
         completedAt: done.completedAt,
         createdAt: doc.createdAt,
-        signers: [{ id: doc.signers[0].id, name: 'Visitor 1', email: 'visitor1@example.test', status: 'completed', signedAt: doc.signers[0].signedAt }],
+        signers: [
+          {
+            id: doc.signers[0].id,
+            name: 'Visitor 1',
+            email: 'visitor1@example.test',
+            status: 'completed',
+            signedAt: doc.signers[0].signedAt,
+          },
+        ],
       },
     ]);
   });
 
   it('invites the fixed signers of later roles by email, in turn', async () => {
     const tpl = await createTemplate(t, {
-      roles: [{ name: 'Applicant' }, { name: 'Manager', signerName: 'Mia Manager', signerEmail: 'mia@example.test' }],
+      roles: [
+        { name: 'Applicant' },
+        { name: 'Manager', signerName: 'Mia Manager', signerEmail: 'mia@example.test' },
+      ],
       fields: [field(), field({ assignedTo: 1, y: 60 })],
     });
     await giveTemplateFile(t, tpl);
     const c = await createCampaign(t, { templateId: tpl, collectPhone: false });
-    const res = await submit(c.slug, { name: 'Ann', email: 'ann@example.test', signature: { kind: 'typed', value: 'Ann' } });
+    const res = await submit(c.slug, {
+      name: 'Ann',
+      email: 'ann@example.test',
+      signature: { kind: 'typed', value: 'Ann' },
+    });
     expect(res.status).toBe(201);
     const doc = (await t.request('GET', `/api/v1/documents/${res.body.data.id}`)).body.data;
     expect(doc.signers.map((s: any) => [s.name, s.order, s.status])).toEqual([
@@ -184,7 +258,9 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
     await t.drainJobs();
     const invite = mails().find((m) => m.to === 'mia@example.test');
     expect(invite?.text).toMatch(/\/sign\/[A-Za-z0-9_-]+/);
-    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.status).toBe('pending');
+    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.status).toBe(
+      'pending',
+    );
   });
 
   it('applies the signing rules and the campaign rules before taking a slot', async () => {
@@ -199,9 +275,18 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
     const stranger = await submit(c.slug, visitor(2, { values: { fld_unknown: 'x' } }));
     expect(stranger.status).toBe(400);
     expect(stranger.body.error.details[0].path).toBe('body.values.fld_unknown');
-    const tooLong = await submit(c.slug, visitor(2, { values: { [page.fields[1].id]: 'x'.repeat(10_001) } }));
+    const tooLong = await submit(
+      c.slug,
+      visitor(2, { values: { [page.fields[1].id]: 'x'.repeat(10_001) } }),
+    );
     expect(tooLong.status).toBe(400);
-    for (const bad of [{ email: 'nope' }, { name: '' }, { name: 'n'.repeat(201) }, { phone: 'abc' }, { extra: 1 }]) {
+    for (const bad of [
+      { email: 'nope' },
+      { name: '' },
+      { name: 'n'.repeat(201) },
+      { phone: 'abc' },
+      { extra: 1 },
+    ]) {
       expect((await submit(c.slug, visitor(2, bad))).status).toBe(400);
     }
     expect((await submit(c.slug, visitor(2, { name: 'n'.repeat(200) }))).status).toBe(201);
@@ -211,20 +296,38 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
   it('closes at maxSubmissions: the last slot closes it once, later submissions get 409 limit_reached', async () => {
     const c = await createCampaign(t, { maxSubmissions: 2, collectPhone: false });
     expect((await submit(c.slug, visitor('a'))).status).toBe(201);
-    expect((await t.request('GET', `/api/v1/campaigns/${c.id}`)).body.data).toMatchObject({ status: 'active', submissionCount: 1 });
+    expect((await t.request('GET', `/api/v1/campaigns/${c.id}`)).body.data).toMatchObject({
+      status: 'active',
+      submissionCount: 1,
+    });
     expect((await submit(c.slug, visitor('b'))).status).toBe(201);
-    expect((await t.request('GET', `/api/v1/campaigns/${c.id}`)).body.data).toMatchObject({ status: 'closed', submissionCount: 2 });
+    expect((await t.request('GET', `/api/v1/campaigns/${c.id}`)).body.data).toMatchObject({
+      status: 'closed',
+      submissionCount: 2,
+    });
     const late = await submit(c.slug, visitor('c'));
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: 'limit_reached', details: [{ reason: 'full' }] });
     const closed = (await eventsOf(t, 'campaign.closed')).filter((e) => e.campaign.id === c.id);
-    expect(closed).toEqual([expect.objectContaining({ reason: 'max_submissions', campaign: expect.objectContaining({ status: 'closed', submissionCount: 2 }) })]);
+    expect(closed).toEqual([
+      expect.objectContaining({
+        reason: 'max_submissions',
+        campaign: expect.objectContaining({ status: 'closed', submissionCount: 2 }),
+      }),
+    ]);
     // Reopening needs more room first.
-    const reopen = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { status: 'active' } });
+    const reopen = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, {
+      body: { status: 'active' },
+    });
     expect(reopen.status).toBe(409);
     expect(reopen.body.error.code).toBe('limit_reached');
-    expect((await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { maxSubmissions: 1 } })).status).toBe(400);
-    const more = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { status: 'active', maxSubmissions: 3 } });
+    expect(
+      (await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { maxSubmissions: 1 } }))
+        .status,
+    ).toBe(400);
+    const more = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, {
+      body: { status: 'active', maxSubmissions: 3 },
+    });
     expect(more.body.data).toMatchObject({ status: 'active', maxSubmissions: 3 });
     expect((await submit(c.slug, visitor('d'))).status).toBe(201);
     expect((await t.request('GET', `/api/v1/campaigns/${c.id}`)).body.data.status).toBe('closed');
@@ -233,9 +336,19 @@ describe('POST /api/v1/public/campaigns/{slug}/submissions', () => {
   it('lowering maxSubmissions to the count closes an active campaign', async () => {
     const c = await createCampaign(t, { maxSubmissions: 5, collectPhone: false });
     expect((await submit(c.slug, visitor('m'))).status).toBe(201);
-    const res = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { maxSubmissions: 1 } });
-    expect(res.body.data).toMatchObject({ status: 'closed', maxSubmissions: 1, submissionCount: 1 });
-    expect((await eventsOf(t, 'campaign.closed')).filter((e) => e.campaign.id === c.id).map((e) => e.reason)).toEqual(['max_submissions']);
+    const res = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, {
+      body: { maxSubmissions: 1 },
+    });
+    expect(res.body.data).toMatchObject({
+      status: 'closed',
+      maxSubmissions: 1,
+      submissionCount: 1,
+    });
+    expect(
+      (await eventsOf(t, 'campaign.closed'))
+        .filter((e) => e.campaign.id === c.id)
+        .map((e) => e.reason),
+    ).toEqual(['max_submissions']);
   });
 });
 
@@ -253,12 +366,22 @@ describe('emailed codes (requireOtp)', () => {
     expect(again.status).toBe(429);
     expect(again.headers['retry-after']).toBeTruthy();
     await t.drainJobs();
-    const code = /\b(\d{6})\b/.exec(mails().filter((m) => m.to === email).at(-1)!.text)![1];
-    const wrong = await submit(c.slug, visitor('o', { email, otp: code === '000000' ? '111111' : '000000' }));
+    const code = /\b(\d{6})\b/.exec(
+      mails()
+        .filter((m) => m.to === email)
+        .at(-1)!.text,
+    )![1];
+    const wrong = await submit(
+      c.slug,
+      visitor('o', { email, otp: code === '000000' ? '111111' : '000000' }),
+    );
     expect(wrong.status).toBe(403);
     expect(wrong.body.error.code).toBe('invalid_otp');
     // The code belongs to the address it was sent to.
-    expect((await submit(c.slug, visitor('o', { email: 'someone-else@example.test', otp: code }))).status).toBe(401);
+    expect(
+      (await submit(c.slug, visitor('o', { email: 'someone-else@example.test', otp: code })))
+        .status,
+    ).toBe(401);
     const ok = await submit(c.slug, visitor('o', { email: email.toUpperCase(), otp: code }));
     expect(ok.status).toBe(201);
     const reused = await submit(c.slug, visitor('o', { email, otp: code }));
@@ -269,9 +392,14 @@ describe('emailed codes (requireOtp)', () => {
 
   it('is refused on campaigns without codes', async () => {
     const c = await createCampaign(t);
-    const res = await t.request('POST', pub(c.slug, '/otp'), { body: { email: 'a@example.test' }, key: null });
+    const res = await t.request('POST', pub(c.slug, '/otp'), {
+      body: { email: 'a@example.test' },
+      key: null,
+    });
     expect(res.status).toBe(409);
-    expect((await t.request('POST', pub(c.slug, '/otp'), { body: { email: 'bad' }, key: null })).status).toBe(400);
+    expect(
+      (await t.request('POST', pub(c.slug, '/otp'), { body: { email: 'bad' }, key: null })).status,
+    ).toBe(400);
   });
 });
 

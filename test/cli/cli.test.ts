@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/http/auth.ts';
-import { killLeftovers, newInstallation, runCli, startServe, type Installation } from './run-cli.ts';
+import {
+  killLeftovers,
+  newInstallation,
+  runCli,
+  startServe,
+  type Installation,
+} from './run-cli.ts';
 
 // Every command runs the real `bin/signet.js` in a child process, like a user would.
 const installations: Installation[] = [];
@@ -29,9 +35,14 @@ describe('signet org / key / migrate', () => {
     expect(JSON.parse(first.stdout)).toEqual({ migrated: true });
     const handle = inst.open();
     try {
-      const applied = await handle.db.selectFrom('kysely_migration' as never).select('name' as never).execute();
+      const applied = await handle.db
+        .selectFrom('kysely_migration' as never)
+        .select('name' as never)
+        .execute();
       expect((applied as { name: string }[]).map((r) => r.name)).toContain('0001-initial');
-      const orgs = await sql<{ n: number }>`select count(*) as n from organizations`.execute(handle.db);
+      const orgs = await sql<{ n: number }>`select count(*) as n from organizations`.execute(
+        handle.db,
+      );
       expect(Number(orgs.rows[0].n)).toBe(0);
     } finally {
       await handle.close();
@@ -40,15 +51,41 @@ describe('signet org / key / migrate', () => {
 
   it('creates an organization and keys, lists keys without their secret, and revokes a key on a running server', async () => {
     const inst = await install();
-    const org = await runCli(inst, ['org', 'create', '--name', 'Acme', '--admin-email', 'a@acme.test', '--json']);
+    const org = await runCli(inst, [
+      'org',
+      'create',
+      '--name',
+      'Acme',
+      '--admin-email',
+      'a@acme.test',
+      '--json',
+    ]);
     expect(org.stderr).toBe('');
     expect(org.code).toBe(0);
     const orgJson = JSON.parse(org.stdout);
     expect(orgJson).toMatchObject({ id: expect.stringMatching(/^org_/), name: 'Acme' });
 
     const [created, unknown, all] = await Promise.all([
-      runCli(inst, ['key', 'create', '--org', orgJson.id, '--scopes', 'documents.read,documents.create', '--name', 'ci', '--json']),
-      runCli(inst, ['key', 'create', '--org', orgJson.id, '--scopes', 'documents.read,documents.frobnicate', '--json']),
+      runCli(inst, [
+        'key',
+        'create',
+        '--org',
+        orgJson.id,
+        '--scopes',
+        'documents.read,documents.create',
+        '--name',
+        'ci',
+        '--json',
+      ]),
+      runCli(inst, [
+        'key',
+        'create',
+        '--org',
+        orgJson.id,
+        '--scopes',
+        'documents.read,documents.frobnicate',
+        '--json',
+      ]),
       runCli(inst, ['key', 'create', '--org', orgJson.id, '--scopes', 'all', '--json']),
     ]);
     expect(created.code).toBe(0);
@@ -73,7 +110,11 @@ describe('signet org / key / migrate', () => {
     const listed = JSON.parse(list.stdout).data;
     expect(listed).toHaveLength(2);
     const ci = listed.find((k: { id: string }) => k.id === key.id);
-    expect(ci).toMatchObject({ name: 'ci', scopes: ['documents.read', 'documents.create'], revokedAt: null });
+    expect(ci).toMatchObject({
+      name: 'ci',
+      scopes: ['documents.read', 'documents.create'],
+      revokedAt: null,
+    });
     expect(key.key.startsWith(ci.prefix)).toBe(true);
     expect(ci.prefix.length).toBeLessThan(16);
 
@@ -107,7 +148,11 @@ describe('signet org / key / migrate', () => {
     }
     const revoked = inst.open();
     try {
-      const row = await revoked.db.selectFrom('api_keys').select('revoked_at').where('id', '=', key.id).executeTakeFirstOrThrow();
+      const row = await revoked.db
+        .selectFrom('api_keys')
+        .select('revoked_at')
+        .where('id', '=', key.id)
+        .executeTakeFirstOrThrow();
       expect(row.revoked_at).toMatch(/^\d{4}-/);
     } finally {
       await revoked.close();
@@ -116,14 +161,19 @@ describe('signet org / key / migrate', () => {
 
   it('migrates once when several processes start on the same empty database at the same time', async () => {
     const inst = await install();
-    const runs = await Promise.all(Array.from({ length: 8 }, () => runCli(inst, ['migrate', '--json'])));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () => runCli(inst, ['migrate', '--json'])),
+    );
     for (const r of runs) {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
     }
     const handle = inst.open();
     try {
-      const applied = await handle.db.selectFrom('kysely_migration' as never).select('name' as never).execute();
+      const applied = await handle.db
+        .selectFrom('kysely_migration' as never)
+        .select('name' as never)
+        .execute();
       const names = (applied as { name: string }[]).map((r) => r.name);
       expect(names).toContain('0001-initial');
       expect(new Set(names).size).toBe(names.length);
@@ -163,7 +213,8 @@ describe('signet serve bootstrap', () => {
       key = keys[0]!;
       expect(stderr).not.toContain(key);
       // The key is in the banner only, never in a structured log line.
-      for (const line of stdout.split('\n').filter((l) => l.startsWith('{'))) expect(line).not.toContain(key);
+      for (const line of stdout.split('\n').filter((l) => l.startsWith('{')))
+        expect(line).not.toContain(key);
       const res = await fetch(`${first.url}/api/v1/documents`, {
         method: 'POST',
         headers: { ...bearer(key), 'content-type': 'application/json' },
@@ -180,7 +231,9 @@ describe('signet serve bootstrap', () => {
       expect(second.output().stdout).not.toMatch(KEY);
       const res = await fetch(`${second.url}/api/v1/documents`, { headers: bearer(key) });
       expect(res.status).toBe(200);
-      expect((await res.json()).data.map((d: { name: string }) => d.name)).toEqual(['From the bootstrap key']);
+      expect((await res.json()).data.map((d: { name: string }) => d.name)).toEqual([
+        'From the bootstrap key',
+      ]);
     } finally {
       expect(await second.stop()).toBe(0);
     }

@@ -72,14 +72,18 @@ export interface CliResult {
 }
 
 /** Runs `signet …args` to completion. */
-export function runCli(inst: Installation, args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  inst: Installation,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: envFor(inst, extra) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -100,7 +104,10 @@ export interface RunningServer {
 const running = new Set<ChildProcess>();
 
 /** `signet serve` on a free port of 127.0.0.1; resolves once it logs that it listens. */
-export async function startServe(inst: Installation, extra: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServe(
+  inst: Installation,
+  extra: Record<string, string> = {},
+): Promise<RunningServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,
@@ -118,7 +125,10 @@ export async function startServe(inst: Installation, extra: Record<string, strin
     }),
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen within 60 s:\n${stdout}\n${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`serve did not listen within 60 s:\n${stdout}\n${stderr}`)),
+      60_000,
+    );
     const check = () => {
       if (stdout.includes('Server listening at')) {
         clearTimeout(timer);

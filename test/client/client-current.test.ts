@@ -26,7 +26,10 @@ describe('clients/typescript', () => {
       const file = path.join(CLIENT_DIR, rel);
       const checkedIn = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
       // Not toBe(text): a 400 KB diff helps nobody; the message says what to do.
-      if (checkedIn !== text) expect.fail(`clients/typescript/${rel} is out of date: run \`npm run client:generate\` and commit the result`);
+      if (checkedIn !== text)
+        expect.fail(
+          `clients/typescript/${rel} is out of date: run \`npm run client:generate\` and commit the result`,
+        );
     }
     // Deterministic: a second run gives the same bytes (no timestamps, keys sorted).
     expect(await generateClientFiles()).toEqual(files);
@@ -35,17 +38,29 @@ describe('clients/typescript', () => {
   it('builds with its own tsconfig into JavaScript and type declarations that plain Node loads', async () => {
     const out = fs.mkdtempSync(path.join(CLIENT_DIR, '.build-test-'));
     built.push(out);
-    await run(process.execPath, [tsc, '-p', path.join(CLIENT_DIR, 'tsconfig.json'), '--outDir', out], { timeout: 120_000 });
+    await run(
+      process.execPath,
+      [tsc, '-p', path.join(CLIENT_DIR, 'tsconfig.json'), '--outDir', out],
+      { timeout: 120_000 },
+    );
     for (const name of ['index', 'client', 'retry', 'webhooks', 'schema']) {
       expect(fs.existsSync(path.join(out, `${name}.js`)), `${name}.js`).toBe(true);
       expect(fs.existsSync(path.join(out, `${name}.d.ts`)), `${name}.d.ts`).toBe(true);
     }
-    expect(fs.readFileSync(path.join(out, 'index.d.ts'), 'utf8')).toMatch(/createSignetClient[\s\S]*verifyWebhook/);
+    expect(fs.readFileSync(path.join(out, 'index.d.ts'), 'utf8')).toMatch(
+      /createSignetClient[\s\S]*verifyWebhook/,
+    );
     const { stdout } = await run(
       process.execPath,
-      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(path.join(out, 'index.js'))}); console.log(Object.keys(m).sort().join(','))`],
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(path.join(out, 'index.js'))}); console.log(Object.keys(m).sort().join(','))`,
+      ],
       { timeout: 30_000 },
     );
-    expect(stdout.trim()).toBe('MAX_RETRIES,WebhookVerificationError,createSignetClient,retryAfterMs,verifyWebhook');
+    expect(stdout.trim()).toBe(
+      'MAX_RETRIES,WebhookVerificationError,createSignetClient,retryAfterMs,verifyWebhook',
+    );
   });
 });

@@ -22,8 +22,13 @@ afterAll(async () => {
 
 /** Documents of the organization with exactly this name. */
 async function documentsNamed(name: string): Promise<string[]> {
-  const res = await live.t.request('GET', `/api/v1/documents?search=${encodeURIComponent(name)}&limit=100`);
-  return res.body.data.filter((d: { name: string }) => d.name === name).map((d: { id: string }) => d.id);
+  const res = await live.t.request(
+    'GET',
+    `/api/v1/documents?search=${encodeURIComponent(name)}&limit=100`,
+  );
+  return res.body.data
+    .filter((d: { name: string }) => d.name === name)
+    .map((d: { id: string }) => d.id);
 }
 
 async function proxy(decide: Parameters<typeof startFlakyProxy>[1]): Promise<FlakyProxy> {
@@ -51,7 +56,9 @@ describe('a POST whose response is lost is retried with the same Idempotency-Key
       },
     });
 
-    const { data, error, response } = await signet.POST('/api/v1/documents', { body: { name: 'Lost answer (fetch)' } });
+    const { data, error, response } = await signet.POST('/api/v1/documents', {
+      body: { name: 'Lost answer (fetch)' },
+    });
     expect(error).toBeUndefined();
     expect(sent).toHaveLength(2);
     expect(sent[0].status).toBe(201);
@@ -66,7 +73,9 @@ describe('a POST whose response is lost is retried with the same Idempotency-Key
     const p = await proxy((i) => (i === 0 ? 'drop-response' : 'forward'));
     const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key, retryDelayMs: 10 });
 
-    const { data, error, response } = await signet.POST('/api/v1/documents', { body: { name: 'Lost answer (socket)' } });
+    const { data, error, response } = await signet.POST('/api/v1/documents', {
+      body: { name: 'Lost answer (socket)' },
+    });
     expect(error).toBeUndefined();
     expect(p.attempts.map((a) => [a.method, a.status])).toEqual([
       ['POST', 201],
@@ -82,27 +91,43 @@ describe('a POST whose response is lost is retried with the same Idempotency-Key
     const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key });
     await signet.POST('/api/v1/documents', { body: { name: 'Twice on purpose' } });
     await signet.POST('/api/v1/documents', { body: { name: 'Twice on purpose' } });
-    expect(p.attempts[0].headers['idempotency-key']).not.toBe(p.attempts[1].headers['idempotency-key']);
+    expect(p.attempts[0].headers['idempotency-key']).not.toBe(
+      p.attempts[1].headers['idempotency-key'],
+    );
     expect(await documentsNamed('Twice on purpose')).toHaveLength(2);
   });
 
   it('a key the caller passes is used as is, and GETs carry none', async () => {
     const p = await proxy(() => 'forward');
     const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key });
-    await signet.POST('/api/v1/documents', { body: { name: 'My own key' }, headers: { 'Idempotency-Key': 'order-4711' } });
-    const again = await signet.POST('/api/v1/documents', { body: { name: 'My own key' }, headers: { 'Idempotency-Key': 'order-4711' } });
+    await signet.POST('/api/v1/documents', {
+      body: { name: 'My own key' },
+      headers: { 'Idempotency-Key': 'order-4711' },
+    });
+    const again = await signet.POST('/api/v1/documents', {
+      body: { name: 'My own key' },
+      headers: { 'Idempotency-Key': 'order-4711' },
+    });
     expect(again.response.headers.get('idempotent-replayed')).toBe('true');
     await signet.GET('/api/v1/documents', {});
-    expect(p.attempts.map((a) => a.headers['idempotency-key'])).toEqual(['order-4711', 'order-4711', undefined]);
+    expect(p.attempts.map((a) => a.headers['idempotency-key'])).toEqual([
+      'order-4711',
+      'order-4711',
+      undefined,
+    ]);
     expect(await documentsNamed('My own key')).toHaveLength(1);
   });
 });
 
 describe('what is retried, how often, and when', () => {
   it('a 503 with Retry-After: 1 is retried after at least that second, and the real answer returned', async () => {
-    const p = await proxy((i) => (i === 0 ? { status: 503, headers: { 'retry-after': '1' } } : 'forward'));
+    const p = await proxy((i) =>
+      i === 0 ? { status: 503, headers: { 'retry-after': '1' } } : 'forward',
+    );
     const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key, retryDelayMs: 10 });
-    const { data, error } = await signet.POST('/api/v1/documents', { body: { name: 'After a 503' } });
+    const { data, error } = await signet.POST('/api/v1/documents', {
+      body: { name: 'After a 503' },
+    });
     expect(error).toBeUndefined();
     expect(p.attempts.map((a) => a.status)).toEqual([503, 201]);
     expect(p.attempts[1].at - p.attempts[0].at).toBeGreaterThanOrEqual(950);
@@ -111,7 +136,11 @@ describe('what is retried, how often, and when', () => {
 
   it('429, 502, 503 and 504 are retried up to `retries` times, then the last answer is returned as a typed error', async () => {
     const statuses = [429, 502, 504, 503];
-    const p = await proxy((i) => ({ status: statuses[i % 4], headers: { 'retry-after': '0' }, body: '{"error":{"code":"rate_limited","message":"Slow down"}}' }));
+    const p = await proxy((i) => ({
+      status: statuses[i % 4],
+      headers: { 'retry-after': '0' },
+      body: '{"error":{"code":"rate_limited","message":"Slow down"}}',
+    }));
     const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key, retries: 3 });
     const { data, error, response } = await signet.GET('/api/v1/documents', {});
     expect(data).toBeUndefined();
@@ -131,10 +160,13 @@ describe('what is retried, how often, and when', () => {
   });
 
   it('a 409 idempotency_in_progress (the first attempt still running on the server) is retried; the answer then comes through', async () => {
-    const busy = '{"error":{"code":"idempotency_in_progress","message":"A request with this Idempotency-Key is still being processed"}}';
+    const busy =
+      '{"error":{"code":"idempotency_in_progress","message":"A request with this Idempotency-Key is still being processed"}}';
     const p = await proxy((i) => (i === 0 ? { status: 409, body: busy } : 'forward'));
     const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key, retryDelayMs: 10 });
-    const { data, error } = await signet.POST('/api/v1/documents', { body: { name: 'After in progress' } });
+    const { data, error } = await signet.POST('/api/v1/documents', {
+      body: { name: 'After in progress' },
+    });
     expect(error).toBeUndefined();
     expect(p.attempts.map((a) => a.status)).toEqual([409, 201]);
     expect(p.attempts[1].headers['idempotency-key']).toBe(p.attempts[0].headers['idempotency-key']);
@@ -154,7 +186,11 @@ describe('what is retried, how often, and when', () => {
 
   it('a Retry-After longer than maxRetryDelayMs is not waited for: the 429 is returned at once', async () => {
     const p = await proxy(() => ({ status: 429, headers: { 'retry-after': '120' } }));
-    const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key, maxRetryDelayMs: 5_000 });
+    const signet = createSignetClient({
+      baseUrl: p.url,
+      apiKey: live.t.key,
+      maxRetryDelayMs: 5_000,
+    });
     const res = await signet.GET('/api/v1/documents', {});
     expect(res.response.status).toBe(429);
     expect(p.attempts).toHaveLength(1);
@@ -163,7 +199,9 @@ describe('what is retried, how often, and when', () => {
   it('retries: 0 turns retrying off; a network error then reaches the caller', async () => {
     const p = await proxy(() => 'drop-response');
     const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key, retries: 0 });
-    await expect(signet.POST('/api/v1/documents', { body: { name: 'No retry' } })).rejects.toThrow(TypeError);
+    await expect(signet.POST('/api/v1/documents', { body: { name: 'No retry' } })).rejects.toThrow(
+      TypeError,
+    );
     expect(p.attempts).toHaveLength(1);
     // The server did the work; only the answer was lost.
     expect(await documentsNamed('No retry')).toHaveLength(1);
@@ -171,7 +209,12 @@ describe('what is retried, how often, and when', () => {
 
   it('a server that never answers is tried 1 + retries times, then the network error is thrown', async () => {
     const p = await proxy(() => 'drop-response');
-    const signet = createSignetClient({ baseUrl: p.url, apiKey: live.t.key, retries: 2, retryDelayMs: 10 });
+    const signet = createSignetClient({
+      baseUrl: p.url,
+      apiKey: live.t.key,
+      retries: 2,
+      retryDelayMs: 10,
+    });
     await expect(signet.GET('/api/v1/documents', {})).rejects.toThrow(TypeError);
     expect(p.attempts).toHaveLength(3);
   });

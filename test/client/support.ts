@@ -15,7 +15,12 @@ export async function startLiveSignet(env: Record<string, string> = {}): Promise
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t = await buildTestApp({
-    env: { PUBLIC_URL: url, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms', ...env },
+    env: {
+      PUBLIC_URL: url,
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
+      ...env,
+    },
   });
   await t.app.listen({ port, host: '127.0.0.1' });
   t.app.deps.jobs.start();
@@ -31,7 +36,10 @@ export async function startLiveSignet(env: Record<string, string> = {}): Promise
 }
 
 /** What the proxy does with one request: pass it on, pass it on and cut the connection before answering, or answer itself. */
-export type ProxyAction = 'forward' | 'drop-response' | { status: number; headers?: Record<string, string>; body?: string };
+export type ProxyAction =
+  | 'forward'
+  | 'drop-response'
+  | { status: number; headers?: Record<string, string>; body?: string };
 
 export interface Attempt {
   at: number;
@@ -55,14 +63,24 @@ export interface FlakyProxy {
  * destroys the client's socket: the client sees the connection reset with no response, as when a
  * network drops an answer in flight.
  */
-export async function startFlakyProxy(target: string, decide: (index: number, attempt: Attempt) => ProxyAction): Promise<FlakyProxy> {
+export async function startFlakyProxy(
+  target: string,
+  decide: (index: number, attempt: Attempt) => ProxyAction,
+): Promise<FlakyProxy> {
   const attempts: Attempt[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const attempt: Attempt = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: body.toString('utf8'), status: 0 };
+      const attempt: Attempt = {
+        at: Date.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: body.toString('utf8'),
+        status: 0,
+      };
       const action = decide(attempts.push(attempt) - 1, attempt);
       if (typeof action === 'object') {
         attempt.status = action.status;
@@ -73,7 +91,11 @@ export async function startFlakyProxy(target: string, decide: (index: number, at
       const headers = { ...req.headers };
       delete headers.host;
       delete headers.connection;
-      void fetch(new URL(req.url ?? '/', target), { method: req.method, headers: headers as Record<string, string>, body: body.length > 0 ? body : undefined })
+      void fetch(new URL(req.url ?? '/', target), {
+        method: req.method,
+        headers: headers as Record<string, string>,
+        body: body.length > 0 ? body : undefined,
+      })
         .then(async (upstream) => {
           const payload = Buffer.from(await upstream.arrayBuffer());
           attempt.status = upstream.status;
@@ -83,7 +105,16 @@ export async function startFlakyProxy(target: string, decide: (index: number, at
           }
           const out: Record<string, string> = {};
           upstream.headers.forEach((v, k) => {
-            if (!['content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'content-length'].includes(k)) out[k] = v;
+            if (
+              ![
+                'content-encoding',
+                'transfer-encoding',
+                'connection',
+                'keep-alive',
+                'content-length',
+              ].includes(k)
+            )
+              out[k] = v;
           });
           res.writeHead(upstream.status, out);
           res.end(payload);

@@ -42,9 +42,17 @@ beforeAll(async () => {
   t.app.deps.deliveries.start();
   doc = (await t.request('GET', '/openapi.json', { key: null })).body;
   // Every event of the flow goes to the receiver, whatever the example webhook subscribes to.
-  const all = await t.request('POST', '/api/v1/webhooks', { body: { url: `${receiver.url}/all`, events: [...EVENT_TYPES] } });
+  const all = await t.request('POST', '/api/v1/webhooks', {
+    body: { url: `${receiver.url}/all`, events: [...EVENT_TYPES] },
+  });
   if (all.status !== 201) throw new Error(JSON.stringify(all.body));
-  ctx = { t, ids: new Map([[EX.org, t.orgId]]), hookUrl: `${receiver.url}/signet`, certFile: path.join(certDir, 'signing.p12'), last: {} };
+  ctx = {
+    t,
+    ids: new Map([[EX.org, t.orgId]]),
+    hookUrl: `${receiver.url}/signet`,
+    certFile: path.join(certDir, 'signing.p12'),
+    last: {},
+  };
 }, 60_000);
 afterAll(async () => {
   await t?.app.deps.deliveries.stop();
@@ -64,7 +72,8 @@ function real(value: unknown): any {
     return s;
   }
   if (Array.isArray(value)) return value.map(real);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [real(k), real(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [real(k), real(v)]));
   return value;
 }
 
@@ -77,18 +86,29 @@ function asExample(value: unknown, key?: string): unknown {
       return `%${['sent', 'viewed', 'signed', 'completed', 'expires', 'updated'].includes(name) ? name : name === 'created' ? 'created' : 'updated'}`;
     }
     let s = value.replace('http://localhost:3000', 'https://sign.example.com');
-    for (const [id, exKey] of history) if (id.length > 20 && s.includes(id)) s = s.replaceAll(id, `@{${exKey}}`);
+    for (const [id, exKey] of history)
+      if (id.length > 20 && s.includes(id)) s = s.replaceAll(id, `@{${exKey}}`);
     return s;
   }
   if (Array.isArray(value)) return value.map((v) => asExample(v));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [history.has(k) ? `@${history.get(k)}` : k, asExample(v, k)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        history.has(k) ? `@${history.get(k)}` : k,
+        asExample(v, k),
+      ]),
+    );
   return value;
 }
 
 /** Gives a draft a signer, a field and a file, and sends it. */
 async function sendDraft(id: string) {
-  await t.request('POST', `/api/v1/documents/${id}/signers`, { body: { name: 'Ada Lovelace', email: 'ada@example.com' } });
-  await t.request('POST', `/api/v1/documents/${id}/fields`, { body: { type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 6, assignedTo: 0 } });
+  await t.request('POST', `/api/v1/documents/${id}/signers`, {
+    body: { name: 'Ada Lovelace', email: 'ada@example.com' },
+  });
+  await t.request('POST', `/api/v1/documents/${id}/fields`, {
+    body: { type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 6, assignedTo: 0 },
+  });
   await attachPdf(t, id, 1);
   expect((await t.request('POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
 }
@@ -97,11 +117,18 @@ const byId = () => new Map(operationsOf(doc).map((o) => [o.op.operationId as str
 
 async function send(o: Operation) {
   const ex = exampleRequest(o.op);
-  let url = o.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(real(ex.params[name] ?? `{${name}}`)));
-  const query = new URLSearchParams(Object.entries(real(ex.query) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  let url = o.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+    encodeURIComponent(real(ex.params[name] ?? `{${name}}`)),
+  );
+  const query = new URLSearchParams(
+    Object.entries(real(ex.query) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+  );
   if ([...query].length > 0) url += `?${query}`;
   const authenticated = !(Array.isArray(o.op.security) && o.op.security.length === 0);
-  return t.request(o.method.toUpperCase(), url, { key: authenticated ? t.key : null, body: ex.body === undefined ? undefined : real(ex.body) });
+  return t.request(o.method.toUpperCase(), url, {
+    key: authenticated ? t.key : null,
+    body: ex.body === undefined ? undefined : real(ex.body),
+  });
 }
 
 describe('the API reference examples, sent to a real server', () => {
@@ -115,13 +142,15 @@ describe('the API reference examples, sent to a real server', () => {
     for (const step of STEPS) {
       const o = ops.get(step.op)!;
       await step.before?.(ctx);
-      for (const [ex, id] of ctx.ids) history.set(id, Object.entries(EX).find(([, v]) => v === ex)![0]);
+      for (const [ex, id] of ctx.ids)
+        history.set(id, Object.entries(EX).find(([, v]) => v === ex)![0]);
       const res = step.send ? await step.send(ctx) : await send(o);
       const ok = success(o.op);
       expect(res.status, `${step.op}: ${JSON.stringify(res.body).slice(0, 400)}`).toBe(ok.status);
       if (ok.schema) expect(validator(doc, ok.schema)(res.body), `${step.op} answer`).toBeNull();
       await step.after?.(ctx, res.body);
-      for (const [ex, id] of ctx.ids) history.set(id, Object.entries(EX).find(([, v]) => v === ex)![0]);
+      for (const [ex, id] of ctx.ids)
+        history.set(id, Object.entries(EX).find(([, v]) => v === ex)![0]);
       if (ok.schema && captured[step.op] === undefined) captured[step.op] = asExample(res.body);
     }
   }, 240_000);
@@ -129,17 +158,33 @@ describe('the API reference examples, sent to a real server', () => {
   it('every webhook delivery of the flow matches its event in the `webhooks` section', async () => {
     // Two events the examples do not cause: a bulk send that runs to its end, and a document past its expiresAt.
     const bulk = await t.request('POST', '/api/v1/bulk-sends', {
-      body: { templateId: ctx.last.template, rows: [{ signers: [{ role: 'Volunteer', name: 'Ada Lovelace', email: 'ada@example.com' }] }] },
+      body: {
+        templateId: ctx.last.template,
+        rows: [
+          { signers: [{ role: 'Volunteer', name: 'Ada Lovelace', email: 'ada@example.com' }] },
+        ],
+      },
     });
     expect(bulk.status).toBe(202);
-    const expiring = await t.request('POST', '/api/v1/documents', { body: { name: 'Expiring', expiresAt: new Date(t.clock.now().getTime() + 60_000).toISOString() } });
+    const expiring = await t.request('POST', '/api/v1/documents', {
+      body: {
+        name: 'Expiring',
+        expiresAt: new Date(t.clock.now().getTime() + 60_000).toISOString(),
+      },
+    });
     await sendDraft(expiring.body.data.id);
     await t.settle();
     t.clock.advance(120_000);
     await runSchedulers(t.app.deps);
     await t.settle();
     const until = Date.now() + 20_000;
-    while (Date.now() < until && !['document.completed', 'bulk_send.completed', 'document.expired'].every((e) => receiver.received.some((r) => r.headers['x-service-event'] === e))) await new Promise((r) => setTimeout(r, 100));
+    while (
+      Date.now() < until &&
+      !['document.completed', 'bulk_send.completed', 'document.expired'].every((e) =>
+        receiver.received.some((r) => r.headers['x-service-event'] === e),
+      )
+    )
+      await new Promise((r) => setTimeout(r, 100));
     const seen = new Set<string>();
     for (const got of receiver.received) {
       const body = JSON.parse(got.body);

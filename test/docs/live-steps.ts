@@ -30,14 +30,30 @@ const at = (c: Ctx, ex: string, real: string) => void c.ids.set(ex, real);
 const tokenOf = (url: string) => url.split('/').at(-1)!;
 
 async function draftWithFile(c: Ctx, body: Record<string, unknown>) {
-  const doc = await sentDocument(c.t, { signers: [{ name: 'Ada Lovelace', email: address('ada') }], ...body });
+  const doc = await sentDocument(c.t, {
+    signers: [{ name: 'Ada Lovelace', email: address('ada') }],
+    ...body,
+  });
   return doc;
 }
 
-const raw = async (c: Ctx, method: 'PUT' | 'POST', url: string, bytes: Buffer, contentType: string, key?: string) => {
-  const headers: Record<string, string> = { 'content-type': contentType, ...(key ? { authorization: `Bearer ${key}` } : {}) };
+const raw = async (
+  c: Ctx,
+  method: 'PUT' | 'POST',
+  url: string,
+  bytes: Buffer,
+  contentType: string,
+  key?: string,
+) => {
+  const headers: Record<string, string> = {
+    'content-type': contentType,
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+  };
   const res = await c.t.app.inject({ method, url, payload: bytes, headers });
-  return { status: res.statusCode, body: res.headers['content-type']?.toString().includes('json') ? res.json() : res.body };
+  return {
+    status: res.statusCode,
+    body: res.headers['content-type']?.toString().includes('json') ? res.json() : res.body,
+  };
 };
 
 export const STEPS: Step[] = [
@@ -73,7 +89,14 @@ export const STEPS: Step[] = [
   {
     op: 'uploadDocumentFile',
     // The template's PDF through its upload URL (the document's goes the same way below).
-    send: async (c) => raw(c, 'PUT', `/uploads/${tokenOf(c.last.templateUpload)}`, await samplePdf(1, 'Volunteer agreement'), 'application/pdf'),
+    send: async (c) =>
+      raw(
+        c,
+        'PUT',
+        `/uploads/${tokenOf(c.last.templateUpload)}`,
+        await samplePdf(1, 'Volunteer agreement'),
+        'application/pdf',
+      ),
   },
   { op: 'addTemplateRole', after: (c, b) => at(c, EX.rol, b.data.id) },
   { op: 'listTemplateRoles' },
@@ -82,7 +105,15 @@ export const STEPS: Step[] = [
   { op: 'addTemplateField', after: (c, b) => at(c, EX.tfld, b.data.id) },
   { op: 'listTemplateFields' },
   { op: 'updateTemplateField' },
-  { op: 'removeTemplateField', after: async (c) => at(c, EX.tfld, (await c.t.request('GET', `/api/v1/templates/${c.ids.get(EX.tpl)}`)).body.data.fields[0].id) },
+  {
+    op: 'removeTemplateField',
+    after: async (c) =>
+      at(
+        c,
+        EX.tfld,
+        (await c.t.request('GET', `/api/v1/templates/${c.ids.get(EX.tpl)}`)).body.data.fields[0].id,
+      ),
+  },
   {
     op: 'createDocument',
     after: async (c, b) => {
@@ -97,11 +128,30 @@ export const STEPS: Step[] = [
   { op: 'getDocument' },
   { op: 'updateDocument' },
   { op: 'requestDocumentUpload', after: (c, b) => void (c.last.documentUpload = b.data.uploadUrl) },
-  { op: 'uploadDocumentFile', send: async (c) => raw(c, 'PUT', `/uploads/${tokenOf(c.last.documentUpload)}`, await samplePdf(2, 'Consulting agreement'), 'application/pdf') },
+  {
+    op: 'uploadDocumentFile',
+    send: async (c) =>
+      raw(
+        c,
+        'PUT',
+        `/uploads/${tokenOf(c.last.documentUpload)}`,
+        await samplePdf(2, 'Consulting agreement'),
+        'application/pdf',
+      ),
+  },
   { op: 'addSigner', after: (c, b) => at(c, EX.sgn, b.data.id) },
   { op: 'listSigners' },
   { op: 'updateSigner' },
-  { op: 'removeSigner', after: async (c) => at(c, EX.sgn, (await c.t.request('GET', `/api/v1/documents/${c.ids.get(EX.doc)}`)).body.data.signers[0].id) },
+  {
+    op: 'removeSigner',
+    after: async (c) =>
+      at(
+        c,
+        EX.sgn,
+        (await c.t.request('GET', `/api/v1/documents/${c.ids.get(EX.doc)}`)).body.data.signers[0]
+          .id,
+      ),
+  },
   { op: 'addField', after: (c, b) => at(c, EX.fld, b.data.id) },
   { op: 'listFields' },
   { op: 'updateField' },
@@ -118,7 +168,8 @@ export const STEPS: Step[] = [
     op: 'resealDocument',
     before: async (c) => {
       const detail = (await c.t.request('GET', `/api/v1/documents/${c.ids.get(EX.doc)}`)).body.data;
-      if (detail.actionRequired?.reason !== 'sealing_failed') throw new Error(`expected sealing_failed, got ${JSON.stringify(detail.actionRequired)}`);
+      if (detail.actionRequired?.reason !== 'sealing_failed')
+        throw new Error(`expected sealing_failed, got ${JSON.stringify(detail.actionRequired)}`);
       await writeP12(c.certFile, 'examples');
     },
     after: async (c) => {
@@ -130,7 +181,10 @@ export const STEPS: Step[] = [
     op: 'sendSigningOtp',
     before: async (c) => {
       const email = address('otp');
-      const doc = await draftWithFile(c, { signers: [{ name: 'Ada Lovelace', email }], body: { otpMethod: 'email' } });
+      const doc = await draftWithFile(c, {
+        signers: [{ name: 'Ada Lovelace', email }],
+        body: { otpMethod: 'email' },
+      });
       at(c, EX.doc, doc.id);
       at(c, EX.token, latestToken(c.t, email));
     },
@@ -148,13 +202,20 @@ export const STEPS: Step[] = [
     op: 'submitSigningIdentity',
     before: async (c) => {
       const email = address('kyc');
-      const doc = await draftWithFile(c, { signers: [{ name: 'Ada Lovelace', email }], body: { requireKyc: true } });
+      const doc = await draftWithFile(c, {
+        signers: [{ name: 'Ada Lovelace', email }],
+        body: { requireKyc: true },
+      });
       at(c, EX.doc, doc.id);
       at(c, EX.sgn, doc.signers[0].id);
       at(c, EX.token, latestToken(c.t, email));
     },
     send: async (c) => {
-      const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: '#d8d2c4' } }).png().toBuffer();
+      const png = await sharp({
+        create: { width: 640, height: 400, channels: 3, background: '#d8d2c4' },
+      })
+        .png()
+        .toBuffer();
       return raw(c, 'POST', `/api/v1/signing/${c.ids.get(EX.token)}/identity`, png, 'image/png');
     },
   },
@@ -167,7 +228,16 @@ export const STEPS: Step[] = [
         signers: [{ name: 'Ada Lovelace', email }],
         fields: [
           { type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 6, assignedTo: 0 },
-          { type: 'file', label: 'Certificate of insurance', page: 1, x: 10, y: 60, width: 30, height: 6, assignedTo: 0 },
+          {
+            type: 'file',
+            label: 'Certificate of insurance',
+            page: 1,
+            x: 10,
+            y: 60,
+            width: 30,
+            height: 6,
+            assignedTo: 0,
+          },
         ],
       });
       at(c, EX.doc, doc.id);
@@ -183,12 +253,20 @@ export const STEPS: Step[] = [
   { op: 'downloadDocumentAttachment' },
   {
     op: 'deleteDocument',
-    before: async (c) => at(c, EX.doc, (await c.t.request('POST', '/api/v1/documents', { body: { name: 'Draft to throw away' } })).body.data.id),
+    before: async (c) =>
+      at(
+        c,
+        EX.doc,
+        (await c.t.request('POST', '/api/v1/documents', { body: { name: 'Draft to throw away' } }))
+          .body.data.id,
+      ),
   },
   {
     op: 'sendPublicCampaignOtp',
     before: async (c) => {
-      const created = await c.t.request('POST', '/api/v1/campaigns', { body: { templateId: c.ids.get(EX.tpl), name: 'Coded volunteers', requireOtp: true } });
+      const created = await c.t.request('POST', '/api/v1/campaigns', {
+        body: { templateId: c.ids.get(EX.tpl), name: 'Coded volunteers', requireOtp: true },
+      });
       at(c, EX.slug, created.body.data.slug);
     },
   },
@@ -210,19 +288,44 @@ export const STEPS: Step[] = [
   {
     op: 'uploadPublicCampaignFieldFile',
     before: async (c) => {
-      const tpl = (await c.t.request('POST', '/api/v1/templates', {
-        body: {
-          name: 'Contractor onboarding',
-          roles: [{ name: 'Contractor' }],
-          fields: [
-            { type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 6, assignedTo: 0 },
-            { type: 'file', label: 'Certificate of insurance', page: 1, x: 10, y: 60, width: 30, height: 6, assignedTo: 0 },
-          ],
-        },
-      })).body.data;
-      const ticket = (await c.t.request('POST', `/api/v1/templates/${tpl.id}/upload`, { body: { contentType: 'application/pdf' } })).body.data;
-      await raw(c, 'PUT', `/uploads/${tokenOf(ticket.uploadUrl)}`, await samplePdf(1, 'Contractor onboarding'), 'application/pdf');
-      const campaign = (await c.t.request('POST', '/api/v1/campaigns', { body: { templateId: tpl.id, name: 'Contractors', collectPhone: false } })).body.data;
+      const tpl = (
+        await c.t.request('POST', '/api/v1/templates', {
+          body: {
+            name: 'Contractor onboarding',
+            roles: [{ name: 'Contractor' }],
+            fields: [
+              { type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 6, assignedTo: 0 },
+              {
+                type: 'file',
+                label: 'Certificate of insurance',
+                page: 1,
+                x: 10,
+                y: 60,
+                width: 30,
+                height: 6,
+                assignedTo: 0,
+              },
+            ],
+          },
+        })
+      ).body.data;
+      const ticket = (
+        await c.t.request('POST', `/api/v1/templates/${tpl.id}/upload`, {
+          body: { contentType: 'application/pdf' },
+        })
+      ).body.data;
+      await raw(
+        c,
+        'PUT',
+        `/uploads/${tokenOf(ticket.uploadUrl)}`,
+        await samplePdf(1, 'Contractor onboarding'),
+        'application/pdf',
+      );
+      const campaign = (
+        await c.t.request('POST', '/api/v1/campaigns', {
+          body: { templateId: tpl.id, name: 'Contractors', collectPhone: false },
+        })
+      ).body.data;
       at(c, EX.slug, campaign.slug);
       at(c, EX.tfld, tpl.fields.find((f: { type: string }) => f.type === 'file').id);
     },
@@ -238,18 +341,34 @@ export const STEPS: Step[] = [
   { op: 'cancelBulkSend' },
   {
     op: 'deleteTemplate',
-    before: async (c) => at(c, EX.tpl, (await c.t.request('POST', '/api/v1/templates', { body: { name: 'Old agreement' } })).body.data.id),
+    before: async (c) =>
+      at(
+        c,
+        EX.tpl,
+        (await c.t.request('POST', '/api/v1/templates', { body: { name: 'Old agreement' } })).body
+          .data.id,
+      ),
   },
   {
     op: 'deleteFolder',
-    before: async (c) => at(c, EX.fol, (await c.t.request('POST', '/api/v1/folders', { body: { name: 'Empty folder' } })).body.data.id),
+    before: async (c) =>
+      at(
+        c,
+        EX.fol,
+        (await c.t.request('POST', '/api/v1/folders', { body: { name: 'Empty folder' } })).body.data
+          .id,
+      ),
   },
   { op: 'listEvents' },
   {
     op: 'verifyPdf',
     // The signed PDF of the document completed above.
     send: async (c) => {
-      const signed = await c.t.app.inject({ method: 'GET', url: `/api/v1/documents/${c.last.signed}/download`, headers: { authorization: `Bearer ${c.t.key}` } });
+      const signed = await c.t.app.inject({
+        method: 'GET',
+        url: `/api/v1/documents/${c.last.signed}/download`,
+        headers: { authorization: `Bearer ${c.t.key}` },
+      });
       if (signed.statusCode !== 200) throw new Error(`download: ${signed.statusCode}`);
       return raw(c, 'POST', '/api/v1/verify', signed.rawPayload, 'application/pdf', c.t.key);
     },

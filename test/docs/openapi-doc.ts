@@ -35,22 +35,44 @@ export function inline(doc: any, schema: unknown, depth = 0): any {
 
 /** Ajv as the server configures it (http/validation.ts): all errors, formats, no coercion of bodies. */
 export function validator(doc: any, schema: unknown, coerce = false) {
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: false });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: false,
+  });
   ajvFormats.default(ajv);
   const validate = ajv.compile(inline(doc, schema));
-  return (value: unknown): string | null => (validate(value) ? null : ajv.errorsText(validate.errors));
+  return (value: unknown): string | null =>
+    validate(value) ? null : ajv.errorsText(validate.errors);
 }
 
 /** The first 2xx status of an operation and its JSON schema and example, if it has them. */
-export function success(op: any): { status: number; schema?: unknown; example?: unknown; description: string } {
-  const status = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s)).sort()[0];
+export function success(op: any): {
+  status: number;
+  schema?: unknown;
+  example?: unknown;
+  description: string;
+} {
+  const status = Object.keys(op.responses)
+    .filter((s) => /^2\d\d$/.test(s))
+    .sort()[0];
   const r = op.responses[status];
   const media = r.content?.['application/json'];
-  return { status: Number(status), schema: media?.schema, example: media?.example, description: r.description };
+  return {
+    status: Number(status),
+    schema: media?.schema,
+    example: media?.example,
+    description: r.description,
+  };
 }
 
 /** The example request of an operation: path parameters, query and JSON body. */
-export function exampleRequest(op: any): { params: Record<string, string>; query: Record<string, unknown>; body?: unknown } {
+export function exampleRequest(op: any): {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body?: unknown;
+} {
   const params: Record<string, string> = {};
   const query: Record<string, unknown> = {};
   for (const p of op.parameters ?? []) {

@@ -20,7 +20,8 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 /** The codes an error response's description names (`code`: …). */
-const codesIn = (description: string) => [...description.matchAll(/`([a-z_]+)`:/g)].map((m) => m[1]);
+const codesIn = (description: string) =>
+  [...description.matchAll(/`([a-z_]+)`:/g)].map((m) => m[1]);
 
 describe('the OpenAPI document', () => {
   it('is the same document on every request (deterministic)', async () => {
@@ -50,26 +51,39 @@ describe('the OpenAPI document', () => {
         expect(ok.example, `${where} response example`).toBeDefined();
         expect(validator(doc, ok.schema)(ok.example), `${where} response example`).toBeNull();
       } else if (ok.status !== 204) {
-        expect(Object.keys(op.responses[ok.status].content ?? {}).length, `${where} binary response`).toBeGreaterThan(0);
+        expect(
+          Object.keys(op.responses[ok.status].content ?? {}).length,
+          `${where} binary response`,
+        ).toBeGreaterThan(0);
       }
       const jsonBody = op.requestBody?.content?.['application/json'];
       if (jsonBody) {
         expect(jsonBody.example, `${where} body example`).toBeDefined();
-        expect(validator(doc, jsonBody.schema)(jsonBody.example), `${where} body example`).toBeNull();
+        expect(
+          validator(doc, jsonBody.schema)(jsonBody.example),
+          `${where} body example`,
+        ).toBeNull();
       } else if (op.requestBody) {
         // Raw bytes: the description says what to send.
         expect(op.requestBody.description ?? op.description, `${where} body`).toBeTruthy();
       }
       for (const p of op.parameters ?? []) {
         if (p.in === 'path') expect(p.example, `${where} path parameter ${p.name}`).toBeDefined();
-        if (p.example !== undefined) expect(validator(doc, p.schema, true)(p.example), `${where} ${p.name}`).toBeNull();
+        if (p.example !== undefined)
+          expect(validator(doc, p.schema, true)(p.example), `${where} ${p.name}`).toBeNull();
       }
       for (const [status, response] of Object.entries<any>(op.responses)) {
         if (Number(status) < 400) continue;
         const media = response.content['application/json'];
         expect(media.example, `${where} ${status} example`).toBeDefined();
-        expect(validator(doc, media.schema)(media.example), `${where} ${status} example`).toBeNull();
-        if (path !== '/readyz') expect(codesIn(response.description), `${where} ${status} example code`).toContain(media.example.error.code);
+        expect(
+          validator(doc, media.schema)(media.example),
+          `${where} ${status} example`,
+        ).toBeNull();
+        if (path !== '/readyz')
+          expect(codesIn(response.description), `${where} ${status} example code`).toContain(
+            media.example.error.code,
+          );
       }
       expect(exampleRequest(op)).toBeTruthy();
     }
@@ -80,28 +94,56 @@ describe('the OpenAPI document', () => {
       const where = `${method.toUpperCase()} ${path}`;
       const listed = Object.entries<any>(op.responses)
         .filter(([s]) => Number(s) >= 400 && path !== '/readyz')
-        .flatMap(([status, r]) => codesIn(r.description).map((code) => ({ status: Number(status), code })));
-      for (const { status, code } of listed) expect(ERROR_STATUS[code as ErrorCode], `${where} ${code}`).toBe(status);
+        .flatMap(([status, r]) =>
+          codesIn(r.description).map((code) => ({ status: Number(status), code })),
+        );
+      for (const { status, code } of listed)
+        expect(ERROR_STATUS[code as ErrorCode], `${where} ${code}`).toBe(status);
       const codes = new Set(listed.map((l) => l.code));
       const authenticated = !(Array.isArray(op.security) && op.security.length === 0);
       const m = method.toUpperCase();
       // The rules of http/operation-docs.ts, checked from outside.
-      if (!authenticated) expect([...codes].filter((c) => c === 'insufficient_scope' || c === 'idempotency_conflict'), where).toEqual([]);
+      if (!authenticated)
+        expect(
+          [...codes].filter((c) => c === 'insufficient_scope' || c === 'idempotency_conflict'),
+          where,
+        ).toEqual([]);
       if (m === 'GET') {
         // A GET has no body and no Idempotency-Key; only reads that verify a file sent straight to S3 can refuse its size or type.
-        expect([...codes].filter((c) => c.startsWith('idempotency_')), where).toEqual([]);
+        expect(
+          [...codes].filter((c) => c.startsWith('idempotency_')),
+          where,
+        ).toEqual([]);
         if (!['getDocument', 'downloadDocument'].includes(op.operationId)) {
-          expect([...codes].filter((c) => c === 'payload_too_large' || c === 'unsupported_media_type'), where).toEqual([]);
+          expect(
+            [...codes].filter((c) => c === 'payload_too_large' || c === 'unsupported_media_type'),
+            where,
+          ).toEqual([]);
         }
       }
-      if (!(op.parameters ?? []).some((p: any) => p.name === 'cursor')) expect(codes.has('invalid_cursor'), `${where} invalid_cursor`).toBe(false);
-      if (!path.startsWith('/api/v1/') && !path.startsWith('/uploads/')) expect(codes.size, where).toBe(0);
+      if (!(op.parameters ?? []).some((p: any) => p.name === 'cursor'))
+        expect(codes.has('invalid_cursor'), `${where} invalid_cursor`).toBe(false);
+      if (!path.startsWith('/api/v1/') && !path.startsWith('/uploads/'))
+        expect(codes.size, where).toBe(0);
       if (path.startsWith('/api/v1/')) {
-        const common = commonErrorCodes({ method: m, url: path.replace(/\{(\w+)\}/g, ':$1'), schema: {
-          params: (op.parameters ?? []).some((p: any) => p.in === 'path') || undefined,
-          querystring: (op.parameters ?? []).some((p: any) => p.in === 'query') ? { properties: Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => [p.name, {}])) } : undefined,
-          body: op.requestBody,
-        }, config: authenticated ? { scope: 'documents.read' } : {} });
+        const common = commonErrorCodes({
+          method: m,
+          url: path.replace(/\{(\w+)\}/g, ':$1'),
+          schema: {
+            params: (op.parameters ?? []).some((p: any) => p.in === 'path') || undefined,
+            querystring: (op.parameters ?? []).some((p: any) => p.in === 'query')
+              ? {
+                  properties: Object.fromEntries(
+                    (op.parameters ?? [])
+                      .filter((p: any) => p.in === 'query')
+                      .map((p: any) => [p.name, {}]),
+                  ),
+                }
+              : undefined,
+            body: op.requestBody,
+          },
+          config: authenticated ? { scope: 'documents.read' } : {},
+        });
         for (const c of common) expect(codes, `${where} lists the common code ${c}`).toContain(c);
       }
     }
@@ -117,13 +159,26 @@ describe('the OpenAPI document', () => {
       expect(media.schema.required).toEqual(['id', 'event', 'api_version', 'created_at', 'data']);
       expect(media.example, `${type} example`).toBeDefined();
       expect(validator(doc, media.schema)(media.example), `${type} example`).toBeNull();
-      expect(post.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['X-Service-Signature', 'X-Service-Delivery-Id', 'X-Service-Timestamp']));
+      expect(post.parameters.map((p: any) => p.name)).toEqual(
+        expect.arrayContaining([
+          'X-Service-Signature',
+          'X-Service-Delivery-Id',
+          'X-Service-Timestamp',
+        ]),
+      );
     }
     // Signer events carry the signer, campaign events the campaign, bulk sends their own resource.
-    const data = (type: string) => doc.webhooks[type].post.requestBody.content['application/json'].schema.properties.data;
-    expect(data('signer.completed').properties.signer).toEqual({ $ref: '#/components/schemas/Signer' });
-    expect(data('campaign.submission.created').properties.campaign).toEqual({ $ref: '#/components/schemas/Campaign' });
-    expect(Object.keys(data('bulk_send.completed').properties)).toEqual(expect.arrayContaining(['total', 'sent', 'failed']));
+    const data = (type: string) =>
+      doc.webhooks[type].post.requestBody.content['application/json'].schema.properties.data;
+    expect(data('signer.completed').properties.signer).toEqual({
+      $ref: '#/components/schemas/Signer',
+    });
+    expect(data('campaign.submission.created').properties.campaign).toEqual({
+      $ref: '#/components/schemas/Campaign',
+    });
+    expect(Object.keys(data('bulk_send.completed').properties)).toEqual(
+      expect.arrayContaining(['total', 'sent', 'failed']),
+    );
     expect(data('document.completed').properties._count.properties.attachments).toBeTruthy();
   });
 });
@@ -140,22 +195,74 @@ describe('the listed error codes, spot-checked with real requests', () => {
   };
 
   it('answers each with a code its operation lists', async () => {
-    const draft = (await t.request('POST', '/api/v1/documents', { body: { name: 'Spot check' } })).body.data.id;
+    const draft = (await t.request('POST', '/api/v1/documents', { body: { name: 'Spot check' } }))
+      .body.data.id;
     const big = JSON.stringify({ padding: 'x'.repeat(1_100_000) });
-    expectListed('sendDocument', await t.request('POST', `/api/v1/documents/${draft}/send`), 'missing_signers');
-    expectListed('sendDocument', await t.request('POST', `/api/v1/documents/${draft}/send`, { body: big }), 'payload_too_large');
-    expectListed('deleteDocument', await t.request('DELETE', `/api/v1/documents/${draft}`, { body: '<a/>', headers: { 'content-type': 'application/xml' } }), 'unsupported_media_type');
-    expectListed('listDocuments', await t.request('GET', '/api/v1/documents?cursor=bm90LWEtY3Vyc29y'), 'invalid_cursor');
-    expectListed('getDocument', await t.request('GET', '/api/v1/documents/doc_missing'), 'not_found');
-    expectListed('getDocument', await t.request('GET', `/api/v1/documents/${draft}`, { key: 'sk_unknown' }), 'unauthorized');
-    expectListed('getDocument', await t.request('GET', `/api/v1/documents/${draft}`, { key: await t.keyWith(['webhooks.read']) }), 'insufficient_scope');
+    expectListed(
+      'sendDocument',
+      await t.request('POST', `/api/v1/documents/${draft}/send`),
+      'missing_signers',
+    );
+    expectListed(
+      'sendDocument',
+      await t.request('POST', `/api/v1/documents/${draft}/send`, { body: big }),
+      'payload_too_large',
+    );
+    expectListed(
+      'deleteDocument',
+      await t.request('DELETE', `/api/v1/documents/${draft}`, {
+        body: '<a/>',
+        headers: { 'content-type': 'application/xml' },
+      }),
+      'unsupported_media_type',
+    );
+    expectListed(
+      'listDocuments',
+      await t.request('GET', '/api/v1/documents?cursor=bm90LWEtY3Vyc29y'),
+      'invalid_cursor',
+    );
+    expectListed(
+      'getDocument',
+      await t.request('GET', '/api/v1/documents/doc_missing'),
+      'not_found',
+    );
+    expectListed(
+      'getDocument',
+      await t.request('GET', `/api/v1/documents/${draft}`, { key: 'sk_unknown' }),
+      'unauthorized',
+    );
+    expectListed(
+      'getDocument',
+      await t.request('GET', `/api/v1/documents/${draft}`, {
+        key: await t.keyWith(['webhooks.read']),
+      }),
+      'insufficient_scope',
+    );
     const once = { 'idempotency-key': 'spot-check-1' };
-    expect((await t.request('POST', '/api/v1/folders', { body: { name: 'A' }, headers: once })).status).toBe(201);
-    expectListed('createFolder', await t.request('POST', '/api/v1/folders', { body: { name: 'B' }, headers: once }), 'idempotency_conflict');
-    expectListed('getSigningSession', await t.request('GET', '/api/v1/signing/not-a-real-token-at-all', { key: null }), 'forbidden');
-    expectListed('getPublicCampaign', await t.request('GET', '/api/v1/public/campaigns/no-such-campaign-abc123', { key: null }), 'not_found');
+    expect(
+      (await t.request('POST', '/api/v1/folders', { body: { name: 'A' }, headers: once })).status,
+    ).toBe(201);
+    expectListed(
+      'createFolder',
+      await t.request('POST', '/api/v1/folders', { body: { name: 'B' }, headers: once }),
+      'idempotency_conflict',
+    );
+    expectListed(
+      'getSigningSession',
+      await t.request('GET', '/api/v1/signing/not-a-real-token-at-all', { key: null }),
+      'forbidden',
+    );
+    expectListed(
+      'getPublicCampaign',
+      await t.request('GET', '/api/v1/public/campaigns/no-such-campaign-abc123', { key: null }),
+      'not_found',
+    );
     // A body-less request to an operation that needs one: a validation error, not a server error.
-    expectListed('createBulkSend', await t.request('POST', '/api/v1/bulk-sends'), 'validation_error');
+    expectListed(
+      'createBulkSend',
+      await t.request('POST', '/api/v1/bulk-sends'),
+      'validation_error',
+    );
     // A route without a key lists no key errors; one with a key lists no link errors.
     expect(listed('getPublicCampaign')).not.toContain('unauthorized');
     expect(listed('getDocument')).not.toContain('forbidden');

@@ -10,12 +10,31 @@ afterAll(async () => t.close());
 
 describe('POST /api/v1/documents', () => {
   it('creates a draft with the exact create-response fields', async () => {
-    const res = await t.request('POST', '/api/v1/documents', { body: { name: 'NDA', message: 'Please sign' } });
+    const res = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'NDA', message: 'Please sign' },
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body.data).sort()).toEqual(
-      ['createdAt', 'expiresAt', 'folderId', 'id', 'message', 'name', 'signingType', 'status', 'updatedAt'].sort(),
+      [
+        'createdAt',
+        'expiresAt',
+        'folderId',
+        'id',
+        'message',
+        'name',
+        'signingType',
+        'status',
+        'updatedAt',
+      ].sort(),
     );
-    expect(res.body.data).toMatchObject({ name: 'NDA', status: 'draft', signingType: 'sequential', message: 'Please sign', expiresAt: null, folderId: null });
+    expect(res.body.data).toMatchObject({
+      name: 'NDA',
+      status: 'draft',
+      signingType: 'sequential',
+      message: 'Please sign',
+      expiresAt: null,
+      folderId: null,
+    });
     expect(res.body.data.id).toMatch(/^doc_/);
     expect(res.body.data.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(res.headers['x-request-id']).toBeTruthy();
@@ -36,8 +55,16 @@ describe('POST /api/v1/documents', () => {
   });
 
   it('message 5000 is accepted, 5001 refused', async () => {
-    expect((await t.request('POST', '/api/v1/documents', { body: { name: 'm', message: 'm'.repeat(5000) } })).status).toBe(201);
-    const res = await t.request('POST', '/api/v1/documents', { body: { name: 'm', message: 'm'.repeat(5001) } });
+    expect(
+      (
+        await t.request('POST', '/api/v1/documents', {
+          body: { name: 'm', message: 'm'.repeat(5000) },
+        })
+      ).status,
+    ).toBe(201);
+    const res = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'm', message: 'm'.repeat(5001) },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toBe('body.message');
   });
@@ -45,36 +72,79 @@ describe('POST /api/v1/documents', () => {
   it('expiresAt must be in the future', async () => {
     const past = new Date(Date.now() - 60_000).toISOString();
     const future = new Date(Date.now() + 86_400_000).toISOString();
-    const bad = await t.request('POST', '/api/v1/documents', { body: { name: 'e', expiresAt: past } });
+    const bad = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'e', expiresAt: past },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details).toEqual([{ path: 'body.expiresAt', message: 'must be in the future' }]);
-    const ok = await t.request('POST', '/api/v1/documents', { body: { name: 'e', expiresAt: future } });
+    expect(bad.body.error.details).toEqual([
+      { path: 'body.expiresAt', message: 'must be in the future' },
+    ]);
+    const ok = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'e', expiresAt: future },
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.data.expiresAt).toBe(future);
-    expect((await t.request('POST', '/api/v1/documents', { body: { name: 'e', expiresAt: 'tomorrow' } })).status).toBe(400);
+    expect(
+      (await t.request('POST', '/api/v1/documents', { body: { name: 'e', expiresAt: 'tomorrow' } }))
+        .status,
+    ).toBe(400);
   });
 
   it('refuses unknown and read-only fields, and non-JSON bodies', async () => {
-    const unknown = await t.request('POST', '/api/v1/documents', { body: { name: 'x', status: 'completed' } });
+    const unknown = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'x', status: 'completed' },
+    });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.details[0]).toEqual({ path: 'body.status', message: 'is not a known field' });
-    const broken = await t.request('POST', '/api/v1/documents', { body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(unknown.body.error.details[0]).toEqual({
+      path: 'body.status',
+      message: 'is not a known field',
+    });
+    const broken = await t.request('POST', '/api/v1/documents', {
+      body: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('validation_error');
-    const big = await t.request('POST', '/api/v1/documents', { body: { name: 'x', message: 'y'.repeat(1_100_000) } });
+    const big = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'x', message: 'y'.repeat(1_100_000) },
+    });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('payload_too_large');
   });
 
   it('creates signers and fields inline, visible in the detail', async () => {
-    const id = await createDocument(t, { signingType: 'parallel', signers: [signer(1), signer(2)], fields: [field(), field({ assignedTo: 1, type: 'dropdown', options: ['a', 'b'] }), field({ type: 'date' })] });
+    const id = await createDocument(t, {
+      signingType: 'parallel',
+      signers: [signer(1), signer(2)],
+      fields: [
+        field(),
+        field({ assignedTo: 1, type: 'dropdown', options: ['a', 'b'] }),
+        field({ type: 'date' }),
+      ],
+    });
     const res = await t.request('GET', `/api/v1/documents/${id}`);
     expect(res.status).toBe(200);
     const d = res.body.data;
     expect(d._count).toEqual({ signers: 2, fields: 3, attachments: 0 });
-    expect(d.signers.map((s: any) => [s.order, s.role, s.status])).toEqual([[0, 'signer', 'pending'], [1, 'signer', 'pending']]);
-    expect(d.fields[1]).toMatchObject({ type: 'dropdown', options: ['a', 'b'], assignedTo: 1, required: true, readOnly: false });
-    expect(d).toMatchObject({ documentHash: '', signedFileHash: '', message: '', emailSubject: null, requireKyc: false, attachments: [] });
+    expect(d.signers.map((s: any) => [s.order, s.role, s.status])).toEqual([
+      [0, 'signer', 'pending'],
+      [1, 'signer', 'pending'],
+    ]);
+    expect(d.fields[1]).toMatchObject({
+      type: 'dropdown',
+      options: ['a', 'b'],
+      assignedTo: 1,
+      required: true,
+      readOnly: false,
+    });
+    expect(d).toMatchObject({
+      documentHash: '',
+      signedFileHash: '',
+      message: '',
+      emailSubject: null,
+      requireKyc: false,
+      attachments: [],
+    });
   });
 });
 
@@ -84,7 +154,10 @@ describe('GET /api/v1/documents', () => {
     await createDocument(t, { name: 'report_2026' });
     const search = await t.request('GET', '/api/v1/documents?search=report');
     expect(search.status).toBe(200);
-    expect(search.body.data.map((d: any) => d.name).sort()).toEqual(['Quarterly REPORT 100%', 'report_2026']);
+    expect(search.body.data.map((d: any) => d.name).sort()).toEqual([
+      'Quarterly REPORT 100%',
+      'report_2026',
+    ]);
     const pct = await t.request('GET', `/api/v1/documents?search=${encodeURIComponent('0%')}`);
     expect(pct.body.data.map((d: any) => d.name)).toEqual(['Quarterly REPORT 100%']);
     const underscore = await t.request('GET', '/api/v1/documents?search=t_2');
@@ -114,7 +187,9 @@ describe('GET /api/v1/documents', () => {
   });
 
   it('refuses a forged cursor of the right shape whose position holds a NUL', async () => {
-    const forged = Buffer.from(JSON.stringify({ l: 'documents', k: 'a\u0000b', i: 'doc_x' })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ l: 'documents', k: 'a\u0000b', i: 'doc_x' }),
+    ).toString('base64url');
     const res = await t.request('GET', `/api/v1/documents?cursor=${forged}`);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_cursor');

@@ -32,27 +32,64 @@ interface Endpoint {
 const d = (ids: Ids) => `/api/v1/documents/${ids.doc}`;
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/api/v1/documents', scope: 'documents.read', collection: true },
-  { method: 'POST', path: () => '/api/v1/documents', scope: 'documents.create', body: { name: 'x' }, collection: true },
+  {
+    method: 'POST',
+    path: () => '/api/v1/documents',
+    scope: 'documents.create',
+    body: { name: 'x' },
+    collection: true,
+  },
   { method: 'GET', path: d, scope: 'documents.read' },
   { method: 'PATCH', path: d, scope: 'documents.write', body: { name: 'hijacked' } },
   { method: 'DELETE', path: d, scope: 'documents.delete' },
-  { method: 'POST', path: (i) => `${d(i)}/upload`, scope: 'documents.write', body: { contentType: 'application/pdf' }, optional: true },
+  {
+    method: 'POST',
+    path: (i) => `${d(i)}/upload`,
+    scope: 'documents.write',
+    body: { contentType: 'application/pdf' },
+    optional: true,
+  },
   { method: 'POST', path: (i) => `${d(i)}/send`, scope: 'documents.send' },
   { method: 'GET', path: (i) => `${d(i)}/download`, scope: 'documents.read', optional: true },
-  { method: 'POST', path: (i) => `/api/v1/documents/${i.pending}/cancel`, scope: 'documents.write' },
+  {
+    method: 'POST',
+    path: (i) => `/api/v1/documents/${i.pending}/cancel`,
+    scope: 'documents.write',
+  },
   { method: 'GET', path: (i) => `${d(i)}/audit`, scope: 'documents.read' },
   { method: 'POST', path: (i) => `${d(i)}/signers`, scope: 'documents.write', body: signer(9) },
   { method: 'GET', path: (i) => `${d(i)}/signers`, scope: 'documents.read' },
-  { method: 'PATCH', path: (i) => `${d(i)}/signers/${i.signer}`, scope: 'documents.write', body: { name: 'hijacked' } },
+  {
+    method: 'PATCH',
+    path: (i) => `${d(i)}/signers/${i.signer}`,
+    scope: 'documents.write',
+    body: { name: 'hijacked' },
+  },
   { method: 'DELETE', path: (i) => `${d(i)}/signers/${i.signer}`, scope: 'documents.write' },
   { method: 'POST', path: (i) => `${d(i)}/fields`, scope: 'documents.write', body: field() },
   { method: 'GET', path: (i) => `${d(i)}/fields`, scope: 'documents.read' },
-  { method: 'PATCH', path: (i) => `${d(i)}/fields/${i.field}`, scope: 'documents.write', body: { label: 'hijacked' } },
+  {
+    method: 'PATCH',
+    path: (i) => `${d(i)}/fields/${i.field}`,
+    scope: 'documents.write',
+    body: { label: 'hijacked' },
+  },
   { method: 'DELETE', path: (i) => `${d(i)}/fields/${i.field}`, scope: 'documents.write' },
-  { method: 'POST', path: () => '/api/v1/folders', scope: 'folders.write', body: { name: 'x' }, collection: true },
+  {
+    method: 'POST',
+    path: () => '/api/v1/folders',
+    scope: 'folders.write',
+    body: { name: 'x' },
+    collection: true,
+  },
   { method: 'GET', path: () => '/api/v1/folders', scope: 'folders.read', collection: true },
   { method: 'GET', path: (i) => `/api/v1/folders/${i.folder}`, scope: 'folders.read' },
-  { method: 'PATCH', path: (i) => `/api/v1/folders/${i.folder}`, scope: 'folders.write', body: { name: 'hijacked' } },
+  {
+    method: 'PATCH',
+    path: (i) => `/api/v1/folders/${i.folder}`,
+    scope: 'folders.write',
+    body: { name: 'hijacked' },
+  },
   { method: 'DELETE', path: (i) => `/api/v1/folders/${i.folder}`, scope: 'folders.write' },
 ];
 
@@ -61,16 +98,27 @@ let mine: Ids;
 let theirs: Ids;
 let theirKey: string;
 let endpoints: Endpoint[];
-const label = (e: Endpoint) => `${e.method} ${e.path({ doc: '{id}', pending: '{id}', signer: '{signerId}', field: '{fieldId}', folder: '{id}' })}`;
+const label = (e: Endpoint) =>
+  `${e.method} ${e.path({ doc: '{id}', pending: '{id}', signer: '{signerId}', field: '{fieldId}', folder: '{id}' })}`;
 
 /** A draft with a signer, a field and a file, a sent document and a folder, in the organization of `key`. */
 async function resources(key: string): Promise<Ids> {
   const folderRes = await t.request('POST', '/api/v1/folders', { body: { name: 'Folder' }, key });
-  const doc = await readyDocument(t, { key, signers: 1, body: { folderId: folderRes.body.data.id } });
+  const doc = await readyDocument(t, {
+    key,
+    signers: 1,
+    body: { folderId: folderRes.body.data.id },
+  });
   const pending = await readyDocument(t, { key, signers: 1 });
   expect((await t.request('POST', `/api/v1/documents/${pending}/send`, { key })).status).toBe(200);
   const detail = (await t.request('GET', `/api/v1/documents/${doc}`, { key })).body.data;
-  return { doc, pending, signer: detail.signers[0].id, field: detail.fields[0].id, folder: folderRes.body.data.id };
+  return {
+    doc,
+    pending,
+    signer: detail.signers[0].id,
+    field: detail.fields[0].id,
+    folder: folderRes.body.data.id,
+  };
 }
 
 beforeAll(async () => {
@@ -83,7 +131,8 @@ beforeAll(async () => {
   for (const e of ENDPOINTS) {
     if (e.optional) {
       const probe = await t.request(e.method, e.path(mine), { body: e.body, key: null });
-      if (probe.status === 404 && String(probe.body?.error?.message).startsWith('No route')) continue;
+      if (probe.status === 404 && String(probe.body?.error?.message).startsWith('No route'))
+        continue;
     }
     endpoints.push(e);
   }
@@ -99,7 +148,9 @@ describe('OpenAPI document', () => {
       expect(op, label(e)).toBeDefined();
       expect(op.operationId, label(e)).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.summary, label(e)).toBeTruthy();
-      expect(Object.keys(op.responses), label(e)).toEqual(expect.arrayContaining(['401', '403', '429', '500']));
+      expect(Object.keys(op.responses), label(e)).toEqual(
+        expect.arrayContaining(['401', '403', '429', '500']),
+      );
       if (!e.collection) expect(Object.keys(op.responses), label(e)).toContain('404');
     }
   });
@@ -124,7 +175,11 @@ describe('authentication (401)', () => {
   it('refuses a revoked key', async () => {
     const key = await t.keyWith([...SCOPES]);
     expect((await t.request('GET', '/api/v1/documents', { key })).status).toBe(200);
-    await t.database.handle.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('prefix', '=', key.slice(0, 10)).execute();
+    await t.database.handle.db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('prefix', '=', key.slice(0, 10))
+      .execute();
     const res = await t.request('GET', '/api/v1/documents', { key });
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBeTruthy();
@@ -153,9 +208,17 @@ describe('scopes (403 insufficient_scope)', () => {
 
   it('refused requests changed nothing', async () => {
     const detail = (await t.request('GET', `/api/v1/documents/${mine.doc}`)).body.data;
-    expect(detail).toMatchObject({ name: expect.stringMatching(/^Doc /), status: 'draft', _count: { signers: 1, fields: 1, attachments: 0 } });
-    expect((await t.request('GET', `/api/v1/documents/${mine.pending}`)).body.data.status).toBe('pending');
-    expect((await t.request('GET', `/api/v1/folders/${mine.folder}`)).body.data.name).toBe('Folder');
+    expect(detail).toMatchObject({
+      name: expect.stringMatching(/^Doc /),
+      status: 'draft',
+      _count: { signers: 1, fields: 1, attachments: 0 },
+    });
+    expect((await t.request('GET', `/api/v1/documents/${mine.pending}`)).body.data.status).toBe(
+      'pending',
+    );
+    expect((await t.request('GET', `/api/v1/folders/${mine.folder}`)).body.data.name).toBe(
+      'Folder',
+    );
   });
 });
 
@@ -177,26 +240,45 @@ describe("another organization's resources (404)", () => {
   });
 
   it('lists never show another organization’s data, and its folder cannot be used', async () => {
-    const docs = (await t.request('GET', '/api/v1/documents?limit=100')).body.data.map((x: { id: string }) => x.id);
+    const docs = (await t.request('GET', '/api/v1/documents?limit=100')).body.data.map(
+      (x: { id: string }) => x.id,
+    );
     expect(docs).toContain(mine.doc);
     expect(docs).not.toContain(theirs.doc);
-    expect((await t.request('GET', `/api/v1/documents?folderId=${theirs.folder}`)).body.data).toEqual([]);
-    const folders = (await t.request('GET', '/api/v1/folders?limit=100')).body.data.map((x: { id: string }) => x.id);
+    expect(
+      (await t.request('GET', `/api/v1/documents?folderId=${theirs.folder}`)).body.data,
+    ).toEqual([]);
+    const folders = (await t.request('GET', '/api/v1/folders?limit=100')).body.data.map(
+      (x: { id: string }) => x.id,
+    );
     expect(folders).toContain(mine.folder);
     expect(folders).not.toContain(theirs.folder);
-    const res = await t.request('POST', '/api/v1/documents', { body: { name: 'x', folderId: theirs.folder } });
+    const res = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'x', folderId: theirs.folder },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toBe('body.folderId');
     expect((await createDocument(t, { folderId: mine.folder })).startsWith('doc_')).toBe(true);
   });
 
   it('the other organization’s resources are untouched', async () => {
-    const detail = (await t.request('GET', `/api/v1/documents/${theirs.doc}`, { key: theirKey })).body.data;
+    const detail = (await t.request('GET', `/api/v1/documents/${theirs.doc}`, { key: theirKey }))
+      .body.data;
     expect(detail.status).toBe('draft');
     expect(detail.name).not.toBe('hijacked');
-    expect(detail.signers.map((s: { id: string; name: string }) => [s.id, s.name])).toEqual([[theirs.signer, 'Signer 0']]);
-    expect(detail.fields.map((f: { id: string; label: string }) => [f.id, f.label])).toEqual([[theirs.field, '']]);
-    expect((await t.request('GET', `/api/v1/documents/${theirs.pending}`, { key: theirKey })).body.data.status).toBe('pending');
-    expect((await t.request('GET', `/api/v1/folders/${theirs.folder}`, { key: theirKey })).body.data.name).toBe('Folder');
+    expect(detail.signers.map((s: { id: string; name: string }) => [s.id, s.name])).toEqual([
+      [theirs.signer, 'Signer 0'],
+    ]);
+    expect(detail.fields.map((f: { id: string; label: string }) => [f.id, f.label])).toEqual([
+      [theirs.field, ''],
+    ]);
+    expect(
+      (await t.request('GET', `/api/v1/documents/${theirs.pending}`, { key: theirKey })).body.data
+        .status,
+    ).toBe('pending');
+    expect(
+      (await t.request('GET', `/api/v1/folders/${theirs.folder}`, { key: theirKey })).body.data
+        .name,
+    ).toBe('Folder');
   });
 });

@@ -10,9 +10,18 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const send = (id: string, headers?: Record<string, string>) => t.request('POST', `/api/v1/documents/${id}/send`, { headers });
-const cancel = (id: string, headers?: Record<string, string>) => t.request('POST', `/api/v1/documents/${id}/cancel`, { headers });
-const signersOf = async (id: string) => (await t.request('GET', `/api/v1/documents/${id}/signers`)).body.data as { id: string; email: string; status: string; order: number; role: string }[];
+const send = (id: string, headers?: Record<string, string>) =>
+  t.request('POST', `/api/v1/documents/${id}/send`, { headers });
+const cancel = (id: string, headers?: Record<string, string>) =>
+  t.request('POST', `/api/v1/documents/${id}/cancel`, { headers });
+const signersOf = async (id: string) =>
+  (await t.request('GET', `/api/v1/documents/${id}/signers`)).body.data as {
+    id: string;
+    email: string;
+    status: string;
+    order: number;
+    role: string;
+  }[];
 
 describe('POST /api/v1/documents/{id}/send preconditions', () => {
   it('needs signers, then fields, then a file (409 with a code for each)', async () => {
@@ -32,12 +41,18 @@ describe('POST /api/v1/documents/{id}/send preconditions', () => {
   });
 
   it('refuses a field on a page the file does not have (placed before the file, or kept from a longer one)', async () => {
-    const id = await createDocument(t, { name: 'Short file', signers: [signer(1)], fields: [field({ page: 1 }), field({ page: 3 })] });
+    const id = await createDocument(t, {
+      name: 'Short file',
+      signers: [signer(1)],
+      fields: [field({ page: 1 }), field({ page: 3 })],
+    });
     await giveFileDirectly(t, id, 2);
     const refused = await send(id);
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('invalid_state');
-    expect(refused.body.error.message).toMatch(/^Field fld_\w+ is on page 3, but the file has 2 page\(s\)/);
+    expect(refused.body.error.message).toMatch(
+      /^Field fld_\w+ is on page 3, but the file has 2 page\(s\)/,
+    );
     expect((await t.request('GET', `/api/v1/documents/${id}`)).body.data.status).toBe('draft');
     await giveFileDirectly(t, id, 3);
     expect((await send(id)).status).toBe(200);
@@ -58,14 +73,23 @@ describe('POST /api/v1/documents/{id}/send', () => {
     const tag = 'seq';
     const id = await createDocument(t, {
       name: 'Sequential deal',
-      signers: [signer(0, { email: `c-${tag}@example.test`, order: 5 }), signer(1, { email: `a-${tag}@example.test`, order: 2 }), signer(2, { email: `b-${tag}@example.test`, order: 3, role: 'approver' })],
+      signers: [
+        signer(0, { email: `c-${tag}@example.test`, order: 5 }),
+        signer(1, { email: `a-${tag}@example.test`, order: 2 }),
+        signer(2, { email: `b-${tag}@example.test`, order: 3, role: 'approver' }),
+      ],
       fields: [field({ assignedTo: 2 }), field({ assignedTo: 3 }), field({ assignedTo: 5 })],
     });
     await giveFileDirectly(t, id);
     const before = Date.now();
     const res = await send(id);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id, status: 'pending', signerCount: 3, sentAt: expect.any(String) });
+    expect(res.body.data).toEqual({
+      id,
+      status: 'pending',
+      signerCount: 3,
+      sentAt: expect.any(String),
+    });
     expect(Date.parse(res.body.data.sentAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(res.body.data.sentAt).toMatch(/\.\d{3}Z$/);
     const doc = (await t.request('GET', `/api/v1/documents/${id}`)).body.data;
@@ -86,7 +110,11 @@ describe('POST /api/v1/documents/{id}/send', () => {
   });
 
   it('parallel: every signer may act at once and is mailed', async () => {
-    const id = await readyDocument(t, { signers: 3, tag: 'par', body: { signingType: 'parallel' } });
+    const id = await readyDocument(t, {
+      signers: 3,
+      tag: 'par',
+      body: { signingType: 'parallel' },
+    });
     const res = await send(id);
     expect(res.body.data).toMatchObject({ status: 'pending', signerCount: 3 });
     expect((await signersOf(id)).map((s) => s.status)).toEqual(['sent', 'sent', 'sent']);
@@ -107,15 +135,25 @@ describe('POST /api/v1/documents/{id}/cancel', () => {
     await t.drainJobs();
     const [done] = await signersOf(id);
     // Signing is built elsewhere; record a completed signer directly.
-    await t.database.handle.db.updateTable('signers').set({ status: 'completed', signed_at: new Date().toISOString() }).where('id', '=', done.id).execute();
+    await t.database.handle.db
+      .updateTable('signers')
+      .set({ status: 'completed', signed_at: new Date().toISOString() })
+      .where('id', '=', done.id)
+      .execute();
     const res = await cancel(id);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ id, status: 'cancelled', cancelledSigners: 2 });
     expect((await t.request('GET', `/api/v1/documents/${id}`)).body.data.status).toBe('cancelled');
-    expect((await signersOf(id)).map((s) => s.status)).toEqual(['completed', 'cancelled', 'cancelled']);
+    expect((await signersOf(id)).map((s) => s.status)).toEqual([
+      'completed',
+      'cancelled',
+      'cancelled',
+    ]);
     await t.drainJobs();
     // The completed signer got its invitation and nothing more.
-    expect(mailTo(t, `s0-${tag}@example.test`).map((m) => m.subject)).toEqual([expect.not.stringContaining('cancelled')]);
+    expect(mailTo(t, `s0-${tag}@example.test`).map((m) => m.subject)).toEqual([
+      expect.not.stringContaining('cancelled'),
+    ]);
     for (const i of [1, 2]) {
       const mails = mailTo(t, `s${i}-${tag}@example.test`);
       expect(mails).toHaveLength(2);
@@ -134,8 +172,15 @@ describe('POST /api/v1/documents/{id}/cancel', () => {
   it('cancels a document in action_required', async () => {
     const id = await readyDocument(t);
     await send(id);
-    await t.database.handle.db.updateTable('documents').set({ status: 'action_required' }).where('id', '=', id).execute();
-    expect((await cancel(id)).body.data).toMatchObject({ status: 'cancelled', cancelledSigners: 2 });
+    await t.database.handle.db
+      .updateTable('documents')
+      .set({ status: 'action_required' })
+      .where('id', '=', id)
+      .execute();
+    expect((await cancel(id)).body.data).toMatchObject({
+      status: 'cancelled',
+      cancelledSigners: 2,
+    });
   });
 });
 
@@ -158,7 +203,11 @@ describe('DELETE /api/v1/documents/{id}', () => {
     const pending = await t.request('DELETE', `/api/v1/documents/${id}`);
     expect(pending.status).toBe(409);
     expect(pending.body.error.code).toBe('invalid_state');
-    await t.database.handle.db.updateTable('documents').set({ status: 'action_required' }).where('id', '=', id).execute();
+    await t.database.handle.db
+      .updateTable('documents')
+      .set({ status: 'action_required' })
+      .where('id', '=', id)
+      .execute();
     expect((await t.request('DELETE', `/api/v1/documents/${id}`)).status).toBe(409);
     await cancel(id);
     expect((await t.request('DELETE', `/api/v1/documents/${id}`)).status).toBe(204);
@@ -176,29 +225,52 @@ describe('GET /api/v1/documents/{id}/audit', () => {
     const id = res.body.data.id;
     await giveFileDirectly(t, id);
     await t.request('POST', `/api/v1/documents/${id}/signers`, { body: signer(2), headers: ua });
-    await t.request('POST', `/api/v1/documents/${id}/fields`, { body: field({ assignedTo: 1 }), headers: ua });
+    await t.request('POST', `/api/v1/documents/${id}/fields`, {
+      body: field({ assignedTo: 1 }),
+      headers: ua,
+    });
     await send(id, ua);
     await cancel(id, ua);
 
     const entries: Record<string, string>[] = [];
     let cursor: string | null = null;
     do {
-      const page = await t.request('GET', `/api/v1/documents/${id}/audit?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await t.request(
+        'GET',
+        `/api/v1/documents/${id}/audit?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(page.status).toBe(200);
       expect(page.body.data.length).toBeLessThanOrEqual(2);
       entries.push(...page.body.data);
       cursor = page.body.meta.nextCursor;
       expect(page.body.meta.hasMore).toBe(cursor !== null);
     } while (cursor);
-    expect(entries.map((e) => e.action)).toEqual(['document.created', 'signer.added', 'field.added', 'document.sent', 'document.cancelled']);
+    expect(entries.map((e) => e.action)).toEqual([
+      'document.created',
+      'signer.added',
+      'field.added',
+      'document.sent',
+      'document.cancelled',
+    ]);
     const times = entries.map((e) => e.createdAt);
     expect([...times].sort()).toEqual(times);
     for (const e of entries) {
       expect(e.ipAddress).toBe('127.0.0.1');
       expect(e.userAgent).toBe('lifecycle-test/2.0');
-      expect(Object.keys(e).sort()).toEqual(['action', 'createdAt', 'details', 'geoCity', 'geoCountry', 'id', 'ipAddress', 'userAgent']);
+      expect(Object.keys(e).sort()).toEqual([
+        'action',
+        'createdAt',
+        'details',
+        'geoCity',
+        'geoCountry',
+        'id',
+        'ipAddress',
+        'userAgent',
+      ]);
     }
-    expect(entries.find((e) => e.action === 'document.sent')?.details).toContain('signer1@example.test');
+    expect(entries.find((e) => e.action === 'document.sent')?.details).toContain(
+      'signer1@example.test',
+    );
   });
 });
 
@@ -206,13 +278,18 @@ describe('paging through many documents', () => {
   it('returns each of 250 documents exactly once with limit 100, newest first, nextCursor null at the end', async () => {
     const org = await t.newOrg('Pager');
     const created: string[] = [];
-    for (let i = 0; i < 250; i++) created.push(await createDocument(t, { name: `Page doc ${i}` }, org.key));
+    for (let i = 0; i < 250; i++)
+      created.push(await createDocument(t, { name: `Page doc ${i}` }, org.key));
     const seen: string[] = [];
     const counts: number[] = [];
     let cursor: string | null = null;
     let meta: { hasMore: boolean; nextCursor: string | null } | undefined;
     do {
-      const res = await t.request('GET', `/api/v1/documents?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: org.key });
+      const res = await t.request(
+        'GET',
+        `/api/v1/documents?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+        { key: org.key },
+      );
       expect(res.status).toBe(200);
       seen.push(...res.body.data.map((d: { id: string }) => d.id));
       counts.push(res.body.meta.count);
@@ -238,10 +315,16 @@ describe('Idempotency-Key on POST /api/v1/documents', () => {
     expect(replay.body).toEqual(first.body);
     const list = await t.request('GET', '/api/v1/documents', { key: org.key });
     expect(list.body.data.map((d: { id: string }) => d.id)).toEqual([first.body.data.id]);
-    const conflict = await t.request('POST', '/api/v1/documents', { body: { ...body, message: 'twice' }, headers, key: org.key });
+    const conflict = await t.request('POST', '/api/v1/documents', {
+      body: { ...body, message: 'twice' },
+      headers,
+      key: org.key,
+    });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('idempotency_conflict');
-    expect((await t.request('GET', '/api/v1/documents', { key: org.key })).body.data).toHaveLength(1);
+    expect((await t.request('GET', '/api/v1/documents', { key: org.key })).body.data).toHaveLength(
+      1,
+    );
     // Keys belong to an organization: the same key elsewhere is a new request.
     const elsewhere = await t.request('POST', '/api/v1/documents', { body, headers });
     expect(elsewhere.status).toBe(201);

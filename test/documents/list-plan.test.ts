@@ -28,15 +28,25 @@ describe.skipIf(dialectName !== 'sqlite')('document list plan (SQLite)', () => {
     const db = new Kysely<Database>({
       dialect: new SqliteDialect({ database: sqlite }),
       log: (event) => {
-        if (event.level === 'query') seen.push({ sql: event.query.sql, parameters: event.query.parameters });
+        if (event.level === 'query')
+          seen.push({ sql: event.query.sql, parameters: event.query.parameters });
       },
     });
     try {
-      const first = await listDocuments(db, t.orgId, { search: 'lease' }, { list: 'documents', limit: 2 });
+      const first = await listDocuments(
+        db,
+        t.orgId,
+        { search: 'lease' },
+        { list: 'documents', limit: 2 },
+      );
       expect(first.rows).toEqual([]);
       for (const q of seen) {
-        const plan = (sqlite.prepare(`explain query plan ${q.sql}`).all(...q.parameters) as { detail: string }[]).map((r) => r.detail);
-        expect(plan[0]).toMatch(/^SEARCH documents USING (COVERING )?INDEX documents_org_created_search \(org_id=\?/);
+        const plan = (
+          sqlite.prepare(`explain query plan ${q.sql}`).all(...q.parameters) as { detail: string }[]
+        ).map((r) => r.detail);
+        expect(plan[0]).toMatch(
+          /^SEARCH documents USING (COVERING )?INDEX documents_org_created_search \(org_id=\?/,
+        );
       }
       expect(seen.length).toBe(1);
     } finally {

@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, childEnv, freePort, serve, terminate, type ChildServer } from '../helpers/child-server.ts';
+import {
+  api,
+  childEnv,
+  freePort,
+  serve,
+  terminate,
+  type ChildServer,
+} from '../helpers/child-server.ts';
 import { bootstrapKey } from './flow.ts';
 import { PrivatePostgres, privatePostgresMissing } from './private-postgres.ts';
 
@@ -26,10 +33,14 @@ afterAll(async () => {
 });
 
 describe.skipIf(missing !== null)('PostgreSQL restarted under load', () => {
-  it('answers fast 503s while it is away and succeeds after, without a Signet restart', { timeout: 120_000 }, async () => {
+  it('answers fast 503s while it is away and succeeds after, without a Signet restart', {
+    timeout: 120_000,
+  }, async () => {
     pg = await PrivatePostgres.start(await freePort());
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'signet-pgr-'));
-    server = await serve(childEnv({ DATA_DIR: dataDir, DATABASE_URL: pg.url, RATE_LIMIT_PER_MINUTE: '1000000' }));
+    server = await serve(
+      childEnv({ DATA_DIR: dataDir, DATABASE_URL: pg.url, RATE_LIMIT_PER_MINUTE: '1000000' }),
+    );
     const key = bootstrapKey(server);
     const pid = server.process.pid;
 
@@ -44,7 +55,12 @@ describe.skipIf(missing !== null)('PostgreSQL restarted under load', () => {
             i % 2 === 0
               ? await api(server!, key, 'POST', '/api/v1/documents', { name: `Load ${n}-${i}` })
               : await api(server!, key, 'GET', '/api/v1/documents?limit=5');
-          results.push({ status: res.status, code: res.body?.error?.code, ms: Date.now() - started, at: started });
+          results.push({
+            status: res.status,
+            code: res.body?.error?.code,
+            ms: Date.now() - started,
+            at: started,
+          });
         } catch {
           results.push({ status: 0, ms: Date.now() - started, at: started });
         }

@@ -12,8 +12,10 @@ import path from 'node:path';
 const BIN = '/usr/lib/postgresql/15/bin';
 
 export function privatePostgresMissing(): string | null {
-  if (!existsSync(path.join(BIN, 'initdb')) || !existsSync(path.join(BIN, 'pg_ctl'))) return `no PostgreSQL server binaries in ${BIN}`;
-  if (process.getuid?.() === 0 && spawnSync('id', ['postgres']).status !== 0) return 'running as root without a postgres user to run the server as';
+  if (!existsSync(path.join(BIN, 'initdb')) || !existsSync(path.join(BIN, 'pg_ctl')))
+    return `no PostgreSQL server binaries in ${BIN}`;
+  if (process.getuid?.() === 0 && spawnSync('id', ['postgres']).status !== 0)
+    return 'running as root without a postgres user to run the server as';
   return null;
 }
 
@@ -29,7 +31,9 @@ export class PrivatePostgres {
 
   private static run(args: string[]): void {
     const asRoot = process.getuid?.() === 0;
-    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', ...args]] : [args[0], args.slice(1)];
+    const [cmd, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', ...args]]
+      : [args[0], args.slice(1)];
     execFileSync(cmd, argv, { stdio: 'pipe', timeout: 60_000 });
   }
 
@@ -40,7 +44,17 @@ export class PrivatePostgres {
       const gid = execFileSync('id', ['-g', 'postgres']).toString().trim();
       chownSync(dir, Number(ids), Number(gid));
     }
-    PrivatePostgres.run([path.join(BIN, 'initdb'), '-D', path.join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    PrivatePostgres.run([
+      path.join(BIN, 'initdb'),
+      '-D',
+      path.join(dir, 'data'),
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+    ]);
     const pg = new PrivatePostgres(dir, port);
     pg.startServer();
     return pg;
@@ -49,14 +63,31 @@ export class PrivatePostgres {
   /** `pg_ctl start` and wait until it accepts connections. */
   startServer(): void {
     PrivatePostgres.run([
-      path.join(BIN, 'pg_ctl'), '-D', path.join(this.dir, 'data'), '-l', path.join(this.dir, 'log'), '-w', '-t', '30',
-      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start',
+      path.join(BIN, 'pg_ctl'),
+      '-D',
+      path.join(this.dir, 'data'),
+      '-l',
+      path.join(this.dir, 'log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
     ]);
   }
 
   /** `pg_ctl stop -m fast`: every connection is closed, as a restart or failover does. */
   stopServer(): void {
-    PrivatePostgres.run([path.join(BIN, 'pg_ctl'), '-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
+    PrivatePostgres.run([
+      path.join(BIN, 'pg_ctl'),
+      '-D',
+      path.join(this.dir, 'data'),
+      '-m',
+      'fast',
+      '-w',
+      'stop',
+    ]);
   }
 
   async destroy(): Promise<void> {

@@ -19,7 +19,8 @@ let db: TestDatabase;
 let server: ChildServer;
 let bucket: S3Client;
 afterAll(async () => {
-  if (server?.process.exitCode === null) await terminate(server).catch(() => server.process.kill('SIGKILL'));
+  if (server?.process.exitCode === null)
+    await terminate(server).catch(() => server.process.kill('SIGKILL'));
   bucket?.destroy();
   await s3?.close();
   await db?.drop();
@@ -29,14 +30,26 @@ const ready = async () => {
   const res = await fetch(`${server.url}/readyz`);
   return { status: res.status, body: (await res.json()) as Record<string, string> };
 };
-const download = (key: string, id: string) => fetch(`${server.url}/api/v1/documents/${id}/download`, { headers: { authorization: `Bearer ${key}` } });
+const download = (key: string, id: string) =>
+  fetch(`${server.url}/api/v1/documents/${id}/download`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
 const objects = async (prefixPart: string) =>
-  ((await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? []).map((o) => o.Key!).filter((k) => k.includes(prefixPart));
+  ((await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? [])
+    .map((o) => o.Key!)
+    .filter((k) => k.includes(prefixPart));
 
 describe('S3 endpoint down', () => {
-  it('503 storage_unavailable where a file is needed, /readyz fails, nothing half-written; all works again when it returns', { timeout: 150_000 }, async () => {
+  it('503 storage_unavailable where a file is needed, /readyz fails, nothing half-written; all works again when it returns', {
+    timeout: 150_000,
+  }, async () => {
     s3 = await startS3Server();
-    bucket = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    bucket = new S3Client({
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     db = await createTestDatabase({ migrated: false });
     server = await serve(
       childEnv({
@@ -57,26 +70,62 @@ describe('S3 endpoint down', () => {
 
     // A completed document whose signed PDF lives in the bucket.
     const draft = async (name: string) => {
-      const created = await api(server, key, 'POST', '/api/v1/documents', { name, signers: [{ name: 'Ada', email: 'ada@example.test' }], fields: [field({ assignedTo: 0, required: true })] });
+      const created = await api(server, key, 'POST', '/api/v1/documents', {
+        name,
+        signers: [{ name: 'Ada', email: 'ada@example.test' }],
+        fields: [field({ assignedTo: 0, required: true })],
+      });
       expect(created.status).toBe(201);
       const id = created.body.data.id as string;
-      const ticket = (await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, { contentType: 'application/pdf' })).body.data;
-      return { id, ticket: ticket as { uploadUrl: string; headers: Record<string, string>; method: string } };
+      const ticket = (
+        await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, {
+          contentType: 'application/pdf',
+        })
+      ).body.data;
+      return {
+        id,
+        ticket: ticket as { uploadUrl: string; headers: Record<string, string>; method: string },
+      };
     };
     const done = await draft('Signed before the outage');
-    expect((await fetch(done.ticket.uploadUrl, { method: 'PUT', headers: done.ticket.headers, body: pdf })).status).toBe(200);
-    expect((await api(server, key, 'GET', `/api/v1/documents/${done.id}`)).body.data.fileSize).toBeGreaterThan(0);
+    expect(
+      (
+        await fetch(done.ticket.uploadUrl, {
+          method: 'PUT',
+          headers: done.ticket.headers,
+          body: pdf,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await api(server, key, 'GET', `/api/v1/documents/${done.id}`)).body.data.fileSize,
+    ).toBeGreaterThan(0);
     await sendAndSign(server, key, done.id);
-    await waitFor(async () => (await api(server, key, 'GET', `/api/v1/documents/${done.id}`)).body.data.status === 'completed', 'completion', 60_000, 200);
+    await waitFor(
+      async () =>
+        (await api(server, key, 'GET', `/api/v1/documents/${done.id}`)).body.data.status ===
+        'completed',
+      'completion',
+      60_000,
+      200,
+    );
     expect((await download(key, done.id)).status).toBe(200);
 
     // A template whose file goes through Signet's own upload URL into the bucket.
-    const template = await api(server, key, 'POST', '/api/v1/templates', { name: 'Outage template' });
+    const template = await api(server, key, 'POST', '/api/v1/templates', {
+      name: 'Outage template',
+    });
     expect(template.status).toBe(201);
     const templateId = template.body.data.id as string;
-    const templateTicket = (await api(server, key, 'POST', `/api/v1/templates/${templateId}/upload`, {})).body.data;
+    const templateTicket = (
+      await api(server, key, 'POST', `/api/v1/templates/${templateId}/upload`, {})
+    ).body.data;
     const putTemplate = async () => {
-      const res = await fetch(onServer(server, templateTicket.uploadUrl), { method: 'PUT', headers: templateTicket.headers, body: pdf });
+      const res = await fetch(onServer(server, templateTicket.uploadUrl), {
+        method: 'PUT',
+        headers: templateTicket.headers,
+        body: pdf,
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     expect((await ready()).status).toBe(200);
@@ -85,7 +134,11 @@ describe('S3 endpoint down', () => {
     await s3.stop();
     const probe = await ready();
     expect(probe.status).toBe(503);
-    expect(probe.body).toMatchObject({ status: 'unavailable', storage: 'unreachable', database: 'ok' });
+    expect(probe.body).toMatchObject({
+      status: 'unavailable',
+      storage: 'unreachable',
+      database: 'ok',
+    });
     const refusedDownload = await download(key, done.id);
     expect(refusedDownload.status).toBe(503);
     expect(refusedDownload.headers.get('retry-after')).toBe('5');
@@ -106,11 +159,25 @@ describe('S3 endpoint down', () => {
     await waitFor(async () => (await ready()).status === 200, '/readyz ok again', 30_000, 200);
     const again = await download(key, done.id);
     expect(again.status).toBe(200);
-    expect(Buffer.from(await again.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await again.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
     const uploaded = await putTemplate();
     expect(uploaded.status).toBe(200);
     expect(await objects(templateId)).toHaveLength(1);
-    expect((await fetch(another.ticket.uploadUrl, { method: 'PUT', headers: another.ticket.headers, body: pdf })).status).toBe(200);
-    expect((await api(server, key, 'GET', `/api/v1/documents/${another.id}`)).body.data.fileSize).toBeGreaterThan(0);
+    expect(
+      (
+        await fetch(another.ticket.uploadUrl, {
+          method: 'PUT',
+          headers: another.ticket.headers,
+          body: pdf,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await api(server, key, 'GET', `/api/v1/documents/${another.id}`)).body.data.fileSize,
+    ).toBeGreaterThan(0);
   });
 });

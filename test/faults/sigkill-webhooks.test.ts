@@ -2,7 +2,15 @@ import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { emitEvent } from '../../src/modules/events/emit.ts';
-import { api, childEnv, cli, freePort, serve, terminate, type ChildServer } from '../helpers/child-server.ts';
+import {
+  api,
+  childEnv,
+  cli,
+  freePort,
+  serve,
+  terminate,
+  type ChildServer,
+} from '../helpers/child-server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { sleep, waitFor } from '../webhooks/support.ts';
 import { documentEventData } from '../helpers/event-data.ts';
@@ -19,7 +27,9 @@ let db: TestDatabase;
 let receiver: http.Server | null = null;
 const servers: ChildServer[] = [];
 afterAll(async () => {
-  for (const s of servers) if (s.process.exitCode === null && s.process.signalCode === null) await terminate(s).catch(() => s.process.kill('SIGKILL'));
+  for (const s of servers)
+    if (s.process.exitCode === null && s.process.signalCode === null)
+      await terminate(s).catch(() => s.process.kill('SIGKILL'));
   receiver?.closeAllConnections();
   await new Promise((r) => (receiver ? receiver.close(r) : r(null)));
   await db?.drop();
@@ -32,7 +42,9 @@ interface Arrival {
 }
 
 describe('SIGKILL with 200 deliveries queued and the receiver down', () => {
-  it('after a restart every event arrives at least once; the webhook stays active', { timeout: 180_000 }, async () => {
+  it('after a restart every event arrives at least once; the webhook stays active', {
+    timeout: 180_000,
+  }, async () => {
     db = await createTestDatabase({ migrated: false });
     const port = await freePort();
     const arrivals: Arrival[] = [];
@@ -44,8 +56,14 @@ describe('SIGKILL with 200 deliveries queued and the receiver down', () => {
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          arrivals.push({ deliveryId: String(req.headers['x-service-delivery-id']), docId: body.data.id, status: answer });
-          res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer === 200 ? 'ok' : 'down for maintenance');
+          arrivals.push({
+            deliveryId: String(req.headers['x-service-delivery-id']),
+            docId: body.data.id,
+            status: answer,
+          });
+          res
+            .writeHead(answer, { 'content-type': 'text/plain' })
+            .end(answer === 200 ? 'ok' : 'down for maintenance');
         });
       });
       await new Promise<void>((resolve) => receiver!.listen(port, '127.0.0.1', resolve));
@@ -62,21 +80,50 @@ describe('SIGKILL with 200 deliveries queued and the receiver down', () => {
     const [first, { org, key }] = await Promise.all([
       serve(env),
       (async () => {
-        const org = await cli(env, ['org', 'create', '--name', 'Outage', '--admin-email', 'ops@outage.test']);
-        const { key } = await cli(env, ['key', 'create', '--org', org.id, '--scopes', 'webhooks.create,webhooks.read']);
+        const org = await cli(env, [
+          'org',
+          'create',
+          '--name',
+          'Outage',
+          '--admin-email',
+          'ops@outage.test',
+        ]);
+        const { key } = await cli(env, [
+          'key',
+          'create',
+          '--org',
+          org.id,
+          '--scopes',
+          'webhooks.create,webhooks.read',
+        ]);
         return { org, key: key as string };
       })(),
     ]);
     servers.push(first);
-    const hook = await api(first, key, 'POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['document.completed'] });
+    const hook = await api(first, key, 'POST', '/api/v1/webhooks', {
+      url: `http://127.0.0.1:${port}/hook`,
+      events: ['document.completed'],
+    });
     expect(hook.status).toBe(201);
     const webhookId = hook.body.data.id as string;
-    const docIds = Array.from({ length: EVENTS }, (_, i) => `doc_outage_${String(i).padStart(3, '0')}`);
+    const docIds = Array.from(
+      { length: EVENTS },
+      (_, i) => `doc_outage_${String(i).padStart(3, '0')}`,
+    );
     await db.handle.db.transaction().execute(async (trx) => {
-      for (const id of docIds) await emitEvent(trx, systemClock, org.id, 'document.completed', documentEventData(id));
+      for (const id of docIds)
+        await emitEvent(trx, systemClock, org.id, 'document.completed', documentEventData(id));
     });
 
-    const attempts = async () => Number((await db.handle.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const attempts = async () =>
+      Number(
+        (
+          await db.handle.db
+            .selectFrom('webhook_attempts')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     // Refused connections: the webhook starts failing.
     await waitFor(async () => (await attempts()) >= 1, 'a refused attempt', 30_000, 50);
     // Then it answers 503 ("down for maintenance") for a while: a few probes see it.
@@ -110,10 +157,17 @@ describe('SIGKILL with 200 deliveries queued and the receiver down', () => {
     await waitFor(() => delivered().size === EVENTS, `all ${EVENTS} events`, 90_000, 100);
     expect([...delivered()].sort()).toEqual(docIds);
 
-    const rows = await waitFor(async () => {
-      const all = await db.handle.db.selectFrom('webhook_deliveries').select(['id', 'status']).execute();
-      return all.every((r) => r.status === 'succeeded') ? all : null;
-    }, 'every delivery recorded as succeeded', 30_000);
+    const rows = await waitFor(
+      async () => {
+        const all = await db.handle.db
+          .selectFrom('webhook_deliveries')
+          .select(['id', 'status'])
+          .execute();
+        return all.every((r) => r.status === 'succeeded') ? all : null;
+      },
+      'every delivery recorded as succeeded',
+      30_000,
+    );
     expect(rows).toHaveLength(EVENTS);
     const after = await api(second, key, 'GET', `/api/v1/webhooks/${webhookId}`);
     expect(after.body.data).toMatchObject({ status: 'active', failureCount: 0 });

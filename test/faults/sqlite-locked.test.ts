@@ -20,7 +20,8 @@ let server: ChildServer;
 let holder: SQLite.Database | null = null;
 afterAll(async () => {
   holder?.close();
-  if (server?.process.exitCode === null) await terminate(server).catch(() => server.process.kill('SIGKILL'));
+  if (server?.process.exitCode === null)
+    await terminate(server).catch(() => server.process.kill('SIGKILL'));
   await db?.drop();
 });
 
@@ -29,7 +30,12 @@ afterAll(async () => {
  * (better-sqlite3 is synchronous); a keep-alive connection it closed as idle meanwhile could be
  * reused by a pooling client at that very moment and reset, which is not what this test is about.
  */
-function call(method: string, url: string, key: string | null, body?: unknown): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+function call(
+  method: string,
+  url: string,
+  key: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (key) headers.authorization = `Bearer ${key}`;
@@ -37,7 +43,13 @@ function call(method: string, url: string, key: string | null, body?: unknown): 
     const req = http.request(`${server.url}${url}`, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
+          headers: res.headers,
+        }),
+      );
     });
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
@@ -47,7 +59,9 @@ function call(method: string, url: string, key: string | null, body?: unknown): 
 const ready = () => call('GET', '/readyz', null);
 
 describe.skipIf(dialectName !== 'sqlite')('SQLite write lock held by another process', () => {
-  it('writes answer 503 database_unavailable, reads work, /readyz fails; all recovers when the lock goes', { timeout: 120_000 }, async () => {
+  it('writes answer 503 database_unavailable, reads work, /readyz fails; all recovers when the lock goes', {
+    timeout: 120_000,
+  }, async () => {
     db = await createTestDatabase({ migrated: false });
     await db.handle.close();
     server = await serve(childEnv({ DATA_DIR: db.dataDir, PUBLIC_URL: 'http://localhost:3000' }));
@@ -73,7 +87,9 @@ describe.skipIf(dialectName !== 'sqlite')('SQLite write lock held by another pro
     expect(second.res.status).toBe(503);
     expect(second.res.body.error.code).toBe('database_unavailable');
     // The figures for the record (the first waits busy_timeout, 5 s; later ones do not wait).
-    console.log(`SQLite locked: first write refused after ${first.ms} ms, the next after ${second.ms} ms`);
+    console.log(
+      `SQLite locked: first write refused after ${first.ms} ms, the next after ${second.ms} ms`,
+    );
 
     // Reads are served from the database as it was.
     const list = await call('GET', '/api/v1/documents?limit=10', key);
@@ -81,7 +97,11 @@ describe.skipIf(dialectName !== 'sqlite')('SQLite write lock held by another pro
     expect(list.body.data.map((d: { name: string }) => d.name)).toEqual(['Before']);
     const probe = await ready();
     expect(probe.status).toBe(503);
-    expect(probe.body).toMatchObject({ status: 'unavailable', database: 'unreachable', storage: 'ok' });
+    expect(probe.body).toMatchObject({
+      status: 'unavailable',
+      database: 'unreachable',
+      storage: 'ok',
+    });
 
     // The lock goes away: no restart needed.
     holder.exec('ROLLBACK');
@@ -91,7 +111,9 @@ describe.skipIf(dialectName !== 'sqlite')('SQLite write lock held by another pro
     const after = await create('After');
     expect(after.status).toBe(201);
     // Nothing half-written by the refused requests.
-    const names = (await call('GET', '/api/v1/documents?limit=10', key)).body.data.map((d: { name: string }) => d.name);
+    const names = (await call('GET', '/api/v1/documents?limit=10', key)).body.data.map(
+      (d: { name: string }) => d.name,
+    );
     expect(names).toEqual(['After', 'Before']);
     expect((await terminate(server)).code).toBe(0);
   });

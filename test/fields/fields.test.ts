@@ -11,10 +11,13 @@ afterAll(async () => t.close());
 
 const fieldsUrl = (docId: string) => `/api/v1/documents/${docId}/fields`;
 const add = (docId: string, body: unknown) => t.request('POST', fieldsUrl(docId), { body });
-const patch = (docId: string, fieldId: string, body: unknown) => t.request('PATCH', `${fieldsUrl(docId)}/${fieldId}`, { body });
+const patch = (docId: string, fieldId: string, body: unknown) =>
+  t.request('PATCH', `${fieldsUrl(docId)}/${fieldId}`, { body });
 
 async function actions(docId: string): Promise<string[]> {
-  return (await t.request('GET', `/api/v1/documents/${docId}/audit?limit=100`)).body.data.map((a: { action: string }) => a.action);
+  return (await t.request('GET', `/api/v1/documents/${docId}/audit?limit=100`)).body.data.map(
+    (a: { action: string }) => a.action,
+  );
 }
 
 let draft: string;
@@ -88,28 +91,42 @@ describe('POST /api/v1/documents/{id}/fields', () => {
     expect((await add(docId, field({ page: 3 }))).status).toBe(201);
     const res = await add(docId, field({ page: 4 }));
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ path: 'body.page', message: "must be at most 3 (the document's page count)" }]);
+    expect(res.body.error.details).toEqual([
+      { path: 'body.page', message: "must be at most 3 (the document's page count)" },
+    ]);
   });
 
-  it.each(['dropdown', 'radio'])('%s needs options; a default must be one of them', async (type) => {
-    const missing = await add(draft, field({ type }));
-    expect(missing.status).toBe(400);
-    expect(missing.body.error.details).toEqual([{ path: 'body.options', message: `is required for ${type} fields` }]);
-    expect((await add(draft, field({ type, options: null }))).status).toBe(400);
-    expect((await add(draft, field({ type, options: [] }))).status).toBe(400);
-    expect((await add(draft, field({ type, options: ['a', 'a'] }))).status).toBe(400);
-    expect((await add(draft, field({ type, options: ['a', 'b'], defaultValue: 'c' }))).status).toBe(400);
-    const ok = await add(draft, field({ type, options: ['a', 'b'], defaultValue: 'b' }));
-    expect(ok.status).toBe(201);
-    expect(ok.body.data).toMatchObject({ type, options: ['a', 'b'], defaultValue: 'b' });
-  });
+  it.each(['dropdown', 'radio'])(
+    '%s needs options; a default must be one of them',
+    async (type) => {
+      const missing = await add(draft, field({ type }));
+      expect(missing.status).toBe(400);
+      expect(missing.body.error.details).toEqual([
+        { path: 'body.options', message: `is required for ${type} fields` },
+      ]);
+      expect((await add(draft, field({ type, options: null }))).status).toBe(400);
+      expect((await add(draft, field({ type, options: [] }))).status).toBe(400);
+      expect((await add(draft, field({ type, options: ['a', 'a'] }))).status).toBe(400);
+      expect(
+        (await add(draft, field({ type, options: ['a', 'b'], defaultValue: 'c' }))).status,
+      ).toBe(400);
+      const ok = await add(draft, field({ type, options: ['a', 'b'], defaultValue: 'b' }));
+      expect(ok.status).toBe(201);
+      expect(ok.body.data).toMatchObject({ type, options: ['a', 'b'], defaultValue: 'b' });
+    },
+  );
 
-  it.each(['signature', 'initials', 'name', 'email', 'date', 'text', 'number', 'checkbox'])('%s refuses options', async (type) => {
-    const res = await add(draft, field({ type, options: ['a'] }));
-    expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ path: 'body.options', message: `must be null for ${type} fields` }]);
-    expect((await add(draft, field({ type, options: null }))).status).toBe(201);
-  });
+  it.each(['signature', 'initials', 'name', 'email', 'date', 'text', 'number', 'checkbox'])(
+    '%s refuses options',
+    async (type) => {
+      const res = await add(draft, field({ type, options: ['a'] }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([
+        { path: 'body.options', message: `must be null for ${type} fields` },
+      ]);
+      expect((await add(draft, field({ type, options: null }))).status).toBe(201);
+    },
+  );
 
   it.each([
     [{ type: 'stamp' }, 'body.type'],
@@ -154,7 +171,10 @@ describe('GET /api/v1/documents/{id}/fields', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await t.request('GET', `${fieldsUrl(docId)}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await t.request(
+        'GET',
+        `${fieldsUrl(docId)}?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(page.status).toBe(200);
       expect(page.body.meta.count).toBe(page.body.data.length);
       seen.push(...page.body.data.map((f: { id: string }) => f.id));
@@ -175,14 +195,40 @@ describe('PATCH /api/v1/documents/{id}/fields/{fieldId}', () => {
     expect((await patch(docId, f.id, { width: 30.01 })).status).toBe(400);
     // Becoming a dropdown needs options; leaving it needs options cleared.
     expect((await patch(docId, f.id, { type: 'dropdown' })).status).toBe(400);
-    const dropdown = await patch(docId, f.id, { type: 'dropdown', options: ['yes', 'no'], defaultValue: 'no' });
+    const dropdown = await patch(docId, f.id, {
+      type: 'dropdown',
+      options: ['yes', 'no'],
+      defaultValue: 'no',
+    });
     expect(dropdown.status).toBe(200);
-    expect(dropdown.body.data).toMatchObject({ type: 'dropdown', options: ['yes', 'no'], defaultValue: 'no' });
+    expect(dropdown.body.data).toMatchObject({
+      type: 'dropdown',
+      options: ['yes', 'no'],
+      defaultValue: 'no',
+    });
     expect((await patch(docId, f.id, { options: ['maybe'] })).status).toBe(400); // default no longer an option
     expect((await patch(docId, f.id, { type: 'text' })).status).toBe(400);
-    const text = await patch(docId, f.id, { type: 'text', options: null, defaultValue: null, label: 'Notes', required: false, readOnly: true, assignedTo: 2, placeholder: 'Type here' });
+    const text = await patch(docId, f.id, {
+      type: 'text',
+      options: null,
+      defaultValue: null,
+      label: 'Notes',
+      required: false,
+      readOnly: true,
+      assignedTo: 2,
+      placeholder: 'Type here',
+    });
     expect(text.status).toBe(200);
-    expect(text.body.data).toMatchObject({ type: 'text', options: null, label: 'Notes', required: false, readOnly: true, assignedTo: 2, placeholder: 'Type here', x: 70 });
+    expect(text.body.data).toMatchObject({
+      type: 'text',
+      options: null,
+      label: 'Notes',
+      required: false,
+      readOnly: true,
+      assignedTo: 2,
+      placeholder: 'Type here',
+      x: 70,
+    });
     const detail = (await t.request('GET', `/api/v1/documents/${docId}`)).body.data.fields[0];
     expect(detail).toEqual(text.body.data);
     expect((await actions(docId)).filter((a) => a === 'field.updated')).toHaveLength(3);
@@ -214,20 +260,24 @@ describe('DELETE /api/v1/documents/{id}/fields/{fieldId}', () => {
 });
 
 describe('fields outside draft', () => {
-  it.each(['pending', 'cancelled'])('are read-only once the document is %s (409 invalid_state)', async (state) => {
-    const docId = await readyDocument(t);
-    expect((await t.request('POST', `/api/v1/documents/${docId}/send`)).status).toBe(200);
-    if (state === 'cancelled') expect((await t.request('POST', `/api/v1/documents/${docId}/cancel`)).status).toBe(200);
-    const before = (await t.request('GET', fieldsUrl(docId))).body.data;
-    const f = before[0];
-    for (const res of [
-      await add(docId, field()),
-      await patch(docId, f.id, { label: 'late' }),
-      await t.request('DELETE', `${fieldsUrl(docId)}/${f.id}`),
-    ]) {
-      expect(res.status).toBe(409);
-      expect(res.body.error.code).toBe('invalid_state');
-    }
-    expect((await t.request('GET', fieldsUrl(docId))).body.data).toEqual(before);
-  });
+  it.each(['pending', 'cancelled'])(
+    'are read-only once the document is %s (409 invalid_state)',
+    async (state) => {
+      const docId = await readyDocument(t);
+      expect((await t.request('POST', `/api/v1/documents/${docId}/send`)).status).toBe(200);
+      if (state === 'cancelled')
+        expect((await t.request('POST', `/api/v1/documents/${docId}/cancel`)).status).toBe(200);
+      const before = (await t.request('GET', fieldsUrl(docId))).body.data;
+      const f = before[0];
+      for (const res of [
+        await add(docId, field()),
+        await patch(docId, f.id, { label: 'late' }),
+        await t.request('DELETE', `${fieldsUrl(docId)}/${f.id}`),
+      ]) {
+        expect(res.status).toBe(409);
+        expect(res.body.error.code).toBe('invalid_state');
+      }
+      expect((await t.request('GET', fieldsUrl(docId))).body.data).toEqual(before);
+    },
+  );
 });

@@ -15,9 +15,18 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function download(docId: string, key = t.key) {
-  const res = await fetch(`${base}/api/v1/documents/${docId}/download`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`${base}/api/v1/documents/${docId}/download`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const bytes = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, headers: res.headers, bytes, json: res.headers.get('content-type')?.includes('json') ? JSON.parse(bytes.toString()) : undefined };
+  return {
+    status: res.status,
+    headers: res.headers,
+    bytes,
+    json: res.headers.get('content-type')?.includes('json')
+      ? JSON.parse(bytes.toString())
+      : undefined,
+  };
 }
 
 async function uploaded(name: string, pdf: Buffer): Promise<string> {
@@ -41,18 +50,31 @@ describe('GET /api/v1/documents/{id}/download', () => {
     const res = await download(id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
-    expect(res.headers.get('content-disposition')).toBe('attachment; filename="Lease 2026 - Signed.pdf"');
+    expect(res.headers.get('content-disposition')).toBe(
+      'attachment; filename="Lease 2026 - Signed.pdf"',
+    );
     expect(res.headers.get('content-length')).toBe(String(pdf.length));
     expect(res.bytes.equals(pdf)).toBe(true);
     const audit = (await t.request('GET', `/api/v1/documents/${id}/audit`)).body.data;
-    expect(audit.map((a: any) => a.action)).toEqual(['document.created', 'document.uploaded', 'document.downloaded']);
-    expect(audit[2]).toMatchObject({ details: 'PDF downloaded', ipAddress: '127.0.0.1', userAgent: expect.any(String) });
+    expect(audit.map((a: any) => a.action)).toEqual([
+      'document.created',
+      'document.uploaded',
+      'document.downloaded',
+    ]);
+    expect(audit[2]).toMatchObject({
+      details: 'PDF downloaded',
+      ipAddress: '127.0.0.1',
+      userAgent: expect.any(String),
+    });
   });
 
   it('answers HEAD with the headers only, without counting it as a download', async () => {
     const pdf = await samplePdf();
     const id = await uploaded('Head', pdf);
-    const res = await fetch(`${base}/api/v1/documents/${id}/download`, { method: 'HEAD', headers: { authorization: `Bearer ${t.key}` } });
+    const res = await fetch(`${base}/api/v1/documents/${id}/download`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${t.key}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-length')).toBe(String(pdf.length));
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="Head - Signed.pdf"');
@@ -73,7 +95,9 @@ describe('GET /api/v1/documents/{id}/download', () => {
   it('keeps quotes and backslashes from breaking the quoted filename', async () => {
     const id = await uploaded('He said "sign" \\ now', await samplePdf());
     const header = (await download(id)).headers.get('content-disposition')!;
-    expect(header).toBe(`attachment; filename="He said 'sign' _ now - Signed.pdf"; filename*=UTF-8''He%20said%20%22sign%22%20%5C%20now%20-%20Signed.pdf`);
+    expect(header).toBe(
+      `attachment; filename="He said 'sign' _ now - Signed.pdf"; filename*=UTF-8''He%20said%20%22sign%22%20%5C%20now%20-%20Signed.pdf`,
+    );
   });
 
   it('serves the signed PDF once the document is completed', async () => {
@@ -93,7 +117,10 @@ describe('GET /api/v1/documents/{id}/download', () => {
     expect(res.bytes.equals(signed)).toBe(true);
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="Deal - Signed.pdf"');
     const audit = (await t.request('GET', `/api/v1/documents/${id}/audit`)).body.data;
-    expect(audit.at(-1)).toMatchObject({ action: 'document.downloaded', details: 'Signed PDF downloaded' });
+    expect(audit.at(-1)).toMatchObject({
+      action: 'document.downloaded',
+      details: 'Signed PDF downloaded',
+    });
   });
 
   it('needs documents.read and the caller’s own document', async () => {
@@ -107,7 +134,9 @@ describe('GET /api/v1/documents/{id}/download', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.json.error.code).toBe('not_found');
     // Another organization's document cannot be given a file either.
-    expect((await t.request('POST', `/api/v1/documents/${id}/upload`, { key: other.key })).status).toBe(404);
+    expect(
+      (await t.request('POST', `/api/v1/documents/${id}/upload`, { key: other.key })).status,
+    ).toBe(404);
     expect((await download(id, 'sk_unknown')).status).toBe(401);
   });
 
@@ -121,21 +150,35 @@ describe('GET /api/v1/documents/{id}/download', () => {
 describe('attachmentDisposition', () => {
   it('always yields a valid ASCII header that names the file exactly', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '%', "'", '*'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 60 }), (raw) => {
-        const name = `${raw} - Signed.pdf`;
-        const header = attachmentDisposition(name);
-        expect(header).toMatch(/^[\x20-\x7e]+$/);
-        const match = /^attachment; filename="([^"\\]*)"(?:; filename\*=UTF-8''([A-Za-z0-9!#$&+\-.^_`|~%]+))?$/.exec(header);
-        expect(match, header).not.toBeNull();
-        const exact = name.replace(/[\u0000-\u001f\u007f]/g, '');
-        // Either the quoted form is the exact name, or filename* carries it.
-        expect(match![2] === undefined ? match![1] : decodeURIComponent(match![2])).toBe(exact);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom('"', '\\', '\n', '%', "'", '*'),
+            fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+          ),
+          maxLength: 60,
+        }),
+        (raw) => {
+          const name = `${raw} - Signed.pdf`;
+          const header = attachmentDisposition(name);
+          expect(header).toMatch(/^[\x20-\x7e]+$/);
+          const match =
+            /^attachment; filename="([^"\\]*)"(?:; filename\*=UTF-8''([A-Za-z0-9!#$&+\-.^_`|~%]+))?$/.exec(
+              header,
+            );
+          expect(match, header).not.toBeNull();
+          const exact = name.replace(/[\u0000-\u001f\u007f]/g, '');
+          // Either the quoted form is the exact name, or filename* carries it.
+          expect(match![2] === undefined ? match![1] : decodeURIComponent(match![2])).toBe(exact);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('replaces a lone surrogate, which has no UTF-8 form', () => {
-    expect(attachmentDisposition('a\ud800b.pdf')).toBe(`attachment; filename="a_b.pdf"; filename*=UTF-8''a%EF%BF%BDb.pdf`);
+    expect(attachmentDisposition('a\ud800b.pdf')).toBe(
+      `attachment; filename="a_b.pdf"; filename*=UTF-8''a%EF%BF%BDb.pdf`,
+    );
   });
 });

@@ -19,9 +19,15 @@ export interface Ticket {
 }
 
 /** Step 1 through the API; fails the test unless it answers 200. */
-export async function requestUpload(t: TestApp, docId: string, body?: Record<string, unknown>, key?: string): Promise<Ticket> {
+export async function requestUpload(
+  t: TestApp,
+  docId: string,
+  body?: Record<string, unknown>,
+  key?: string,
+): Promise<Ticket> {
   const res = await t.request('POST', `/api/v1/documents/${docId}/upload`, { body, key });
-  if (res.status !== 200) throw new Error(`upload ticket: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`upload ticket: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data as Ticket;
 }
 
@@ -31,8 +37,17 @@ export function onPort(base: string, uploadUrl: string): string {
 }
 
 /** Step 2 with fetch, as a client would do it: the returned method and headers. */
-export async function putFile(base: string, ticket: Ticket, bytes: Uint8Array, headers: Record<string, string> = ticket.headers) {
-  const res = await fetch(onPort(base, ticket.uploadUrl), { method: ticket.method, headers, body: new Uint8Array(bytes) });
+export async function putFile(
+  base: string,
+  ticket: Ticket,
+  bytes: Uint8Array,
+  headers: Record<string, string> = ticket.headers,
+) {
+  const res = await fetch(onPort(base, ticket.uploadUrl), {
+    method: ticket.method,
+    headers,
+    body: new Uint8Array(bytes),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -41,7 +56,10 @@ export async function putFile(base: string, ticket: Ticket, bytes: Uint8Array, h
  * `size` bytes starting with `head`, produced 64 KB at a time, so a test can send 50 MB without
  * holding 50 MB. The same zero-filled chunk is yielded repeatedly.
  */
-export async function* generatedBody(size: number, head: Uint8Array = Buffer.alloc(0)): AsyncGenerator<Buffer> {
+export async function* generatedBody(
+  size: number,
+  head: Uint8Array = Buffer.alloc(0),
+): AsyncGenerator<Buffer> {
   const chunk = Buffer.alloc(64 * 1024);
   let sent = 0;
   if (head.length > 0) {
@@ -60,7 +78,11 @@ export async function* generatedBody(size: number, head: Uint8Array = Buffer.all
  * of spaces no page uses, so the test holds no large buffer and the server can read its pages.
  */
 export async function* generatedPdf(size: number): AsyncGenerator<Buffer> {
-  const objects = ['<</Type/Catalog/Pages 2 0 R>>', '<</Type/Pages/Kids [3 0 R]/Count 1>>', '<</Type/Page/Parent 2 0 R/MediaBox [0 0 612 792]>>'];
+  const objects = [
+    '<</Type/Catalog/Pages 2 0 R>>',
+    '<</Type/Pages/Kids [3 0 R]/Count 1>>',
+    '<</Type/Page/Parent 2 0 R/MediaBox [0 0 612 792]>>',
+  ];
   let head = '%PDF-1.7\n';
   const offsets: number[] = [];
   objects.forEach((body, i) => {
@@ -69,19 +91,28 @@ export async function* generatedPdf(size: number): AsyncGenerator<Buffer> {
   });
   offsets.push(head.length);
   const tailOf = (length: number, streamAt: number) => {
-    const xrefAt = streamAt + `4 0 obj\n<</Length ${length}>>\nstream\n`.length + length + '\nendstream\nendobj\n'.length;
-    const rows = [...offsets, 0].slice(0, 4).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+    const xrefAt =
+      streamAt +
+      `4 0 obj\n<</Length ${length}>>\nstream\n`.length +
+      length +
+      '\nendstream\nendobj\n'.length;
+    const rows = [...offsets, 0]
+      .slice(0, 4)
+      .map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)
+      .join('');
     return `\nendstream\nendobj\nxref\n0 5\n0000000000 65535 f \n${rows}trailer\n<</Size 5/Root 1 0 R>>\nstartxref\n${xrefAt}\n%%EOF\n`;
   };
   // The stream's length and the digits that write it depend on each other: settle them.
   let length = size - head.length;
   for (let i = 0; i < 3; i++) {
-    const fixed = `4 0 obj\n<</Length ${length}>>\nstream\n`.length + tailOf(length, head.length).length;
+    const fixed =
+      `4 0 obj\n<</Length ${length}>>\nstream\n`.length + tailOf(length, head.length).length;
     length = size - head.length - fixed;
   }
   yield Buffer.from(`${head}4 0 obj\n<</Length ${length}>>\nstream\n`, 'latin1');
   const spaces = Buffer.alloc(64 * 1024, 0x20);
-  for (let left = length; left > 0; left -= spaces.length) yield left >= spaces.length ? spaces : spaces.subarray(0, left);
+  for (let left = length; left > 0; left -= spaces.length)
+    yield left >= spaces.length ? spaces : spaces.subarray(0, left);
   yield Buffer.from(tailOf(length, head.length), 'latin1');
 }
 
@@ -97,7 +128,11 @@ export interface RawReply {
  * A PUT over node:http, for what fetch hides: a chosen Content-Length, or none (chunked), and a
  * server that answers before the body is fully sent and then closes the connection.
  */
-export function rawPut(url: string, headers: Record<string, string | number>, body: AsyncIterable<Buffer>): Promise<RawReply> {
+export function rawPut(
+  url: string,
+  headers: Record<string, string | number>,
+  body: AsyncIterable<Buffer>,
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     let cutOff = false;
     let answered = false;
@@ -110,7 +145,12 @@ export function rawPut(url: string, headers: Record<string, string | number>, bo
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined, cutOff });
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          body: text ? JSON.parse(text) : undefined,
+          cutOff,
+        });
       });
       res.on('error', reject);
     });
@@ -143,7 +183,13 @@ export function rawPut(url: string, headers: Record<string, string | number>, bo
 }
 
 /** Small real images of each type, made by sharp. */
-export async function sampleImage(type: 'png' | 'jpeg' | 'webp', width = 300, height = 200): Promise<Buffer> {
-  const image = sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 60 } } });
+export async function sampleImage(
+  type: 'png' | 'jpeg' | 'webp',
+  width = 300,
+  height = 200,
+): Promise<Buffer> {
+  const image = sharp({
+    create: { width, height, channels: 3, background: { r: 200, g: 30, b: 60 } },
+  });
   return image[type]().toBuffer();
 }

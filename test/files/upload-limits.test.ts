@@ -62,7 +62,9 @@ async function rssGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth
 function storedFiles(docId: string): string[] {
   const root = path.join(t.database.dataDir, 'files');
   if (!fs.existsSync(root)) return [];
-  return (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.includes(docId) && fs.statSync(path.join(root, f)).isFile());
+  return (fs.readdirSync(root, { recursive: true }) as string[]).filter(
+    (f) => f.includes(docId) && fs.statSync(path.join(root, f)).isFile(),
+  );
 }
 
 /** The SHA-256 of what a generator yields, computed the same streaming way. */
@@ -77,7 +79,11 @@ describe('PUT /uploads/{token} size limit', () => {
     const id = await createDocument(t);
     const ticket = await requestUpload(t, id);
     const { result: res, growthMb } = await rssGrowth(() =>
-      rawPut(onPort(base, ticket.uploadUrl), { 'content-type': 'application/pdf', 'content-length': LIMIT + 1 }, generatedBody(LIMIT + 1, PDF_HEAD)),
+      rawPut(
+        onPort(base, ticket.uploadUrl),
+        { 'content-type': 'application/pdf', 'content-length': LIMIT + 1 },
+        generatedBody(LIMIT + 1, PDF_HEAD),
+      ),
     );
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
@@ -90,7 +96,11 @@ describe('PUT /uploads/{token} size limit', () => {
     const id = await createDocument(t);
     const ticket = await requestUpload(t, id);
     const { result: res, growthMb } = await rssGrowth(() =>
-      rawPut(onPort(base, ticket.uploadUrl), { 'content-type': 'application/pdf' }, generatedBody(LIMIT + 1, PDF_HEAD)),
+      rawPut(
+        onPort(base, ticket.uploadUrl),
+        { 'content-type': 'application/pdf' },
+        generatedBody(LIMIT + 1, PDF_HEAD),
+      ),
     );
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
@@ -105,10 +115,18 @@ describe('PUT /uploads/{token} size limit', () => {
     const id = await createDocument(t);
     const ticket = await requestUpload(t, id);
     const url = onPort(base, ticket.uploadUrl);
-    const wrongType = await rawPut(url, { 'content-type': 'image/png' }, generatedBody(20_000_000, PDF_HEAD));
+    const wrongType = await rawPut(
+      url,
+      { 'content-type': 'image/png' },
+      generatedBody(20_000_000, PDF_HEAD),
+    );
     expect(wrongType.status).toBe(415);
     expect(wrongType.headers.connection).toBe('close');
-    const forged = await rawPut(`${url}x`, { 'content-type': 'application/pdf' }, generatedBody(20_000_000, PDF_HEAD));
+    const forged = await rawPut(
+      `${url}x`,
+      { 'content-type': 'application/pdf' },
+      generatedBody(20_000_000, PDF_HEAD),
+    );
     expect(forged.status).toBe(403);
     expect(forged.headers.connection).toBe('close');
     expect(storedFiles(id)).toEqual([]);
@@ -117,7 +135,10 @@ describe('PUT /uploads/{token} size limit', () => {
   it('drops a half-received file when the client goes away mid-upload', async () => {
     const id = await createDocument(t);
     const ticket = await requestUpload(t, id);
-    const req = http.request(onPort(base, ticket.uploadUrl), { method: 'PUT', headers: { 'content-type': 'application/pdf', 'content-length': 5_000_000 } });
+    const req = http.request(onPort(base, ticket.uploadUrl), {
+      method: 'PUT',
+      headers: { 'content-type': 'application/pdf', 'content-length': 5_000_000 },
+    });
     req.on('error', () => undefined);
     for await (const chunk of generatedBody(1_000_000, PDF_HEAD)) req.write(chunk);
     // Wait until the server has started writing the file, then vanish.
@@ -131,10 +152,18 @@ describe('PUT /uploads/{token} size limit', () => {
   it('holds a URL to the fileSize declared in step 1', async () => {
     const id = await createDocument(t);
     const ticket = await requestUpload(t, id, { fileSize: 1000 });
-    const over = await rawPut(onPort(base, ticket.uploadUrl), { 'content-type': 'application/pdf' }, generatedBody(1001, PDF_HEAD));
+    const over = await rawPut(
+      onPort(base, ticket.uploadUrl),
+      { 'content-type': 'application/pdf' },
+      generatedBody(1001, PDF_HEAD),
+    );
     expect(over.status).toBe(413);
     expect(over.body.error.message).toContain('1000 bytes');
-    const withLength = await rawPut(onPort(base, ticket.uploadUrl), { 'content-type': 'application/pdf', 'content-length': 1001 }, generatedBody(1001, PDF_HEAD));
+    const withLength = await rawPut(
+      onPort(base, ticket.uploadUrl),
+      { 'content-type': 'application/pdf', 'content-length': 1001 },
+      generatedBody(1001, PDF_HEAD),
+    );
     expect(withLength.status).toBe(413);
     expect(storedFiles(id)).toEqual([]);
   });
@@ -143,15 +172,27 @@ describe('PUT /uploads/{token} size limit', () => {
     const id = await createDocument(t, { name: 'Big' });
     const ticket = await requestUpload(t, id, { fileSize: LIMIT });
     const expected = await hashOf(generatedPdf(LIMIT));
-    const { result: res, growthMb } = await rssGrowth(() => rawPut(onPort(base, ticket.uploadUrl), { 'content-type': 'application/pdf' }, generatedPdf(LIMIT)));
+    const { result: res, growthMb } = await rssGrowth(() =>
+      rawPut(
+        onPort(base, ticket.uploadUrl),
+        { 'content-type': 'application/pdf' },
+        generatedPdf(LIMIT),
+      ),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({ fileSize: LIMIT, documentHash: expected });
     expect(growthMb).toBeLessThan(30);
-    const row = await t.database.handle.db.selectFrom('documents').select(['page_count', 'file_key']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.database.handle.db
+      .selectFrom('documents')
+      .select(['page_count', 'file_key'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     // Read at upload from a copy on disk, never held whole (the memory check above).
     expect(row).toEqual({ page_count: 1, file_key: ticket.fileKey });
 
-    const download = await fetch(`${base}/api/v1/documents/${id}/download`, { headers: { authorization: `Bearer ${t.key}` } });
+    const download = await fetch(`${base}/api/v1/documents/${id}/download`, {
+      headers: { authorization: `Bearer ${t.key}` },
+    });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-length')).toBe(String(LIMIT));
     const hash = createHash('sha256');

@@ -46,7 +46,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const problems: string[] = [];
   const watch = (page: Page) => {
     page.on('console', (msg) => {
-      if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${msg.type()}: ${msg.text()}`);
+      if (msg.type() === 'error' || msg.type() === 'warning')
+        problems.push(`${msg.type()}: ${msg.text()}`);
     });
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   };
@@ -76,9 +77,13 @@ const WAIT = { timeout: 10_000, interval: 50 };
 /** Retries `read` until the assertion chained on the result passes. */
 export const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, WAIT);
 
-export const textOf = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
-export const isFocused = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
-export const visible = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: WAIT.timeout });
-export const hidden = (locator: Locator) => locator.waitFor({ state: 'hidden', timeout: WAIT.timeout });
+export const textOf = async (locator: Locator) =>
+  ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
+export const isFocused = (locator: Locator) =>
+  locator.evaluate((el) => el === document.activeElement);
+export const visible = (locator: Locator) =>
+  locator.waitFor({ state: 'visible', timeout: WAIT.timeout });
+export const hidden = (locator: Locator) =>
+  locator.waitFor({ state: 'hidden', timeout: WAIT.timeout });
 
 export type { Browser, Locator, Page };

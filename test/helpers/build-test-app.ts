@@ -28,7 +28,11 @@ export interface TestApp {
   newOrg(name?: string): Promise<{ orgId: string; key: string }>;
   /** A key of `orgId` with only these scopes. */
   keyWith(scopes: string[]): Promise<string>;
-  request(method: string, url: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
+  request(
+    method: string,
+    url: string,
+    opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Reply>;
   /** Runs queued background jobs (mail) until none is due. */
   drainJobs(): Promise<void>;
   close(): Promise<void>;
@@ -42,7 +46,11 @@ export interface Reply {
 }
 
 export async function buildTestApp(
-  options: { env?: Record<string, string>; mailer?: Mailer; /** Share another app's database (it stays the owner and drops it). */ database?: TestDatabase } = {},
+  options: {
+    env?: Record<string, string>;
+    mailer?: Mailer /** Share another app's database (it stays the owner and drops it). */;
+    database?: TestDatabase;
+  } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({
@@ -67,7 +75,10 @@ export async function buildTestApp(
   const db = database.handle.db;
 
   const newOrg = async (name = 'Acme') => {
-    const org = await createOrganization(db, { name, adminEmail: `admin@${name.toLowerCase().replace(/\W/g, '')}.test` });
+    const org = await createOrganization(db, {
+      name,
+      adminEmail: `admin@${name.toLowerCase().replace(/\W/g, '')}.test`,
+    });
     const created = await createApiKey(db, { orgId: org.id, scopes: [...SCOPES] });
     return { orgId: org.id, key: created.key };
   };
@@ -84,7 +95,8 @@ export async function buildTestApp(
     }
     const raw = await app.inject({ method: method as never, url, headers, payload });
     let body: unknown = raw.body;
-    if ((raw.headers['content-type'] ?? '').toString().includes('json') && raw.body) body = JSON.parse(raw.body);
+    if ((raw.headers['content-type'] ?? '').toString().includes('json') && raw.body)
+      body = JSON.parse(raw.body);
     return { status: raw.statusCode, body, headers: raw.headers, raw };
   };
 

@@ -27,14 +27,21 @@ function startCommand(): string[] {
 
 /** The environment of a child `signet` process: only what it needs, nothing inherited by accident. */
 export function childEnv(vars: Record<string, string | undefined>): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    LOG_LEVEL: 'warn',
+  };
   for (const [k, v] of Object.entries(vars)) if (v !== undefined) env[k] = v;
   return env;
 }
 
 /** Runs `signet <args> --json` and returns its JSON output. */
 export async function cli(env: Record<string, string>, args: string[]): Promise<any> {
-  const { stdout } = await run(process.execPath, [BIN, ...args, '--json'], { env, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, [BIN, ...args, '--json'], {
+    env,
+    timeout: 60_000,
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1)!);
 }
 
@@ -62,11 +69,17 @@ export interface ChildServer {
 export async function serve(env: Record<string, string>): Promise<ChildServer> {
   const port = await freePort();
   const [, ...args] = startCommand();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   const url = `http://127.0.0.1:${port}`;
   // Generous: a loaded machine (several suites at once) can take long to start a process.
   const until = Date.now() + 90_000;
@@ -87,14 +100,20 @@ export async function serve(env: Record<string, string>): Promise<ChildServer> {
 }
 
 /** Sends SIGTERM and waits for the exit: the exit code and how long the shutdown took. */
-export async function terminate(server: ChildServer, timeoutMs = 40_000): Promise<{ code: number | null; ms: number }> {
+export async function terminate(
+  server: ChildServer,
+  timeoutMs = 40_000,
+): Promise<{ code: number | null; ms: number }> {
   const started = Date.now();
   server.process.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const code = await Promise.race([
     server.exited,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no exit ${timeoutMs} ms after SIGTERM:\n${server.output()}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`no exit ${timeoutMs} ms after SIGTERM:\n${server.output()}`)),
+        timeoutMs,
+      );
     }),
   ]).finally(() => clearTimeout(timer));
   return { code, ms: Date.now() - started };
@@ -121,11 +140,26 @@ export interface ApiReply {
 }
 
 /** A JSON request to a child server with an API key (`null`: none). */
-export async function api(server: ChildServer, key: string | null, method: string, url: string, body?: unknown): Promise<ApiReply> {
+export async function api(
+  server: ChildServer,
+  key: string | null,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<ApiReply> {
   const headers: Record<string, string> = {};
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${server.url}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text || null, headers: res.headers };
+  return {
+    status: res.status,
+    body:
+      text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text || null,
+    headers: res.headers,
+  };
 }

@@ -17,11 +17,16 @@ export interface TestDatabase {
 }
 
 /** `migrated: false` leaves the database empty, for servers that migrate it on start. */
-export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { migrated?: boolean } = {},
+): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-'));
   if (!testDatabaseUrl) {
-    const handle = createDb({ databaseUrl: undefined, sqliteFile: path.join(dataDir, 'signet.db') });
+    const handle = createDb({
+      databaseUrl: undefined,
+      sqliteFile: path.join(dataDir, 'signet.db'),
+    });
     if (migrated) await migrate(handle.db);
     return {
       handle,
@@ -41,7 +46,12 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
   // With the change feed, as the server runs: the read and key caches are on for PostgreSQL too.
-  const handle = createDb({ databaseUrl: url.toString(), sqliteFile: '', poolSize: 5, watchChanges: true });
+  const handle = createDb({
+    databaseUrl: url.toString(),
+    sqliteFile: '',
+    poolSize: 5,
+    watchChanges: true,
+  });
   if (migrated) await migrate(handle.db);
   return {
     handle,

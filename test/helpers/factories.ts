@@ -1,9 +1,17 @@
 import type { TestApp } from './build-test-app.ts';
 
 /** Creates a draft document through the API and returns its id. */
-export async function createDocument(t: TestApp, body: Record<string, unknown> = {}, key?: string): Promise<string> {
-  const res = await t.request('POST', '/api/v1/documents', { body: { name: 'Contract', ...body }, key });
-  if (res.status !== 201) throw new Error(`createDocument: ${res.status} ${JSON.stringify(res.body)}`);
+export async function createDocument(
+  t: TestApp,
+  body: Record<string, unknown> = {},
+  key?: string,
+): Promise<string> {
+  const res = await t.request('POST', '/api/v1/documents', {
+    body: { name: 'Contract', ...body },
+    key,
+  });
+  if (res.status !== 201)
+    throw new Error(`createDocument: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data.id as string;
 }
 

@@ -5,7 +5,9 @@ import forge from 'node-forge';
 /** Writes a PKCS#12 file with a fresh self-signed certificate, protected by `password`. */
 export async function writeP12(file: string, password: string): Promise<void> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
+  const key = forge.pki.privateKeyFromPem(
+    privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+  );
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
   cert.serialNumber = `7${randomBytes(8).toString('hex')}`;

@@ -6,7 +6,16 @@ import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 
 const noop = () => undefined;
 // The SMTP mailer never logs; the spool branch it does not take is the only user of `log`.
-const silentLog = { info: noop, warn: noop, error: noop, debug: noop, trace: noop, fatal: noop, child: () => silentLog, level: 'silent' } as unknown as FastifyBaseLogger;
+const silentLog = {
+  info: noop,
+  warn: noop,
+  error: noop,
+  debug: noop,
+  trace: noop,
+  fatal: noop,
+  child: () => silentLog,
+  level: 'silent',
+} as unknown as FastifyBaseLogger;
 
 /** A message as the SMTP peer received it, parsed. */
 export interface SinkMessage {
@@ -40,7 +49,8 @@ export class SmtpSink {
   connections = 0;
   /** Errors of client connections (a sender killed mid-session resets its sessions); the sink keeps serving, as a relay does. */
   readonly clientErrors: Error[] = [];
-  private waiters: { predicate: (m: SinkMessage) => boolean; resolve: (m: SinkMessage) => void }[] = [];
+  private waiters: { predicate: (m: SinkMessage) => boolean; resolve: (m: SinkMessage) => void }[] =
+    [];
 
   private constructor(
     private readonly server: SMTPServer,
@@ -52,7 +62,9 @@ export class SmtpSink {
   }
 
   /** `port`: listen there (a sink restarted where a stopped one was); default a random port. */
-  static async start(options: { reject?: (address: string) => boolean; port?: number } = {}): Promise<SmtpSink> {
+  static async start(
+    options: { reject?: (address: string) => boolean; port?: number } = {},
+  ): Promise<SmtpSink> {
     let sink: SmtpSink | undefined;
     const server = new SMTPServer({
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -91,7 +103,11 @@ export class SmtpSink {
               html: typeof parsed.html === 'string' ? parsed.html : '',
               replyTo: parsed.replyTo?.text ?? '',
               raw: raw.toString('utf8'),
-              attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? '', contentType: a.contentType, content: a.content })),
+              attachments: parsed.attachments.map((a) => ({
+                filename: a.filename ?? '',
+                contentType: a.contentType,
+                content: a.content,
+              })),
             };
             if (!sink!.holdMs) {
               sink!.accept(message);
@@ -138,7 +154,10 @@ export class SmtpSink {
     const found = this.messages.find(predicate);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('No matching mail arrived at the SMTP sink')), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error('No matching mail arrived at the SMTP sink')),
+        timeoutMs,
+      );
       this.waiters.push({
         predicate,
         resolve: (m) => {
@@ -151,7 +170,12 @@ export class SmtpSink {
 
   /** The production mailer (nodemailer over SMTP) pointed at this sink. */
   mailer(dataDir: string, smtpUrl = this.url): Mailer {
-    return createMailer({ smtpUrl, from: 'Signet <no-reply@signet.test>', spoolDir: dataDir, log: silentLog });
+    return createMailer({
+      smtpUrl,
+      from: 'Signet <no-reply@signet.test>',
+      spoolDir: dataDir,
+      log: silentLog,
+    });
   }
 
   close(): Promise<void> {

@@ -14,7 +14,8 @@ import { promisify } from 'node:util';
  */
 
 export const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
-export const NO_OPENSSL_REASON = 'trust-service tests skipped: openssl not found (apt-get install -y openssl)';
+export const NO_OPENSSL_REASON =
+  'trust-service tests skipped: openssl not found (apt-get install -y openssl)';
 
 const run = promisify(execFile);
 
@@ -41,7 +42,9 @@ export interface TrustServices {
 
 const SERIALS = { signing: '1001', tsa: '1002', ocsp: '1003' } as const;
 
-export async function startTrustServices(options: { tsaCertDays?: number } = {}): Promise<TrustServices> {
+export async function startTrustServices(
+  options: { tsaCertDays?: number } = {},
+): Promise<TrustServices> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'signet-pki-'));
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const counts = { tsa: 0, ocsp: 0, crl: 0 };
@@ -58,21 +61,64 @@ export async function startTrustServices(options: { tsaCertDays?: number } = {})
       counts[service]++;
       if (service === 'tsa') tsaAuthorizations.push(req.headers.authorization);
       if (mode[service] === 'down') return void req.socket.destroy();
-      if (mode[service] === 'garbage') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from('<html>not a reply</html>'));
+      if (mode[service] === 'garbage')
+        return void res
+          .writeHead(200, { 'content-type': 'application/octet-stream' })
+          .end(Buffer.from('<html>not a reply</html>'));
       const id = ++seq;
       const answer = async (): Promise<[string, Buffer]> => {
         if (service === 'crl') {
-          await run('openssl', ['ca', '-gencrl', '-config', 'openssl.cnf', '-out', `crl-${id}.pem`], { cwd: dir });
-          await run('openssl', ['crl', '-in', `crl-${id}.pem`, '-outform', 'DER', '-out', `crl-${id}.der`], { cwd: dir });
+          await run(
+            'openssl',
+            ['ca', '-gencrl', '-config', 'openssl.cnf', '-out', `crl-${id}.pem`],
+            { cwd: dir },
+          );
+          await run(
+            'openssl',
+            ['crl', '-in', `crl-${id}.pem`, '-outform', 'DER', '-out', `crl-${id}.der`],
+            { cwd: dir },
+          );
           return ['application/pkix-crl', readFileSync(path.join(dir, `crl-${id}.der`))];
         }
         writeFileSync(path.join(dir, `req-${id}.der`), Buffer.concat(chunks));
         if (service === 'tsa') {
-          await run('openssl', ['ts', '-reply', '-config', 'openssl.cnf', '-queryfile', `req-${id}.der`, '-out', `resp-${id}.der`], { cwd: dir });
+          await run(
+            'openssl',
+            [
+              'ts',
+              '-reply',
+              '-config',
+              'openssl.cnf',
+              '-queryfile',
+              `req-${id}.der`,
+              '-out',
+              `resp-${id}.der`,
+            ],
+            { cwd: dir },
+          );
           return ['application/timestamp-reply', readFileSync(path.join(dir, `resp-${id}.der`))];
         }
-        await run('openssl', ['ocsp', '-index', 'index.txt', '-CA', 'ca.pem', '-rsigner', 'ocsp.pem', '-rkey', 'ocsp.key',
-          '-reqin', `req-${id}.der`, '-respout', `resp-${id}.der`, '-ndays', '7'], { cwd: dir });
+        await run(
+          'openssl',
+          [
+            'ocsp',
+            '-index',
+            'index.txt',
+            '-CA',
+            'ca.pem',
+            '-rsigner',
+            'ocsp.pem',
+            '-rkey',
+            'ocsp.key',
+            '-reqin',
+            `req-${id}.der`,
+            '-respout',
+            `resp-${id}.der`,
+            '-ndays',
+            '7',
+          ],
+          { cwd: dir },
+        );
         return ['application/ocsp-response', readFileSync(path.join(dir, `resp-${id}.der`))];
       };
       answer().then(
@@ -88,23 +134,88 @@ export async function startTrustServices(options: { tsaCertDays?: number } = {})
   writeFileSync(path.join(dir, 'index.txt'), '');
   writeFileSync(path.join(dir, 'crlnumber'), '01\n');
   writeFileSync(path.join(dir, 'tsaserial'), '01\n');
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650',
-    '-subj', '/CN=Signet Test Root CA/O=Signet Tests', '-config', 'openssl.cnf', '-extensions', 'v3_ca');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=Signet Test Root CA/O=Signet Tests',
+    '-config',
+    'openssl.cnf',
+    '-extensions',
+    'v3_ca',
+  );
   const issue = (name: keyof typeof SERIALS, subject: string, days: number) => {
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
-    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', `0x${SERIALS[name]}`,
-      '-days', String(days), '-extfile', 'openssl.cnf', '-extensions', `ext_${name}`, '-out', `${name}.pem`);
-    const enddate = openssl('x509', '-in', `${name}.pem`, '-noout', '-enddate').toString().trim().replace('notAfter=', '');
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      subject,
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-set_serial',
+      `0x${SERIALS[name]}`,
+      '-days',
+      String(days),
+      '-extfile',
+      'openssl.cnf',
+      '-extensions',
+      `ext_${name}`,
+      '-out',
+      `${name}.pem`,
+    );
+    const enddate = openssl('x509', '-in', `${name}.pem`, '-noout', '-enddate')
+      .toString()
+      .trim()
+      .replace('notAfter=', '');
     const end = new Date(enddate);
     const yymmdd = end.toISOString().replace(/[-:T]/g, '').slice(2, 14);
-    writeFileSync(path.join(dir, 'index.txt'), `V\t${yymmdd}Z\t\t${SERIALS[name]}\tunknown\t${subject}\n`, { flag: 'a' });
+    writeFileSync(
+      path.join(dir, 'index.txt'),
+      `V\t${yymmdd}Z\t\t${SERIALS[name]}\tunknown\t${subject}\n`,
+      { flag: 'a' },
+    );
   };
   issue('signing', '/CN=Acme Signing Test/O=Acme', 365);
   issue('tsa', '/CN=Signet Test TSA/O=Signet Tests', options.tsaCertDays ?? 730);
   issue('ocsp', '/CN=Signet Test OCSP Responder/O=Signet Tests', 365);
   const signingPassword = 'test-signing';
-  openssl('pkcs12', '-export', '-inkey', 'signing.key', '-in', 'signing.pem', '-certfile', 'ca.pem',
-    '-passout', `pass:${signingPassword}`, '-out', 'signing.p12');
+  openssl(
+    'pkcs12',
+    '-export',
+    '-inkey',
+    'signing.key',
+    '-in',
+    'signing.pem',
+    '-certfile',
+    'ca.pem',
+    '-passout',
+    `pass:${signingPassword}`,
+    '-out',
+    'signing.p12',
+  );
 
   return {
     dir,
@@ -122,7 +233,11 @@ export async function startTrustServices(options: { tsaCertDays?: number } = {})
       const revokedAt = new Date().toISOString().replace(/[-:T]/g, '').slice(2, 14);
       const lines = readFileSync(index, 'utf8')
         .split('\n')
-        .map((l) => (l.includes(`\t${SERIALS.signing}\t`) ? l.replace(/^V\t([^\t]+)\t\t/, `R\t$1\t${revokedAt}Z\t`) : l));
+        .map((l) =>
+          l.includes(`\t${SERIALS.signing}\t`)
+            ? l.replace(/^V\t([^\t]+)\t\t/, `R\t$1\t${revokedAt}Z\t`)
+            : l,
+        );
       writeFileSync(index, lines.join('\n'));
     },
     async close() {

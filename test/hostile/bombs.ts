@@ -7,7 +7,11 @@ import { createDeflate, deflateSync } from 'node:zlib';
  */
 
 /** zlib data that inflates to `bytes` of `fill` (deflate's best ratio is ~1000:1), built in chunks. */
-export async function deflatedRun(bytes: number, prefix: Buffer = Buffer.alloc(0), fill = 0x20): Promise<Buffer> {
+export async function deflatedRun(
+  bytes: number,
+  prefix: Buffer = Buffer.alloc(0),
+  fill = 0x20,
+): Promise<Buffer> {
   const z = createDeflate({ level: 9 });
   const out: Buffer[] = [];
   z.on('data', (c: Buffer) => out.push(c));
@@ -27,22 +31,41 @@ export async function deflatedRun(bytes: number, prefix: Buffer = Buffer.alloc(0
 }
 
 type Obj = { num: number; body: Buffer };
-const obj = (num: number, body: string | Buffer): Obj => ({ num, body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1') });
+const obj = (num: number, body: string | Buffer): Obj => ({
+  num,
+  body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1'),
+});
 const streamObj = (num: number, dict: string, data: Buffer): Obj =>
-  obj(num, Buffer.concat([Buffer.from(`${dict.replace(/>>$/, '')}/Length ${data.length}>>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]));
+  obj(
+    num,
+    Buffer.concat([
+      Buffer.from(`${dict.replace(/>>$/, '')}/Length ${data.length}>>\nstream\n`, 'latin1'),
+      data,
+      Buffer.from('\nendstream', 'latin1'),
+    ]),
+  );
 
 /**
  * A PDF from its objects, with an uncompressed xref stream (so objects may live in object
  * streams: `compressed` lists [object, its object stream, index]). `xrefDict` adds to or
  * overrides the xref stream's dictionary (a hostile /W or /Index).
  */
-function assemble(objects: Obj[], compressed: Array<[number, number, number]>, root: number, xrefDict = ''): Buffer {
+function assemble(
+  objects: Obj[],
+  compressed: Array<[number, number, number]>,
+  root: number,
+  xrefDict = '',
+): Buffer {
   const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
   let pos = parts[0].length;
   const offsets = new Map<number, number>();
   for (const o of objects) {
     offsets.set(o.num, pos);
-    const b = Buffer.concat([Buffer.from(`${o.num} 0 obj\n`, 'latin1'), o.body, Buffer.from('\nendobj\n', 'latin1')]);
+    const b = Buffer.concat([
+      Buffer.from(`${o.num} 0 obj\n`, 'latin1'),
+      o.body,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
     parts.push(b);
     pos += b.length;
   }
@@ -63,7 +86,13 @@ function assemble(objects: Obj[], compressed: Array<[number, number, number]>, r
   }
   const dict = xrefDict || `/W [1 4 2]/Index [0 ${size}]`;
   const x = streamObj(xrefNum, `<</Type/XRef/Size ${size}/Root ${root} 0 R${dict}>>`, rows);
-  parts.push(Buffer.concat([Buffer.from(`${xrefNum} 0 obj\n`, 'latin1'), x.body, Buffer.from('\nendobj\n', 'latin1')]));
+  parts.push(
+    Buffer.concat([
+      Buffer.from(`${xrefNum} 0 obj\n`, 'latin1'),
+      x.body,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]),
+  );
   parts.push(Buffer.from(`startxref\n${pos}\n%%EOF\n`, 'latin1'));
   return Buffer.concat(parts);
 }
@@ -79,8 +108,15 @@ export async function objectStreamBomb(inflatedBytes: number, padBytes = 0): Pro
   const catalog = '<</Type/Catalog/Pages 2 0 R>>';
   const header = Buffer.from(`1 0 `, 'latin1');
   const first = header.length;
-  const data = await deflatedRun(inflatedBytes, Buffer.concat([header, Buffer.from(catalog, 'latin1')]));
-  const objects = [obj(2, PAGES), obj(3, PAGE), streamObj(4, `<</Type/ObjStm/N 1/First ${first}/Filter/FlateDecode>>`, data)];
+  const data = await deflatedRun(
+    inflatedBytes,
+    Buffer.concat([header, Buffer.from(catalog, 'latin1')]),
+  );
+  const objects = [
+    obj(2, PAGES),
+    obj(3, PAGE),
+    streamObj(4, `<</Type/ObjStm/N 1/First ${first}/Filter/FlateDecode>>`, data),
+  ];
   if (padBytes > 0) objects.push(streamObj(5, '<<>>', Buffer.alloc(padBytes, 0x20)));
   return assemble(objects, [[1, 4, 0]], 1);
 }
@@ -89,26 +125,46 @@ export async function objectStreamBomb(inflatedBytes: number, padBytes = 0): Pro
  * The same bomb where Signet's reader cannot read the file (the startxref points nowhere), so the
  * file goes to the fallback that rebuilds it (pdf-lib, which inflates every object stream).
  */
-export async function brokenXrefObjectStreamBomb(inflatedBytes: number, padBytes = 0): Promise<Buffer> {
+export async function brokenXrefObjectStreamBomb(
+  inflatedBytes: number,
+  padBytes = 0,
+): Promise<Buffer> {
   const pdf = await objectStreamBomb(inflatedBytes, padBytes);
   const text = pdf.subarray(pdf.length - 40).toString('latin1');
-  return Buffer.concat([pdf.subarray(0, pdf.length - 40), Buffer.from(text.replace(/startxref\n\d+/, 'startxref\n7'), 'latin1')]);
+  return Buffer.concat([
+    pdf.subarray(0, pdf.length - 40),
+    Buffer.from(text.replace(/startxref\n\d+/, 'startxref\n7'), 'latin1'),
+  ]);
 }
 
 /** An xref stream with `/W [0 0 0]` whose /Index claims `entries` objects: no data, a huge map. */
 export function zeroWidthXref(entries = 50_000_000): Buffer {
-  return assemble([obj(1, '<</Type/Catalog/Pages 2 0 R>>'), obj(2, PAGES), obj(3, PAGE)], [], 1, `/W [0 0 0]/Index [0 ${entries}]`);
+  return assemble(
+    [obj(1, '<</Type/Catalog/Pages 2 0 R>>'), obj(2, PAGES), obj(3, PAGE)],
+    [],
+    1,
+    `/W [0 0 0]/Index [0 ${entries}]`,
+  );
 }
 
 /** A catalog holding arrays nested `depth` deep. */
 export function deepNesting(depth = 200_000): Buffer {
-  return assemble([obj(1, `<</Type/Catalog/Pages 2 0 R/Junk ${'['.repeat(depth)}${']'.repeat(depth)}>>`), obj(2, PAGES), obj(3, PAGE)], [], 1);
+  return assemble(
+    [
+      obj(1, `<</Type/Catalog/Pages 2 0 R/Junk ${'['.repeat(depth)}${']'.repeat(depth)}>>`),
+      obj(2, PAGES),
+      obj(3, PAGE),
+    ],
+    [],
+    1,
+  );
 }
 
 /** A page tree `depth` levels deep (each /Pages node has one kid). */
 export function deepPageTree(depth = 5000): Buffer {
   const objects: Obj[] = [obj(1, '<</Type/Catalog/Pages 2 0 R>>')];
-  for (let i = 0; i < depth; i++) objects.push(obj(2 + i, `<</Type/Pages/Kids [${3 + i} 0 R]/Count 1>>`));
+  for (let i = 0; i < depth; i++)
+    objects.push(obj(2 + i, `<</Type/Pages/Kids [${3 + i} 0 R]/Count 1>>`));
   objects.push(obj(2 + depth, '<</Type/Page/MediaBox [0 0 612 792]>>'));
   return assemble(objects, [], 1);
 }
@@ -118,8 +174,19 @@ export function selfReferencingObjectStream(): Buffer {
   const catalog = '<</Type/Catalog/Pages 2 0 R>>';
   const inner = Buffer.from(`1 0 5 ${catalog.length + 1} ${catalog} 10`, 'latin1');
   const data = deflateSync(inner);
-  const body = Buffer.concat([Buffer.from(`<</Type/ObjStm/N 2/First 8/Filter/FlateDecode/Length 5 0 R>>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
-  return assemble([obj(2, PAGES), obj(3, PAGE), obj(4, body)], [[1, 4, 0], [5, 4, 1]], 1);
+  const body = Buffer.concat([
+    Buffer.from(`<</Type/ObjStm/N 2/First 8/Filter/FlateDecode/Length 5 0 R>>\nstream\n`, 'latin1'),
+    data,
+    Buffer.from('\nendstream', 'latin1'),
+  ]);
+  return assemble(
+    [obj(2, PAGES), obj(3, PAGE), obj(4, body)],
+    [
+      [1, 4, 0],
+      [5, 4, 1],
+    ],
+    1,
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -162,7 +229,12 @@ export async function pngBomb(width = 20_000, height = 20_000): Promise<Buffer> 
   ihdr[9] = 0; // grayscale
   // Each row: filter byte 0 then `width` zero bytes; all zeros compress to almost nothing.
   const idat = await deflatedRun((width + 1) * height, Buffer.alloc(0), 0);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;

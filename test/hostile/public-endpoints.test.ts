@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../campaigns/setup.ts';
 import { listen, onPort, putFile, requestUpload } from '../files/helpers.ts';
 import { createDocument, samplePdf } from '../helpers/factories.ts';
-import { address, latestToken, sentDocument, signingApp, type SigningTest } from '../signing/setup.ts';
+import {
+  address,
+  latestToken,
+  sentDocument,
+  signingApp,
+  type SigningTest,
+} from '../signing/setup.ts';
 
 /*
  * What an outsider can make the public endpoints do: limits checked before the body is read,
@@ -30,17 +36,28 @@ beforeAll(async () => {
 });
 afterAll(async () => t.stop());
 
-const from = (ip: string, method: string, url: string, opts: { key?: string; body?: unknown } = {}) =>
+const from = (
+  ip: string,
+  method: string,
+  url: string,
+  opts: { key?: string; body?: unknown } = {},
+) =>
   t.app.inject({
     method: method as 'GET',
     url,
     remoteAddress: ip,
-    headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(opts.body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}),
+      ...(opts.body ? { 'content-type': 'application/json' } : {}),
+    },
     payload: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
 
 /** Sends the head of a request on a raw socket (no body) and resolves with what the server answered and when it closed. */
-function rawHead(head: string, waitMs: number): Promise<{ text: string; ms: number; answeredMs: number; closed: boolean }> {
+function rawHead(
+  head: string,
+  waitMs: number,
+): Promise<{ text: string; ms: number; answeredMs: number; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const { port } = new URL(base);
     const started = Date.now();
@@ -88,7 +105,10 @@ describe('limits checked before the body is read', () => {
     const email = address('tok');
     await sentDocument(t, { signers: [{ name: 'Tok', email }] });
     const token = latestToken(t, email);
-    for (let i = 1; i <= 4; i++) expect((await from(`198.51.100.${i}`, 'GET', `/api/v1/signing/${token}`)).statusCode).toBe(200);
+    for (let i = 1; i <= 4; i++)
+      expect((await from(`198.51.100.${i}`, 'GET', `/api/v1/signing/${token}`)).statusCode).toBe(
+        200,
+      );
     const refused = await from('198.51.100.9', 'GET', `/api/v1/signing/${token}`);
     expect(refused.statusCode).toBe(429);
     expect(refused.json().error).toMatchObject({ code: 'rate_limited' });
@@ -96,19 +116,29 @@ describe('limits checked before the body is read', () => {
   });
 
   it('counts 401s per IP: past AUTH_FAILURES_PER_MINUTE the IP gets 429 even with a valid key; other IPs are not affected', async () => {
-    for (let i = 0; i < 3; i++) expect((await from('203.0.113.50', 'GET', '/api/v1/documents', { key: `sk_guess${i}` })).statusCode).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await from('203.0.113.50', 'GET', '/api/v1/documents', { key: `sk_guess${i}` }))
+          .statusCode,
+      ).toBe(401);
     const blocked = await from('203.0.113.50', 'GET', '/api/v1/documents', { key: t.key });
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().error.message).toMatch(/failed authentications/);
-    expect((await from('203.0.113.51', 'GET', '/api/v1/documents', { key: t.key })).statusCode).toBe(200);
+    expect(
+      (await from('203.0.113.51', 'GET', '/api/v1/documents', { key: t.key })).statusCode,
+    ).toBe(200);
   });
 });
 
 describe('mail to any address, bounded', () => {
   it('limits campaign code mails per address across forms and per form', async () => {
-    const forms = [await createCampaign(t, { requireOtp: true, collectPhone: false }), await createCampaign(t, { requireOtp: true, collectPhone: false })];
+    const forms = [
+      await createCampaign(t, { requireOtp: true, collectPhone: false }),
+      await createCampaign(t, { requireOtp: true, collectPhone: false }),
+    ];
     const victim = address('victim');
-    const otp = (slug: string, email: string) => t.request('POST', `/api/v1/public/campaigns/${slug}/otp`, { key: null, body: { email } });
+    const otp = (slug: string, email: string) =>
+      t.request('POST', `/api/v1/public/campaigns/${slug}/otp`, { key: null, body: { email } });
     const firstCode = await otp(forms[0].slug, victim);
     expect(firstCode.body).toMatchObject({ data: { sentTo: expect.any(String) } });
     expect((await otp(forms[1].slug, victim)).status).toBe(200);
@@ -121,14 +151,24 @@ describe('mail to any address, bounded', () => {
     expect((await otp(third.slug, address('a'))).status).toBe(200);
     expect((await otp(third.slug, address('b'))).status).toBe(200);
     expect((await otp(third.slug, address('c'))).status).toBe(200);
-    expect((await otp(third.slug, address('d'))).body.error.message).toMatch(/codes per hour from this form/);
+    expect((await otp(third.slug, address('d'))).body.error.message).toMatch(
+      /codes per hour from this form/,
+    );
   });
 
   it('limits submissions per address across forms and per form', async () => {
-    const forms = [await createCampaign(t, { collectPhone: false }), await createCampaign(t, { collectPhone: false })];
-    const page = (await t.request('GET', `/api/v1/public/campaigns/${forms[0].slug}`, { key: null })).body.data;
+    const forms = [
+      await createCampaign(t, { collectPhone: false }),
+      await createCampaign(t, { collectPhone: false }),
+    ];
+    const page = (
+      await t.request('GET', `/api/v1/public/campaigns/${forms[0].slug}`, { key: null })
+    ).body.data;
     const submit = (slug: string, email: string) =>
-      t.request('POST', `/api/v1/public/campaigns/${slug}/submissions`, { key: null, body: { name: 'Sub', email, signature: { kind: 'typed', value: 'Sub' } } });
+      t.request('POST', `/api/v1/public/campaigns/${slug}/submissions`, {
+        key: null,
+        body: { name: 'Sub', email, signature: { kind: 'typed', value: 'Sub' } },
+      });
     expect(page).toBeDefined();
     const victim = address('sub-victim');
     expect((await submit(forms[0].slug, victim)).status).toBe(201);
@@ -138,17 +178,28 @@ describe('mail to any address, bounded', () => {
     expect(refused.body.error.message).toMatch(/submissions per hour from one email address/);
     expect((await submit(forms[1].slug, address('x'))).status).toBe(201);
     expect((await submit(forms[1].slug, address('y'))).status).toBe(201);
-    expect((await submit(forms[1].slug, address('z'))).body.error.message).toMatch(/submissions per hour to this form/);
+    expect((await submit(forms[1].slug, address('z'))).body.error.message).toMatch(
+      /submissions per hour to this form/,
+    );
   });
 
   it('answers concurrent code requests for one address without a 500: one code, the others refused as resends', async () => {
     // Several rounds of four at once (a form each: this file allows 3 code mails per form): the
     // race (both read no code, then each replaces the other's) is a matter of timing.
     for (let round = 0; round < 30; round++) {
-      const form = await createCampaign(t, { requireOtp: true, collectPhone: false, name: `Race ${round}` });
+      const form = await createCampaign(t, {
+        requireOtp: true,
+        collectPhone: false,
+        name: `Race ${round}`,
+      });
       const email = address('race');
       const answers = await Promise.all(
-        Array.from({ length: 4 }, () => t.request('POST', `/api/v1/public/campaigns/${form.slug}/otp`, { key: null, body: { email } })),
+        Array.from({ length: 4 }, () =>
+          t.request('POST', `/api/v1/public/campaigns/${form.slug}/otp`, {
+            key: null,
+            body: { email },
+          }),
+        ),
       );
       expect(answers.map((a) => a.status).sort()).toEqual([200, 429, 429, 429]);
     }
@@ -166,7 +217,10 @@ describe('server timeouts', () => {
     const id = await createDocument(t);
     const ticket = await requestUpload(t, id);
     const path = new URL(onPort(base, ticket.uploadUrl)).pathname;
-    const res = await rawHead(`PUT ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: 1000000\r\n\r\n%PDF-1.7\n`, 6000);
+    const res = await rawHead(
+      `PUT ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: 1000000\r\n\r\n%PDF-1.7\n`,
+      6000,
+    );
     expect(res.closed).toBe(true);
     expect(res.ms).toBeLessThan(4000);
   });
@@ -183,7 +237,11 @@ describe('upload tokens', () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const twin = mac.slice(0, -1) + alphabet[alphabet.indexOf(mac.at(-1)!) ^ 1];
     expect(Buffer.from(twin, 'base64url').equals(Buffer.from(mac, 'base64url'))).toBe(true);
-    const res = await fetch(`${base}/uploads/${payload}.${twin}`, { method: 'PUT', headers: ticket.headers, body: new Uint8Array(pdf) });
+    const res = await fetch(`${base}/uploads/${payload}.${twin}`, {
+      method: 'PUT',
+      headers: ticket.headers,
+      body: new Uint8Array(pdf),
+    });
     expect(res.status).toBe(403);
     expect((await putFile(base, ticket, pdf)).status).toBe(200);
   });

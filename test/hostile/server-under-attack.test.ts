@@ -31,7 +31,10 @@ function watch(target: ChildServer) {
   let stopped = false;
   const rss = () => {
     try {
-      const line = fs.readFileSync(`/proc/${target.process.pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+      const line = fs
+        .readFileSync(`/proc/${target.process.pid}/status`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('VmRSS:'));
       if (line) peakRss = Math.max(peakRss, Number(line.replace(/\D/g, '')) * 1024);
     } catch {
       /* exited */
@@ -69,12 +72,31 @@ async function documentWithFile(key: string, bytes: Buffer) {
   const created = await api(server, key, 'POST', '/api/v1/documents', {
     name: 'Contract',
     signers: [{ name: 'Sam Signer', email: 'sam@example.test' }],
-    fields: [{ type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 5, required: true, assignedTo: 0 }],
+    fields: [
+      {
+        type: 'signature',
+        page: 1,
+        x: 10,
+        y: 10,
+        width: 20,
+        height: 5,
+        required: true,
+        assignedTo: 0,
+      },
+    ],
   });
   expect(created.status).toBe(201);
   const id = created.body.data.id as string;
-  const ticket = (await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, { contentType: 'application/pdf' })).body.data;
-  const put = await fetch(onServer(ticket.uploadUrl), { method: 'PUT', headers: ticket.headers, body: new Uint8Array(bytes) });
+  const ticket = (
+    await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, {
+      contentType: 'application/pdf',
+    })
+  ).body.data;
+  const put = await fetch(onServer(ticket.uploadUrl), {
+    method: 'PUT',
+    headers: ticket.headers,
+    body: new Uint8Array(bytes),
+  });
   return { id, status: put.status, body: (await put.json()) as any };
 }
 
@@ -82,13 +104,21 @@ async function documentWithFile(key: string, bytes: Buffer) {
 async function sendAndSign(key: string, id: string, timeoutMs = 60_000): Promise<string> {
   expect((await api(server, key, 'POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
   const detail = (await api(server, key, 'GET', `/api/v1/documents/${id}`)).body.data;
-  const link = await api(server, key, 'POST', `/api/v1/documents/${id}/signers/${detail.signers[0].id}/link`);
+  const link = await api(
+    server,
+    key,
+    'POST',
+    `/api/v1/documents/${id}/signers/${detail.signers[0].id}/link`,
+  );
   const token = new URL(link.body.data.url).pathname.split('/').at(-1)!;
-  const done = await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, { signature: { kind: 'typed', value: 'Sam Signer' } });
+  const done = await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, {
+    signature: { kind: 'typed', value: 'Sam Signer' },
+  });
   expect(done.status).toBe(200);
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const status = (await api(server, key, 'GET', `/api/v1/documents/${id}`)).body.data.status as string;
+    const status = (await api(server, key, 'GET', `/api/v1/documents/${id}`)).body.data
+      .status as string;
     if (status !== 'pending' || Date.now() > until) return status;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -99,11 +129,31 @@ beforeAll(async () => {
   db = await createTestDatabase({ migrated: false });
   // A certificate made beforehand, as a deployment has one: its key generation is not the attack's cost.
   // In DATA_DIR with its password derived from the development SECRET_KEY there, as the server will open it.
-  await loadSigningCertificate(await signingCertConfig({ dataDir: db.dataDir, signingCertP12: undefined, signingCertPassword: undefined, secretKey: undefined, production: false }));
-  const env = childEnv({ DATA_DIR: db.dataDir, DATABASE_URL: db.url, PUBLIC_URL, FINALIZE_TIMEOUT_MS: '30000' });
+  await loadSigningCertificate(
+    await signingCertConfig({
+      dataDir: db.dataDir,
+      signingCertP12: undefined,
+      signingCertPassword: undefined,
+      secretKey: undefined,
+      production: false,
+    }),
+  );
+  const env = childEnv({
+    DATA_DIR: db.dataDir,
+    DATABASE_URL: db.url,
+    PUBLIC_URL,
+    FINALIZE_TIMEOUT_MS: '30000',
+  });
   server = await serve(env);
   const issue = async (name: string) => {
-    const org = await cli(env, ['org', 'create', '--name', name, '--admin-email', `admin@${name.toLowerCase()}.test`]);
+    const org = await cli(env, [
+      'org',
+      'create',
+      '--name',
+      name,
+      '--admin-email',
+      `admin@${name.toLowerCase()}.test`,
+    ]);
     return (await cli(env, ['key', 'create', '--org', org.id, '--scopes', 'all'])).key as string;
   };
   attacker = await issue('Mallory');
@@ -156,16 +206,42 @@ describe.skipIf(!hasProc)('a Signet under attack, in its own process', () => {
       const tpl = await api(server, attacker, 'POST', '/api/v1/templates', { name: 'Form' });
       const tplId = tpl.body.data.id as string;
       await api(server, attacker, 'POST', `/api/v1/templates/${tplId}/roles`, { name: 'Visitor' });
-      const tplTicket = (await api(server, attacker, 'POST', `/api/v1/templates/${tplId}/upload`, { contentType: 'application/pdf' })).body.data;
-      await fetch(onServer(tplTicket.uploadUrl), { method: 'PUT', headers: tplTicket.headers, body: new Uint8Array(formPdf) });
-      await api(server, attacker, 'POST', `/api/v1/templates/${tplId}/fields`, { type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 5, required: true, assignedTo: 0 });
-      const campaign = await api(server, attacker, 'POST', '/api/v1/campaigns', { templateId: tplId, name: 'Open form' });
-      expect(campaign.status).toBe(201);
-      const drawn = await api(server, null, 'POST', `/api/v1/public/campaigns/${campaign.body.data.slug}/submissions`, {
-        name: 'Anon',
-        email: 'anon@example.test',
-        signature: { kind: 'drawn', value: imageBomb },
+      const tplTicket = (
+        await api(server, attacker, 'POST', `/api/v1/templates/${tplId}/upload`, {
+          contentType: 'application/pdf',
+        })
+      ).body.data;
+      await fetch(onServer(tplTicket.uploadUrl), {
+        method: 'PUT',
+        headers: tplTicket.headers,
+        body: new Uint8Array(formPdf),
       });
+      await api(server, attacker, 'POST', `/api/v1/templates/${tplId}/fields`, {
+        type: 'signature',
+        page: 1,
+        x: 10,
+        y: 10,
+        width: 20,
+        height: 5,
+        required: true,
+        assignedTo: 0,
+      });
+      const campaign = await api(server, attacker, 'POST', '/api/v1/campaigns', {
+        templateId: tplId,
+        name: 'Open form',
+      });
+      expect(campaign.status).toBe(201);
+      const drawn = await api(
+        server,
+        null,
+        'POST',
+        `/api/v1/public/campaigns/${campaign.body.data.slug}/submissions`,
+        {
+          name: 'Anon',
+          email: 'anon@example.test',
+          signature: { kind: 'drawn', value: imageBomb },
+        },
+      );
       expect(drawn.status).toBe(400);
 
       // 5. Right after: another organization's document is signed and sealed.

@@ -23,7 +23,11 @@ async function countDocuments(orgId: string, name: string): Promise<number> {
 }
 
 const post = (body: unknown, key: string, apiKey?: string) =>
-  t.request('POST', '/api/v1/documents', { body, key: apiKey, headers: { 'idempotency-key': key } });
+  t.request('POST', '/api/v1/documents', {
+    body,
+    key: apiKey,
+    headers: { 'idempotency-key': key },
+  });
 
 describe('Idempotency-Key on POST', () => {
   it('replays the first response for the same key and body, and creates one resource', async () => {
@@ -71,7 +75,9 @@ describe('Idempotency-Key on POST', () => {
     expect(other.body.error.code).toBe('idempotency_conflict');
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     const id = await createDocument(t, { name: `Other ${key}` });
-    const elsewhere = await t.request('POST', `/api/v1/documents/${id}/send`, { headers: { 'idempotency-key': key } });
+    const elsewhere = await t.request('POST', `/api/v1/documents/${id}/send`, {
+      headers: { 'idempotency-key': key },
+    });
     expect(elsewhere.status).toBe(409);
     expect(elsewhere.body.error.code).toBe('idempotency_conflict');
     expect(await countDocuments(t.orgId, name)).toBe(1);
@@ -83,13 +89,17 @@ describe('Idempotency-Key on POST', () => {
     expect(max).toHaveLength(255);
     const accepted = await post({ name: `Long key ${unique}` }, max);
     expect(accepted.status).toBe(201);
-    expect((await post({ name: `Long key ${unique}` }, max)).headers['idempotent-replayed']).toBe('true');
+    expect((await post({ name: `Long key ${unique}` }, max)).headers['idempotent-replayed']).toBe(
+      'true',
+    );
     const single = await t.newOrg('Single');
     expect((await post({ name: 'One char' }, 'x', single.key)).status).toBe(201);
     const tooLong = await post({ name: 'Too long key' }, `${max}x`);
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.error.code).toBe('validation_error');
-    expect(tooLong.body.error.details).toEqual([{ path: 'headers.idempotency-key', message: 'must be 1-255 characters' }]);
+    expect(tooLong.body.error.details).toEqual([
+      { path: 'headers.idempotency-key', message: 'must be 1-255 characters' },
+    ]);
     expect(await countDocuments(t.orgId, 'Too long key')).toBe(0);
   });
 
@@ -117,13 +127,23 @@ describe('Idempotency-Key on POST', () => {
   it('never replays a webhook secret to another key of the organization', async () => {
     const key = randomUUID();
     const body = { url: 'http://127.0.0.1:9/in', events: ['document.completed'] };
-    const first = await t.request('POST', '/api/v1/webhooks', { body, headers: { 'idempotency-key': key } });
+    const first = await t.request('POST', '/api/v1/webhooks', {
+      body,
+      headers: { 'idempotency-key': key },
+    });
     expect(first.status).toBe(201);
-    const replay = await t.request('POST', '/api/v1/webhooks', { body, headers: { 'idempotency-key': key } });
+    const replay = await t.request('POST', '/api/v1/webhooks', {
+      body,
+      headers: { 'idempotency-key': key },
+    });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.data.secret).toBe(first.body.data.secret);
     const colleague = await t.keyWith(['webhooks.create']);
-    const other = await t.request('POST', '/api/v1/webhooks', { key: colleague, body, headers: { 'idempotency-key': key } });
+    const other = await t.request('POST', '/api/v1/webhooks', {
+      key: colleague,
+      body,
+      headers: { 'idempotency-key': key },
+    });
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(other.body.data.secret).not.toBe(first.body.data.secret);
     expect(other.body.data.id).not.toBe(first.body.data.id);
@@ -135,7 +155,9 @@ describe('Idempotency-Key on POST', () => {
     const past = new Date(t.clock.now().getTime() - 60_000).toISOString();
     const first = await post({ name, expiresAt: past }, key);
     expect(first.status).toBe(400);
-    expect(first.body.error.details).toEqual([{ path: 'body.expiresAt', message: 'must be in the future' }]);
+    expect(first.body.error.details).toEqual([
+      { path: 'body.expiresAt', message: 'must be in the future' },
+    ]);
     const again = await post({ name, expiresAt: past }, key);
     expect(again.status).toBe(400);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -143,10 +165,14 @@ describe('Idempotency-Key on POST', () => {
 
     const id = await createDocument(t, { name: `Unsendable ${key}` });
     const sendKey = randomUUID();
-    const refused = await t.request('POST', `/api/v1/documents/${id}/send`, { headers: { 'idempotency-key': sendKey } });
+    const refused = await t.request('POST', `/api/v1/documents/${id}/send`, {
+      headers: { 'idempotency-key': sendKey },
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('missing_signers');
-    const replayed = await t.request('POST', `/api/v1/documents/${id}/send`, { headers: { 'idempotency-key': sendKey } });
+    const replayed = await t.request('POST', `/api/v1/documents/${id}/send`, {
+      headers: { 'idempotency-key': sendKey },
+    });
     expect(replayed.status).toBe(409);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(replayed.body).toEqual(refused.body);
@@ -201,7 +227,9 @@ describe('Idempotency-Key on POST', () => {
 
   it('ignores the header on GET and does not require it on POST', async () => {
     const key = randomUUID();
-    const list = await t.request('GET', '/api/v1/documents', { headers: { 'idempotency-key': key } });
+    const list = await t.request('GET', '/api/v1/documents', {
+      headers: { 'idempotency-key': key },
+    });
     expect(list.status).toBe(200);
     expect(list.headers['idempotent-replayed']).toBeUndefined();
     const name = `No key ${key}`;

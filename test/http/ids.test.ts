@@ -35,7 +35,9 @@ describe('newId', () => {
     const b = newId('aud', at + 1);
     expect(decode(b).time - decode(a).time).toBe(1);
     expect(decode(b).random).not.toBe(decode(a).random + 1n);
-    const seen = new Set(Array.from({ length: 200 }, (_, i) => decode(newId('job', Date.now() + 200_000 + i)).random));
+    const seen = new Set(
+      Array.from({ length: 200 }, (_, i) => decode(newId('job', Date.now() + 200_000 + i)).random),
+    );
     expect(seen.size).toBe(200);
   });
 });

@@ -37,15 +37,29 @@ describe('URLs the router cannot decode', () => {
 
 describe('U+0000 in input (PostgreSQL cannot store it)', () => {
   it('is refused in a body, a query string and a path, on both databases', async () => {
-    expectValidationError(await t.request('POST', '/api/v1/documents', { body: { name: 'a\u0000b' } }), 'body.name');
     expectValidationError(
-      await t.request('POST', '/api/v1/documents', { body: { name: 'ok', signers: [{ name: 'S', email: 's@example.test', phone: '555\u00000100' }] } }),
+      await t.request('POST', '/api/v1/documents', { body: { name: 'a\u0000b' } }),
+      'body.name',
+    );
+    expectValidationError(
+      await t.request('POST', '/api/v1/documents', {
+        body: {
+          name: 'ok',
+          signers: [{ name: 'S', email: 's@example.test', phone: '555\u00000100' }],
+        },
+      }),
       'body.signers.0.phone',
     );
-    expectValidationError(await t.request('GET', '/api/v1/documents?search=%00'), 'querystring.search');
+    expectValidationError(
+      await t.request('GET', '/api/v1/documents?search=%00'),
+      'querystring.search',
+    );
     expectValidationError(await t.request('GET', '/api/v1/documents/%00'), 'params.id');
     const id = await createDocument(t, { name: 'Untouched' });
-    expectValidationError(await t.request('PATCH', `/api/v1/documents/${id}`, { body: { message: '\u0000' } }), 'body.message');
+    expectValidationError(
+      await t.request('PATCH', `/api/v1/documents/${id}`, { body: { message: '\u0000' } }),
+      'body.message',
+    );
     expect((await t.request('GET', `/api/v1/documents/${id}`)).body.data.message).toBe('');
   });
 
@@ -59,13 +73,25 @@ describe('U+0000 in input (PostgreSQL cannot store it)', () => {
 
 describe('date-times a JavaScript Date cannot hold', () => {
   it('a leap second (23:59:60) is a 400, not a 500', async () => {
-    expectValidationError(await t.request('POST', '/api/v1/documents', { body: { name: 'Leap', expiresAt: '2099-12-31T23:59:60Z' } }), 'body.expiresAt');
+    expectValidationError(
+      await t.request('POST', '/api/v1/documents', {
+        body: { name: 'Leap', expiresAt: '2099-12-31T23:59:60Z' },
+      }),
+      'body.expiresAt',
+    );
     const id = await createDocument(t);
-    expectValidationError(await t.request('PATCH', `/api/v1/documents/${id}`, { body: { expiresAt: '2099-12-31T23:59:60Z' } }), 'body.expiresAt');
+    expectValidationError(
+      await t.request('PATCH', `/api/v1/documents/${id}`, {
+        body: { expiresAt: '2099-12-31T23:59:60Z' },
+      }),
+      'body.expiresAt',
+    );
   });
 
   it('other RFC 3339 spellings are accepted and normalized', async () => {
-    const res = await t.request('POST', '/api/v1/documents', { body: { name: 'Offset', expiresAt: '2099-06-30t12:00:00+02:00' } });
+    const res = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'Offset', expiresAt: '2099-06-30t12:00:00+02:00' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.expiresAt).toBe('2099-06-30T10:00:00.000Z');
   });

@@ -16,8 +16,12 @@ describe('GET /metrics', () => {
     expect(res.status).toBe(200);
     expect(String(res.headers['content-type'])).toContain('text/plain');
     const text = String(res.body);
-    expect(text).toMatch(/signet_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/documents",status="201"\} 1/);
-    expect(text).toMatch(/signet_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/documents\/:id",status="404"\} 1/);
+    expect(text).toMatch(
+      /signet_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/documents",status="201"\} 1/,
+    );
+    expect(text).toMatch(
+      /signet_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/documents\/:id",status="404"\} 1/,
+    );
     expect(text).not.toContain('doc_missing');
     expect(text).toMatch(/signet_job_queue_depth\{queue="jobs"\} \d+/);
     expect(text).toMatch(/signet_job_oldest_due_age_seconds\{queue="webhook_deliveries"\} 0/);

@@ -13,9 +13,12 @@ describe('GET /openapi.json', () => {
     expect(res.status).toBe(200);
     const doc = res.body;
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, op]) => ({ path, method, op })),
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(
+      ([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })),
     );
     const ids = new Set<string>();
     for (const { path, method, op } of operations) {
@@ -26,10 +29,14 @@ describe('GET /openapi.json', () => {
       expect(op.tags?.length, `${where} tags`).toBeGreaterThan(0);
       expect(op.summary, `${where} summary`).toBeTruthy();
       const statuses = Object.keys(op.responses ?? {});
-      expect(statuses.some((s) => s.startsWith('2')), `${where} success response`).toBe(true);
+      expect(
+        statuses.some((s) => s.startsWith('2')),
+        `${where} success response`,
+      ).toBe(true);
       const authenticated = !(Array.isArray(op.security) && op.security.length === 0);
       if (path.startsWith('/api/v1/') && authenticated) {
-        for (const s of ['401', '403', '429', '500']) expect(statuses, `${where} documents ${s}`).toContain(s);
+        for (const s of ['401', '403', '429', '500'])
+          expect(statuses, `${where} documents ${s}`).toContain(s);
       }
     }
     // Every document endpoint of SPEC.md is there.
@@ -62,6 +69,11 @@ describe('GET /openapi.json', () => {
 describe('GET /healthz and /readyz', () => {
   it('report the process and its dependencies', async () => {
     expect((await t.request('GET', '/healthz', { key: null })).body).toEqual({ status: 'ok' });
-    expect((await t.request('GET', '/readyz', { key: null })).body).toEqual({ status: 'ok', database: 'ok', storage: 'ok', certificate: 'ok' });
+    expect((await t.request('GET', '/readyz', { key: null })).body).toEqual({
+      status: 'ok',
+      database: 'ok',
+      storage: 'ok',
+      certificate: 'ok',
+    });
   });
 });

@@ -7,7 +7,9 @@ import { REDIS_URL, redisReachable } from '../helpers/redis.ts';
 
 function expectRateLimited(res: Reply, limit: number): void {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ error: { code: 'rate_limited', message: expect.stringMatching(/rate limit/i) } });
+  expect(res.body).toEqual({
+    error: { code: 'rate_limited', message: expect.stringMatching(/rate limit/i) },
+  });
   expect(res.headers['x-request-id']).toBeTruthy();
   const retryAfter = Number(res.headers['retry-after']);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -49,9 +51,14 @@ describe('rate limiting, in process', () => {
   it('counts requests that fail validation', async () => {
     const key = await t.keyWith(['documents.create']);
     for (let i = 0; i < 5; i++) {
-      expect((await t.request('POST', '/api/v1/documents', { key, body: { name: '' } })).status).toBe(400);
+      expect(
+        (await t.request('POST', '/api/v1/documents', { key, body: { name: '' } })).status,
+      ).toBe(400);
     }
-    expectRateLimited(await t.request('POST', '/api/v1/documents', { key, body: { name: 'ok' } }), 5);
+    expectRateLimited(
+      await t.request('POST', '/api/v1/documents', { key, body: { name: 'ok' } }),
+      5,
+    );
   });
 
   it('a fresh window opens after a minute', async () => {
@@ -59,7 +66,8 @@ describe('rate limiting, in process', () => {
     // The plugin keeps its own time (Date.now), so move that rather than the app's clock.
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
-      for (let i = 0; i < 5; i++) expect((await t.request('GET', '/api/v1/documents', { key })).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await t.request('GET', '/api/v1/documents', { key })).status).toBe(200);
       const refused = await t.request('GET', '/api/v1/documents', { key });
       expect(refused.status).toBe(429);
       vi.setSystemTime(Date.now() + 30_000);
@@ -98,7 +106,8 @@ describe('rate limiting of routes without an API key', () => {
     app.get('/public-probe', async () => ({ ok: true }));
     try {
       await app.ready();
-      const from = (remoteAddress: string) => app.inject({ method: 'GET', url: '/public-probe', remoteAddress });
+      const from = (remoteAddress: string) =>
+        app.inject({ method: 'GET', url: '/public-probe', remoteAddress });
       for (let i = 0; i < 3; i++) expect((await from('192.0.2.1')).statusCode).toBe(200);
       const refused = await from('192.0.2.1');
       expect(refused.statusCode).toBe(429);
@@ -131,7 +140,8 @@ describe('rate limiting, RATE_LIMIT_PER_MINUTE=0', () => {
 
 describe('rate limiting shared through Redis', async () => {
   const available = await redisReachable();
-  if (!available) console.warn(`skipping the Redis rate-limit test: nothing listens on ${REDIS_URL}`);
+  if (!available)
+    console.warn(`skipping the Redis rate-limit test: nothing listens on ${REDIS_URL}`);
 
   it.skipIf(!available)('two instances with one Redis share one budget per key', async () => {
     const env = { RATE_LIMIT_PER_MINUTE: '5', REDIS_URL };
@@ -139,8 +149,10 @@ describe('rate limiting shared through Redis', async () => {
     const b = await buildTestApp({ env, database: a.database });
     try {
       // The same key on both instances: 3 requests on one, 2 on the other use up the budget.
-      for (let i = 0; i < 3; i++) expect((await a.request('GET', '/api/v1/documents', { key: a.key })).status).toBe(200);
-      for (let i = 0; i < 2; i++) expect((await b.request('GET', '/api/v1/documents', { key: a.key })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await a.request('GET', '/api/v1/documents', { key: a.key })).status).toBe(200);
+      for (let i = 0; i < 2; i++)
+        expect((await b.request('GET', '/api/v1/documents', { key: a.key })).status).toBe(200);
       expectRateLimited(await a.request('GET', '/api/v1/documents', { key: a.key }), 5);
       expectRateLimited(await b.request('GET', '/api/v1/documents', { key: a.key }), 5);
       // Another key of the same database still has its whole budget, on either instance.

@@ -29,10 +29,13 @@ describe('response schemas', () => {
   it('write nullable values as type lists, never as an anyOf with null', async () => {
     const doc = (await t.request('GET', '/openapi.json', { key: null })).body;
     const found: string[] = [];
-    for (const [path, item] of Object.entries<Record<string, { responses?: Record<string, unknown> }>>(doc.paths)) {
+    for (const [path, item] of Object.entries<
+      Record<string, { responses?: Record<string, unknown> }>
+    >(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         for (const [status, response] of Object.entries(op.responses ?? {})) {
-          if (status.startsWith('2')) nullableUnions(response, `${method.toUpperCase()} ${path} ${status}`, found);
+          if (status.startsWith('2'))
+            nullableUnions(response, `${method.toUpperCase()} ${path} ${status}`, found);
         }
       }
     }
@@ -41,9 +44,13 @@ describe('response schemas', () => {
   });
 
   it('still serialize null and non-null values of those fields', async () => {
-    const created = await t.request('POST', '/api/v1/documents', { body: { name: 'Nullable', emailSubject: 'Please sign' } });
+    const created = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'Nullable', emailSubject: 'Please sign' },
+    });
     expect(created.status).toBe(201);
-    const detail = (await t.request('GET', `/api/v1/documents/${created.body.id ?? created.body.data?.id}`)).body;
+    const detail = (
+      await t.request('GET', `/api/v1/documents/${created.body.id ?? created.body.data?.id}`)
+    ).body;
     const doc = detail.data ?? detail;
     expect(doc.emailSubject).toBe('Please sign');
     expect(doc.emailMessage).toBeNull();

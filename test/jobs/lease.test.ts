@@ -33,6 +33,8 @@ describe('job leases', () => {
     }
     await first;
     expect(runs).toEqual(['a']);
-    expect(await db.selectFrom('jobs').selectAll().where('kind', '=', 'finalize').execute()).toEqual([]);
+    expect(
+      await db.selectFrom('jobs').selectAll().where('kind', '=', 'finalize').execute(),
+    ).toEqual([]);
   });
 });

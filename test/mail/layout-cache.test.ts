@@ -11,9 +11,21 @@ import { renderMailHtmlCached } from '../../src/mail/layout-cache.ts';
 
 const text = fc.oneof(
   fc.string({ maxLength: 40 }),
-  fc.constantFrom('<script>alert(1)</script>', 'Tom & "Jerry" \'s', 'line one\nline two', 'SIGNETMAILSLOT0X', 'SIGNETMAILSLOT99X', 'Zoë Ångström 日本', '&amp; &lt;'),
+  fc.constantFrom(
+    '<script>alert(1)</script>',
+    'Tom & "Jerry" \'s',
+    'line one\nline two',
+    'SIGNETMAILSLOT0X',
+    'SIGNETMAILSLOT99X',
+    'Zoë Ångström 日本',
+    '&amp; &lt;',
+  ),
 );
-const url = fc.constantFrom('http://localhost:3000/sign/abc_DEF-123', 'https://x.test/a?b=1&c=<2>', 'https://x.test/"quoted"');
+const url = fc.constantFrom(
+  'http://localhost:3000/sign/abc_DEF-123',
+  'https://x.test/a?b=1&c=<2>',
+  'https://x.test/"quoted"',
+);
 const content: fc.Arbitrary<MailContent> = fc.record(
   {
     greeting: text,
@@ -43,10 +55,22 @@ describe('the cached mail layout', () => {
 
   it('fills in per-mail values escaped: markup in a name or a message stays text', async () => {
     const brand = { name: 'Acme', brandColor: null, logoUrl: null };
-    await renderMailHtmlCached('Warm', { greeting: 'Hello A,', paragraphs: ['x'], button: { label: 'Open', url: 'http://localhost/a' } }, brand);
+    await renderMailHtmlCached(
+      'Warm',
+      {
+        greeting: 'Hello A,',
+        paragraphs: ['x'],
+        button: { label: 'Open', url: 'http://localhost/a' },
+      },
+      brand,
+    );
     const out = await renderMailHtmlCached(
       'Sign <b>this</b>',
-      { greeting: 'Hello <img src=x onerror=alert(1)>,', paragraphs: ['"quoted" & <i>'], button: { label: 'Open', url: 'http://localhost/a?b=1&c="2"' } },
+      {
+        greeting: 'Hello <img src=x onerror=alert(1)>,',
+        paragraphs: ['"quoted" & <i>'],
+        button: { label: 'Open', url: 'http://localhost/a?b=1&c="2"' },
+      },
       brand,
     );
     expect(out).not.toContain('<img src=x');

@@ -27,11 +27,15 @@ describe('the SMTP mailer', () => {
     const mailer = sink.mailer(dir, smtpUrl);
     const before = { connections: sink.connections, messages: sink.messages.length };
     try {
-      for (let i = 0; i < 10; i++) await mailer.send({ to: `pool${i}@example.test`, subject: `Mail ${i}`, text: 'Hello' });
+      for (let i = 0; i < 10; i++)
+        await mailer.send({ to: `pool${i}@example.test`, subject: `Mail ${i}`, text: 'Hello' });
     } finally {
       mailer.close();
     }
-    return { connections: sink.connections - before.connections, messages: sink.messages.length - before.messages };
+    return {
+      connections: sink.connections - before.connections,
+      messages: sink.messages.length - before.messages,
+    };
   };
 
   it('sends one message after another over one session', async () => {
@@ -47,7 +51,9 @@ describe('the SMTP mailer', () => {
     try {
       expect(await sendTen(sink.url)).toEqual({ connections: 1, messages: 10 });
       // The mailer's own sockets: the sink turns it off on the sockets it accepts (`server` set).
-      const mailerCalls = noDelay.mock.calls.filter((_args, i) => !(noDelay.mock.contexts[i] as net.Socket & { server?: unknown }).server);
+      const mailerCalls = noDelay.mock.calls.filter(
+        (_args, i) => !(noDelay.mock.contexts[i] as net.Socket & { server?: unknown }).server,
+      );
       expect(mailerCalls).toEqual([[true]]);
     } finally {
       noDelay.mockRestore();
@@ -87,9 +93,15 @@ describe('the SMTP mailer', () => {
   });
 
   it('keeps what the URL says and its credentials', () => {
-    expect(pooledSmtpUrl('smtp://user:p%40ss@relay.example:587', 10)).toBe('smtp://user:p%40ss@relay.example:587?pool=true&maxConnections=10');
-    expect(pooledSmtpUrl('smtps://relay.example?maxConnections=3', 10)).toBe('smtps://relay.example?maxConnections=3&pool=true');
-    expect(pooledSmtpUrl('smtp://relay.example?pool=false', 10)).toBe('smtp://relay.example?pool=false');
+    expect(pooledSmtpUrl('smtp://user:p%40ss@relay.example:587', 10)).toBe(
+      'smtp://user:p%40ss@relay.example:587?pool=true&maxConnections=10',
+    );
+    expect(pooledSmtpUrl('smtps://relay.example?maxConnections=3', 10)).toBe(
+      'smtps://relay.example?maxConnections=3&pool=true',
+    );
+    expect(pooledSmtpUrl('smtp://relay.example?pool=false', 10)).toBe(
+      'smtp://relay.example?pool=false',
+    );
   });
 });
 

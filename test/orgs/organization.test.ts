@@ -6,11 +6,14 @@ let t: TestApp;
 let png: Buffer;
 beforeAll(async () => {
   t = await buildTestApp();
-  png = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#0F766E' } }).png().toBuffer();
+  png = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#0F766E' } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => t.close());
 
-const dataUrl = (type: string, bytes: Buffer) => `data:image/${type};base64,${bytes.toString('base64')}`;
+const dataUrl = (type: string, bytes: Buffer) =>
+  `data:image/${type};base64,${bytes.toString('base64')}`;
 
 describe('GET /api/v1/organization', () => {
   it('returns the organization of the key, without branding at first', async () => {
@@ -34,7 +37,9 @@ describe('GET /api/v1/organization', () => {
     expect(res.status).toBe(403);
     expect(JSON.stringify(res.body.error.details)).toContain('organization.read');
     const other = await t.newOrg('Globex');
-    expect((await t.request('GET', '/api/v1/organization', { key: other.key })).body.data).toMatchObject({ id: other.orgId, name: 'Globex' });
+    expect(
+      (await t.request('GET', '/api/v1/organization', { key: other.key })).body.data,
+    ).toMatchObject({ id: other.orgId, name: 'Globex' });
   });
 });
 
@@ -43,20 +48,44 @@ describe('PATCH /api/v1/organization', () => {
     const { orgId, key } = await t.newOrg('Default');
     const res = await t.request('PATCH', '/api/v1/organization', {
       key,
-      body: { name: '  Initech ', brandColor: '#0f766e', logo: dataUrl('png', png), replyTo: 'contracts@initech.example' },
+      body: {
+        name: '  Initech ',
+        brandColor: '#0f766e',
+        logo: dataUrl('png', png),
+        replyTo: 'contracts@initech.example',
+      },
     });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: orgId, name: 'Initech', brandColor: '#0F766E', replyTo: 'contracts@initech.example' });
-    expect(res.body.data.logoUrl).toMatch(new RegExp(`^http://localhost:3000/logos/${orgId}\\?v=[0-9a-f]{12}$`));
-    expect((await t.request('GET', '/api/v1/organization', { key })).body.data).toEqual(res.body.data);
+    expect(res.body.data).toMatchObject({
+      id: orgId,
+      name: 'Initech',
+      brandColor: '#0F766E',
+      replyTo: 'contracts@initech.example',
+    });
+    expect(res.body.data.logoUrl).toMatch(
+      new RegExp(`^http://localhost:3000/logos/${orgId}\\?v=[0-9a-f]{12}$`),
+    );
+    expect((await t.request('GET', '/api/v1/organization', { key })).body.data).toEqual(
+      res.body.data,
+    );
 
-    const logo = await t.app.inject({ url: new URL(res.body.data.logoUrl).pathname + new URL(res.body.data.logoUrl).search });
+    const logo = await t.app.inject({
+      url: new URL(res.body.data.logoUrl).pathname + new URL(res.body.data.logoUrl).search,
+    });
     expect(logo.statusCode).toBe(200);
     expect(logo.headers['content-type']).toBe('image/png');
     expect(logo.rawPayload.equals(png)).toBe(true);
 
-    const cleared = await t.request('PATCH', '/api/v1/organization', { key, body: { brandColor: null, logo: null, replyTo: null } });
-    expect(cleared.body.data).toMatchObject({ name: 'Initech', brandColor: null, logoUrl: null, replyTo: null });
+    const cleared = await t.request('PATCH', '/api/v1/organization', {
+      key,
+      body: { brandColor: null, logo: null, replyTo: null },
+    });
+    expect(cleared.body.data).toMatchObject({
+      name: 'Initech',
+      brandColor: null,
+      logoUrl: null,
+      replyTo: null,
+    });
     expect((await t.app.inject({ url: `/logos/${orgId}` })).statusCode).toBe(404);
   });
 
@@ -73,8 +102,12 @@ describe('PATCH /api/v1/organization', () => {
     await bad({ replyTo: 'not an address' });
     await bad({ plan: 'enterprise' });
     await bad({ logo: 'data:image/svg+xml;base64,PHN2Zy8+' });
-    expect((await bad({ logo: dataUrl('png', Buffer.from('GIF89a not a png')) })).message).toBe('logo is not a PNG image');
-    const huge = await t.request('PATCH', '/api/v1/organization', { body: { logo: dataUrl('png', Buffer.concat([png, Buffer.alloc(300 * 1024)])) } });
+    expect((await bad({ logo: dataUrl('png', Buffer.from('GIF89a not a png')) })).message).toBe(
+      'logo is not a PNG image',
+    );
+    const huge = await t.request('PATCH', '/api/v1/organization', {
+      body: { logo: dataUrl('png', Buffer.concat([png, Buffer.alloc(300 * 1024)])) },
+    });
     expect([400, 413]).toContain(huge.status);
     expect((await t.request('GET', '/api/v1/organization')).body.data.name).toBe('Acme');
   });

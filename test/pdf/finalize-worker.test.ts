@@ -7,7 +7,14 @@ import { closeFinalizeWorker, finalizeInWorker } from '../../src/pdf/finalize-wo
 import { WorkerLimitError } from '../../src/pdf/bounded-worker.ts';
 import { PdfLimitError } from '../../src/pdf/syntax.ts';
 import { objectStreamBomb } from '../hostile/bombs.ts';
-import { checkSignature, hasPoppler, makePdf, poppler, sampleInput, sha256 } from './pdf-helpers.ts';
+import {
+  checkSignature,
+  hasPoppler,
+  makePdf,
+  poppler,
+  sampleInput,
+  sha256,
+} from './pdf-helpers.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,7 +25,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const certConfig = () => ({ dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' });
+const certConfig = () => ({
+  dataDir: path.join(dir, 'data'),
+  signingCertP12: undefined,
+  signingCertPassword: undefined,
+  generatedCertPassword: 'a-test-password',
+});
 
 describe('finalizeInWorker', () => {
   it('signs on the worker thread with the certificate from the config, calls queued one after another', async () => {
@@ -30,13 +42,20 @@ describe('finalizeInWorker', () => {
     ]);
 
     const outputs = [path.join(dir, 'a.pdf'), path.join(dir, 'b.pdf')];
-    const results = await Promise.all(outputs.map((out) => finalizeInWorker(input, certConfig(), out)));
+    const results = await Promise.all(
+      outputs.map((out) => finalizeInWorker(input, certConfig(), out)),
+    );
 
     // The worker created the default certificate where the config says; it is the one used.
     const cert = await loadSigningCertificate(certConfig());
     for (const [i, out] of outputs.entries()) {
       const signed = await readFile(out);
-      expect(results[i]).toEqual({ sha256: sha256(signed), size: signed.length, level: 'B-B', timestampExpiresAt: null });
+      expect(results[i]).toEqual({
+        sha256: sha256(signed),
+        size: signed.length,
+        level: 'B-B',
+        timestampExpiresAt: null,
+      });
       const check = checkSignature(signed);
       expect(check).toMatchObject({ digestMatches: true, signatureValid: true });
       expect(check.certificateDer.equals(cert.chain[0])).toBe(true);
@@ -48,13 +67,17 @@ describe('finalizeInWorker', () => {
 
   it('rejects with the error raised in the worker, and keeps serving afterwards', async () => {
     const input = sampleInput(path.join(dir, 'missing.pdf'), '0'.repeat(64), []);
-    await expect(finalizeInWorker(input, certConfig(), path.join(dir, 'never.pdf'))).rejects.toThrow(/ENOENT/);
+    await expect(
+      finalizeInWorker(input, certConfig(), path.join(dir, 'never.pdf')),
+    ).rejects.toThrow(/ENOENT/);
 
     const badCert = { ...certConfig(), signingCertP12: path.join(dir, 'absent.p12') };
     const original = await makePdf({ pages: 1, useObjectStreams: false });
     await writeFile(path.join(dir, 'ok.pdf'), original);
     const okInput = sampleInput(path.join(dir, 'ok.pdf'), sha256(original), []);
-    await expect(finalizeInWorker(okInput, badCert, path.join(dir, 'never.pdf'))).rejects.toMatchObject({
+    await expect(
+      finalizeInWorker(okInput, badCert, path.join(dir, 'never.pdf')),
+    ).rejects.toMatchObject({
       name: 'SigningCertificateError',
     });
     const result = await finalizeInWorker(okInput, certConfig(), path.join(dir, 'ok-out.pdf'));
@@ -66,7 +89,9 @@ describe('finalizeInWorker', () => {
     await writeFile(path.join(dir, 'slow.pdf'), original);
     const input = sampleInput(path.join(dir, 'slow.pdf'), sha256(original), []);
     const started = Date.now();
-    await expect(finalizeInWorker(input, certConfig(), path.join(dir, 'slow-out.pdf'), 5)).rejects.toBeInstanceOf(WorkerLimitError);
+    await expect(
+      finalizeInWorker(input, certConfig(), path.join(dir, 'slow-out.pdf'), 5),
+    ).rejects.toBeInstanceOf(WorkerLimitError);
     expect(Date.now() - started).toBeLessThan(2000);
     const result = await finalizeInWorker(input, certConfig(), path.join(dir, 'slow-out.pdf'));
     expect(result.size).toBeGreaterThan(original.length);
@@ -76,6 +101,8 @@ describe('finalizeInWorker', () => {
     const bomb = await objectStreamBomb(1024 * 1024 * 1024);
     await writeFile(path.join(dir, 'bomb.pdf'), bomb);
     const input = sampleInput(path.join(dir, 'bomb.pdf'), sha256(bomb), []);
-    await expect(finalizeInWorker(input, certConfig(), path.join(dir, 'bomb-out.pdf'))).rejects.toBeInstanceOf(PdfLimitError);
+    await expect(
+      finalizeInWorker(input, certConfig(), path.join(dir, 'bomb-out.pdf')),
+    ).rejects.toBeInstanceOf(PdfLimitError);
   });
 });

@@ -5,7 +5,15 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningCertificate, type SigningCertificate } from '../../src/pdf/certificate.ts';
 import { finalizePdf, type FinalizeField, type FinalizeInput } from '../../src/pdf/finalize.ts';
-import { checkSignature, hasPoppler, makePdf, poppler, sampleInput, sha256, signaturePngDataUrl } from './pdf-helpers.ts';
+import {
+  checkSignature,
+  hasPoppler,
+  makePdf,
+  poppler,
+  sampleInput,
+  sha256,
+  signaturePngDataUrl,
+} from './pdf-helpers.ts';
 
 let dir: string;
 let cert: SigningCertificate;
@@ -13,14 +21,26 @@ let png: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'signet-pdf-'));
-  cert = await loadSigningCertificate({ dataDir: path.join(dir, 'data'), signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' });
+  cert = await loadSigningCertificate({
+    dataDir: path.join(dir, 'data'),
+    signingCertP12: undefined,
+    signingCertPassword: undefined,
+    generatedCertPassword: 'a-test-password',
+  });
   png = await signaturePngDataUrl();
-  if (!hasPoppler) console.warn('pdfsig/pdftotext (Debian poppler-utils) not found: skipping the poppler assertions');
+  if (!hasPoppler)
+    console.warn(
+      'pdfsig/pdftotext (Debian poppler-utils) not found: skipping the poppler assertions',
+    );
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 let counter = 0;
-async function finalize(original: Buffer, fields: FinalizeField[], tweak?: (input: FinalizeInput) => void) {
+async function finalize(
+  original: Buffer,
+  fields: FinalizeField[],
+  tweak?: (input: FinalizeInput) => void,
+) {
   const n = ++counter;
   const source = path.join(dir, `in-${n}.pdf`);
   const output = path.join(dir, `out-${n}.pdf`);
@@ -48,15 +68,31 @@ function expectJsValid(signed: Buffer) {
     signatureValid: true,
     signingCertificateV2Matches: true,
   });
-  expect(check.attributeOids.sort()).toEqual(['1.2.840.113549.1.9.16.2.47', '1.2.840.113549.1.9.3', '1.2.840.113549.1.9.4']);
+  expect(check.attributeOids.sort()).toEqual([
+    '1.2.840.113549.1.9.16.2.47',
+    '1.2.840.113549.1.9.3',
+    '1.2.840.113549.1.9.4',
+  ]);
   expect(check.certificateDer.equals(cert.chain[0])).toBe(true);
   return check;
 }
 
 /** Words of one page as pdftotext places them: display coordinates, origin top-left. */
 function words(file: string, page: number) {
-  const { output } = poppler('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-']);
-  return [...output.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+  const { output } = poppler('pdftotext', [
+    '-bbox',
+    '-f',
+    String(page),
+    '-l',
+    String(page),
+    file,
+    '-',
+  ]);
+  return [
+    ...output.matchAll(
+      /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g,
+    ),
+  ].map((m) => ({
     x0: Number(m[1]),
     y0: Number(m[2]),
     x1: Number(m[3]),
@@ -70,7 +106,15 @@ const standardFields = (pngUrl: string): FinalizeField[] => [
   { type: 'date', page: 1, x: 60, y: 72, width: 20, height: 4, value: '2025-03-04' },
   { type: 'checkbox', page: 1, x: 10, y: 85, width: 4, height: 3, value: 'true' },
   { type: 'checkbox', page: 1, x: 20, y: 85, width: 4, height: 3, value: 'false' },
-  { type: 'text', page: 1, x: 10, y: 20, width: 60, height: 4, value: 'Company: Müller & Söhne GmbH, Lyon' },
+  {
+    type: 'text',
+    page: 1,
+    x: 10,
+    y: 20,
+    width: 60,
+    height: 4,
+    value: 'Company: Müller & Söhne GmbH, Lyon',
+  },
   { type: 'signature', page: 1, x: 50, y: 85, width: 30, height: 8, value: pngUrl },
   { type: 'email', page: 1, x: 60, y: 60, width: 30, height: 4, value: null },
 ];
@@ -83,10 +127,17 @@ describe('finalizePdf', () => {
     const original = await makePdf({ pages: 1, useObjectStreams });
     const { result, output, signed } = await finalize(original, standardFields(png));
 
-    expect(result).toEqual({ sha256: sha256(signed), size: signed.length, level: 'B-B', timestampExpiresAt: null });
+    expect(result).toEqual({
+      sha256: sha256(signed),
+      size: signed.length,
+      level: 'B-B',
+      timestampExpiresAt: null,
+    });
     // Incremental: every original byte is still there, unchanged, at the start.
     expect(signed.subarray(0, original.length).equals(original)).toBe(true);
-    expect(signed.subarray(original.length).toString('latin1')).toMatch(useObjectStreams ? /\/Type\s*\/XRef/ : /\nxref\n/);
+    expect(signed.subarray(original.length).toString('latin1')).toMatch(
+      useObjectStreams ? /\/Type\s*\/XRef/ : /\nxref\n/,
+    );
     const check = expectJsValid(signed);
     expect(check.byteRange[0]).toBe(0);
     expect(check.byteRange[2] + check.byteRange[3]).toBe(signed.length);
@@ -138,7 +189,15 @@ describe('finalizePdf', () => {
     });
     const fields: FinalizeField[] = [];
     for (let page = 1; page <= 20; page++) {
-      fields.push({ type: 'text', page, x: 20, y: 30, width: 50, height: 5, value: `Marker${page}` });
+      fields.push({
+        type: 'text',
+        page,
+        x: 20,
+        y: 30,
+        width: 50,
+        height: 5,
+        value: `Marker${page}`,
+      });
     }
     const { output, signed } = await finalize(original, fields);
     expectJsValid(signed);
@@ -149,7 +208,8 @@ describe('finalizePdf', () => {
     for (let page = 1; page <= 20; page++) {
       const rotated = page % 2 === 1;
       // pdftotext measures from the media box's top-left: page 4's crop box starts 50 pt right, 242 pt down.
-      const [w, h, dx, dy] = page === 4 ? [400, 500, 50, 242] : rotated ? [842, 595, 0, 0] : [595, 842, 0, 0];
+      const [w, h, dx, dy] =
+        page === 4 ? [400, 500, 50, 242] : rotated ? [842, 595, 0, 0] : [595, 842, 0, 0];
       const word = words(output, page).find((x) => x.text === `Marker${page}`);
       expect(word, `page ${page}`).toBeDefined();
       // Left edge: the box's left plus the 2 pt padding; the word sits inside the box vertically.
@@ -187,9 +247,13 @@ describe('finalizePdf', () => {
   it('signs an already signed file again, keeping the first signature intact', async () => {
     const original = await makePdf({ pages: 3, useObjectStreams: true });
     const once = await finalize(original, standardFields(png));
-    const twice = await finalize(once.signed, [{ type: 'text', page: 2, x: 10, y: 10, width: 30, height: 5, value: 'Second round' }], (input) => {
-      input.document.id = 'doc_second';
-    });
+    const twice = await finalize(
+      once.signed,
+      [{ type: 'text', page: 2, x: 10, y: 10, width: 30, height: 5, value: 'Second round' }],
+      (input) => {
+        input.document.id = 'doc_second';
+      },
+    );
     expect(twice.signed.subarray(0, once.signed.length).equals(once.signed)).toBe(true);
     expectJsValid(twice.signed);
     expect((await PDFDocument.load(twice.signed)).getPageCount()).toBe(5);
@@ -204,7 +268,11 @@ describe('finalizePdf', () => {
   it('continues the certificate on further pages when the signers do not fit on one', async () => {
     const original = await makePdf({ pages: 1, useObjectStreams: false });
     const { output, signed } = await finalize(original, [], (input) => {
-      input.signers = Array.from({ length: 14 }, (_, i) => ({ ...input.signers[0], name: `Person ${i + 1}`, email: `p${i + 1}@example.test` }));
+      input.signers = Array.from({ length: 14 }, (_, i) => ({
+        ...input.signers[0],
+        name: `Person ${i + 1}`,
+        email: `p${i + 1}@example.test`,
+      }));
     });
     const pages = (await PDFDocument.load(signed)).getPageCount();
     expect(pages).toBeGreaterThan(2);
@@ -232,15 +300,25 @@ describe('finalizePdf', () => {
 
   it('rejects a field on a page the document does not have', async () => {
     const original = await makePdf({ pages: 2, useObjectStreams: false });
-    await expect(finalize(original, [{ type: 'text', page: 3, x: 1, y: 1, width: 10, height: 5, value: 'x' }])).rejects.toThrow(
-      /page 3, but the document has 2 pages/,
-    );
+    await expect(
+      finalize(original, [{ type: 'text', page: 3, x: 1, y: 1, width: 10, height: 5, value: 'x' }]),
+    ).rejects.toThrow(/page 3, but the document has 2 pages/);
   });
 
   it('rejects a drawn signature that is not an image data URL', async () => {
     const original = await makePdf({ pages: 1, useObjectStreams: false });
     await expect(
-      finalize(original, [{ type: 'signature', page: 1, x: 1, y: 1, width: 10, height: 5, value: 'data:text/html;base64,PGI+' }]),
+      finalize(original, [
+        {
+          type: 'signature',
+          page: 1,
+          x: 1,
+          y: 1,
+          width: 10,
+          height: 5,
+          value: 'data:text/html;base64,PGI+',
+        },
+      ]),
     ).rejects.toThrow(/PNG or JPEG data URL/);
   });
 });

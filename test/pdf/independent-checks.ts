@@ -11,7 +11,11 @@ import path from 'node:path';
 
 export const hasQpdf = spawnSync('qpdf', ['--version']).status === 0;
 
-export function run(cmd: string, args: string[], cwd?: string): { status: number | null; out: string } {
+export function run(
+  cmd: string,
+  args: string[],
+  cwd?: string,
+): { status: number | null; out: string } {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
@@ -32,7 +36,10 @@ export function pdfsigDump(pdf: string): { report: string; dumps: Buffer[] } {
 /** The bytes a signature covers, per the ranges pdfsig printed for signature `index` (0-based). */
 export function signedBytes(pdf: string, report: string, index: number): Buffer {
   const section = report.split(/Signature #\d+:/)[index + 1];
-  const ranges = [...section.matchAll(/\[(\d+) - (\d+)\]/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  const ranges = [...section.matchAll(/\[(\d+) - (\d+)\]/g)].map((m) => [
+    Number(m[1]),
+    Number(m[2]),
+  ]);
   const file = readFileSync(pdf);
   return Buffer.concat(ranges.map(([a, b]) => file.subarray(a, b)));
 }
@@ -41,32 +48,81 @@ export function signedBytes(pdf: string, report: string, index: number): Buffer 
 export function opensslCmsVerify(dir: string, cms: Buffer, content: Buffer, caPem: string): string {
   writeFileSync(path.join(dir, 'check.cms'), cms);
   writeFileSync(path.join(dir, 'check.content'), content);
-  return run('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', 'check.cms', '-content', 'check.content',
-    '-CAfile', caPem, '-purpose', 'any', '-out', '/dev/null'], dir).out;
+  return run(
+    'openssl',
+    [
+      'cms',
+      '-verify',
+      '-binary',
+      '-inform',
+      'DER',
+      '-in',
+      'check.cms',
+      '-content',
+      'check.content',
+      '-CAfile',
+      caPem,
+      '-purpose',
+      'any',
+      '-out',
+      '/dev/null',
+    ],
+    dir,
+  ).out;
 }
 
 /**
  * The signature-time-stamp token inside a CMS and the signature value it stamps, located by
  * `openssl asn1parse` (offsets and the value's hex are openssl's).
  */
-export function signatureTimestampToken(dir: string, cms: Buffer): { token: Buffer; signatureValue: Buffer } | null {
+export function signatureTimestampToken(
+  dir: string,
+  cms: Buffer,
+): { token: Buffer; signatureValue: Buffer } | null {
   writeFileSync(path.join(dir, 'parse.cms'), cms);
-  const lines = execFileSync('openssl', ['asn1parse', '-inform', 'DER', '-in', 'parse.cms'], { cwd: dir, encoding: 'utf8' }).split('\n');
+  const lines = execFileSync('openssl', ['asn1parse', '-inform', 'DER', '-in', 'parse.cms'], {
+    cwd: dir,
+    encoding: 'utf8',
+  }).split('\n');
   const at = lines.findIndex((l) => l.includes(':id-smime-aa-timeStampToken'));
   if (at < 0) return null;
   const tokenLine = /^\s*(\d+):d=\d+\s+hl=(\d+)\s+l=\s*(\d+)/.exec(lines[at + 2])!;
   const start = Number(tokenLine[1]);
   const token = cms.subarray(start, start + Number(tokenLine[2]) + Number(tokenLine[3]));
-  const sigLine = lines.slice(0, at).reverse().find((l) => l.includes('OCTET STRING') && l.includes('[HEX DUMP]'))!;
+  const sigLine = lines
+    .slice(0, at)
+    .reverse()
+    .find((l) => l.includes('OCTET STRING') && l.includes('[HEX DUMP]'))!;
   const signatureValue = Buffer.from(sigLine.split('[HEX DUMP]:')[1].trim(), 'hex');
   return { token, signatureValue };
 }
 
 /** `openssl ts -verify` of a token over a SHA-256 digest, trusting the test CA. */
-export function opensslTsVerify(dir: string, token: Buffer, digest: Buffer, caPem: string, tsaPem: string): string {
+export function opensslTsVerify(
+  dir: string,
+  token: Buffer,
+  digest: Buffer,
+  caPem: string,
+  tsaPem: string,
+): string {
   writeFileSync(path.join(dir, 'check.tst'), token);
-  return run('openssl', ['ts', '-verify', '-token_in', '-in', 'check.tst', '-digest', digest.toString('hex'),
-    '-CAfile', caPem, '-untrusted', tsaPem], dir).out;
+  return run(
+    'openssl',
+    [
+      'ts',
+      '-verify',
+      '-token_in',
+      '-in',
+      'check.tst',
+      '-digest',
+      digest.toString('hex'),
+      '-CAfile',
+      caPem,
+      '-untrusted',
+      tsaPem,
+    ],
+    dir,
+  ).out;
 }
 
 export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest();

@@ -36,14 +36,25 @@ export async function signaturePngDataUrl(): Promise<string> {
     const y = Math.round(height / 2 + Math.sin(x / 8) * 12);
     for (let dy = -1; dy <= 1; dy++) pixels.writeUInt32BE(0x102060ff, ((y + dy) * width + x) * 4);
   }
-  const png = await sharp(pixels, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  const png = await sharp(pixels, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
   return `data:image/png;base64,${png.toString('base64')}`;
 }
 
-export function sampleInput(sourcePath: string, documentHash: string, fields: FinalizeInput['fields']): FinalizeInput {
+export function sampleInput(
+  sourcePath: string,
+  documentHash: string,
+  fields: FinalizeInput['fields'],
+): FinalizeInput {
   return {
     sourcePath,
-    document: { id: 'doc_0123456789', name: 'Mutual NDA 2025', documentHash, completedAt: '2025-03-04T10:20:30.000Z' },
+    document: {
+      id: 'doc_0123456789',
+      name: 'Mutual NDA 2025',
+      documentHash,
+      completedAt: '2025-03-04T10:20:30.000Z',
+    },
     signers: [
       {
         name: 'Alice Martin',
@@ -72,7 +83,8 @@ export function sampleInput(sourcePath: string, documentHash: string, fields: Fi
 
 export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-export const hasPoppler = spawnSync('pdfsig', ['-v']).status === 0 && spawnSync('pdftotext', ['-v']).status === 0;
+export const hasPoppler =
+  spawnSync('pdfsig', ['-v']).status === 0 && spawnSync('pdftotext', ['-v']).status === 0;
 
 /** Runs a poppler tool; returns its stdout and stderr together (pdfsig prints to both). */
 export function poppler(tool: string, args: string[]): { status: number | null; output: string } {
@@ -96,7 +108,9 @@ function node(buf: Buffer): forge.asn1.Asn1 {
   const long = buf[1] & 0x80 ? buf[1] & 0x7f : 0;
   let len = long ? 0 : buf[1];
   for (let i = 0; i < long; i++) len = len * 256 + buf[2 + i];
-  return forge.asn1.fromDer(forge.util.createBuffer(buf.subarray(0, 2 + long + len).toString('binary')));
+  return forge.asn1.fromDer(
+    forge.util.createBuffer(buf.subarray(0, 2 + long + len).toString('binary')),
+  );
 }
 const derOf = (n: forge.asn1.Asn1) => Buffer.from(forge.asn1.toDer(n).getBytes(), 'binary');
 const kids = (n: forge.asn1.Asn1) => n.value as forge.asn1.Asn1[];
@@ -116,18 +130,29 @@ export function checkSignature(pdf: Buffer): SignatureCheck {
   const [a, b, c, d] = byteRange;
   const gap = text.slice(b, c);
   const coversAllButContents =
-    a === 0 && c + d === pdf.length && /^<[0-9a-fA-F]+>$/.test(gap) && /\/Contents\s*$/.test(text.slice(b - 20, b));
-  const subFilter = /\/SubFilter\s*\/([A-Za-z0-9.]+)/.exec(text.slice(text.lastIndexOf('/Type/Sig')))?.[1] ?? '';
+    a === 0 &&
+    c + d === pdf.length &&
+    /^<[0-9a-fA-F]+>$/.test(gap) &&
+    /\/Contents\s*$/.test(text.slice(b - 20, b));
+  const subFilter =
+    /\/SubFilter\s*\/([A-Za-z0-9.]+)/.exec(text.slice(text.lastIndexOf('/Type/Sig')))?.[1] ?? '';
 
-  const digest = createHash('sha256').update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
+  const digest = createHash('sha256')
+    .update(pdf.subarray(a, a + b))
+    .update(pdf.subarray(c, c + d))
+    .digest();
   const cms = node(Buffer.from(gap.slice(1, -1), 'hex'));
   const signedData = kids(kids(cms)[1])[0];
   const sdParts = kids(signedData);
-  const certsNode = sdParts.find((n) => n.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && n.type === 0)!;
+  const certsNode = sdParts.find(
+    (n) => n.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && n.type === 0,
+  )!;
   const certificateDer = derOf(kids(certsNode)[0]);
   const signerInfo = kids(sdParts[sdParts.length - 1])[0];
   const siParts = kids(signerInfo);
-  const attrsNode = siParts.find((n) => n.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && n.type === 0)!;
+  const attrsNode = siParts.find(
+    (n) => n.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && n.type === 0,
+  )!;
   const signature = bytesOf(siParts[siParts.length - 1]);
   const attrs = kids(attrsNode).map((attr) => ({
     oid: forge.asn1.derToOid(kids(attr)[0].value as string),
@@ -137,7 +162,9 @@ export function checkSignature(pdf: Buffer): SignatureCheck {
   const essCert = attrs.find((x) => x.oid === '1.2.840.113549.1.9.16.2.47');
   const essHash = essCert ? bytesOf(kids(kids(kids(essCert.value)[0])[0])[0]) : Buffer.alloc(0);
   // What was signed is the attributes' DER with the universal SET tag instead of [0].
-  const signedAttrs = derOf(forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SET, true, kids(attrsNode)));
+  const signedAttrs = derOf(
+    forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SET, true, kids(attrsNode)),
+  );
   const publicKey = new X509Certificate(certificateDer).publicKey;
   return {
     byteRange,
@@ -145,7 +172,9 @@ export function checkSignature(pdf: Buffer): SignatureCheck {
     subFilter,
     digestMatches: !!messageDigest && bytesOf(messageDigest.value).equals(digest),
     signatureValid: verify('sha256', signedAttrs, publicKey, signature),
-    signingCertificateV2Matches: essHash.equals(createHash('sha256').update(certificateDer).digest()),
+    signingCertificateV2Matches: essHash.equals(
+      createHash('sha256').update(certificateDer).digest(),
+    ),
     attributeOids: attrs.map((x) => x.oid),
     certificateDer,
   };

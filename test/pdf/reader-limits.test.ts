@@ -3,7 +3,14 @@ import { readDocumentTree } from '../../src/pdf/pages.ts';
 import { PdfFile } from '../../src/pdf/reader.ts';
 import { PDF_LIMITS, PdfLimitError, PdfSyntaxError } from '../../src/pdf/syntax.ts';
 import { countPdfPages, UnreadablePdfError } from '../../src/pdf/page-count.ts';
-import { brokenXrefObjectStreamBomb, deepNesting, deepPageTree, objectStreamBomb, selfReferencingObjectStream, zeroWidthXref } from '../hostile/bombs.ts';
+import {
+  brokenXrefObjectStreamBomb,
+  deepNesting,
+  deepPageTree,
+  objectStreamBomb,
+  selfReferencingObjectStream,
+  zeroWidthXref,
+} from '../hostile/bombs.ts';
 
 /** Reads the file as sealing does; returns the page count or the error thrown. */
 function read(bytes: Buffer): number | Error {
@@ -44,7 +51,10 @@ describe('the PDF reader holds every file to its limits', () => {
 
   it('refuses an /Index that claims more rows than the xref stream holds', () => {
     const pdf = zeroWidthXref(1);
-    const claims = Buffer.from(pdf.toString('latin1').replace('/W [0 0 0]/Index [0 1]', '/W [1 4 2]/Index [0 9999999]'), 'latin1');
+    const claims = Buffer.from(
+      pdf.toString('latin1').replace('/W [0 0 0]/Index [0 1]', '/W [1 4 2]/Index [0 9999999]'),
+      'latin1',
+    );
     expect((read(claims) as Error).message).toMatch(/claims 9999999 entries/);
   });
 
@@ -64,7 +74,10 @@ describe('the PDF reader holds every file to its limits', () => {
 
 describe('upload parsing (countPdfPages, on the intake thread)', () => {
   it('answers too_large for an object stream bomb, read by Signet or by the pdf-lib fallback', async () => {
-    for (const bomb of [await objectStreamBomb(512 * 1024 * 1024), await brokenXrefObjectStreamBomb(512 * 1024 * 1024)]) {
+    for (const bomb of [
+      await objectStreamBomb(512 * 1024 * 1024),
+      await brokenXrefObjectStreamBomb(512 * 1024 * 1024),
+    ]) {
       const before = rssMb();
       const err = await countPdfPages({ bytes: bomb }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnreadablePdfError);

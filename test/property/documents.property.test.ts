@@ -20,7 +20,10 @@ beforeAll(async () => {
   const folder = async (name: string, key?: string) =>
     (await t.request('POST', '/api/v1/folders', { body: { name }, key })).body.data.id as string;
   folderIds = [await folder('Contracts'), await folder('HR'), await folder('Theirs', other.key)];
-  const drafts = [await createDocument(t, { name: 'Draft A' }), await createDocument(t, { name: 'Draft B', folderId: folderIds[0] })];
+  const drafts = [
+    await createDocument(t, { name: 'Draft A' }),
+    await createDocument(t, { name: 'Draft B', folderId: folderIds[0] }),
+  ];
   const pending = await readyDocument(t, { signers: 1 });
   expect((await t.request('POST', `/api/v1/documents/${pending}/send`)).status).toBe(200);
   const deleted = await createDocument(t, { name: 'Deleted' });
@@ -59,21 +62,25 @@ describe('property: documents endpoints never fail with 5xx and refuse cleanly',
   it('PATCH /api/v1/documents/{id}', async () => {
     const tally = new Tally();
     await fc.assert(
-      fc.asyncProperty(pathId(documentIds), body(documentFields(folderIds)), async (id, payload) => {
-        const before = await counts(t);
-        const row = await rowOf(t, 'documents', idFrom(id));
-        const res = await probe(t, 'PATCH', `/api/v1/documents/${id}`, payload);
-        tally.add(res.status);
-        const after = await counts(t);
-        if (res.status >= 400) {
-          expect(after).toEqual(before);
-          expect(await rowOf(t, 'documents', idFrom(id))).toEqual(row);
-        } else {
-          expect(res.status).toBe(200);
-          expect(after.documents).toBe(before.documents);
-          expect(res.json.data.id).toBe(idFrom(id));
-        }
-      }),
+      fc.asyncProperty(
+        pathId(documentIds),
+        body(documentFields(folderIds)),
+        async (id, payload) => {
+          const before = await counts(t);
+          const row = await rowOf(t, 'documents', idFrom(id));
+          const res = await probe(t, 'PATCH', `/api/v1/documents/${id}`, payload);
+          tally.add(res.status);
+          const after = await counts(t);
+          if (res.status >= 400) {
+            expect(after).toEqual(before);
+            expect(await rowOf(t, 'documents', idFrom(id))).toEqual(row);
+          } else {
+            expect(res.status).toBe(200);
+            expect(after.documents).toBe(before.documents);
+            expect(res.json.data.id).toBe(idFrom(id));
+          }
+        },
+      ),
       settings,
     );
     tally.expectMix();
@@ -84,7 +91,18 @@ describe('property: documents endpoints never fail with 5xx and refuse cleanly',
     const query = queryString({
       list: 'documents',
       extra: {
-        status: mostly(fc.constantFrom('draft', 'pending', 'action_required', 'completed', 'cancelled', 'expired', 'declined', 'DRAFT')),
+        status: mostly(
+          fc.constantFrom(
+            'draft',
+            'pending',
+            'action_required',
+            'completed',
+            'cancelled',
+            'expired',
+            'declined',
+            'DRAFT',
+          ),
+        ),
         search: nastyString,
         folderId: mostly(fc.constantFrom(...folderIds)),
       },

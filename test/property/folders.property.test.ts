@@ -15,11 +15,18 @@ beforeAll(async () => {
   t = await buildTestApp();
   const other = await t.newOrg('Other');
   const folder = async (name: string, parentId?: string, key?: string) =>
-    (await t.request('POST', '/api/v1/folders', { body: { name, parentId }, key })).body.data.id as string;
+    (await t.request('POST', '/api/v1/folders', { body: { name, parentId }, key })).body.data
+      .id as string;
   const root = await folder('Root');
   const child = await folder('Child', root);
   const grandchild = await folder('Grandchild', child);
-  folderIds = [root, child, grandchild, await folder('Second root'), await folder('Theirs', undefined, other.key)];
+  folderIds = [
+    root,
+    child,
+    grandchild,
+    await folder('Second root'),
+    await folder('Theirs', undefined, other.key),
+  ];
 }, 30_000);
 afterAll(async () => t.close());
 
@@ -82,7 +89,10 @@ describe('property: folder endpoints never fail with 5xx and refuse cleanly', ()
 
   it('GET /api/v1/folders', async () => {
     const tally = new Tally();
-    const query = queryString({ list: 'folders', extra: { parentId: mostly(fc.constantFrom(...folderIds)) } });
+    const query = queryString({
+      list: 'folders',
+      extra: { parentId: mostly(fc.constantFrom(...folderIds)) },
+    });
     await fc.assert(
       fc.asyncProperty(query, async (qs) => {
         const before = await counts(t);

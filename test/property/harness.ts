@@ -19,7 +19,12 @@ export interface Probe {
  * `X-Request-Id`, and every 4xx in the error body of API.md with a code from the table whose
  * status matches. Returns the reply for endpoint-specific checks.
  */
-export async function probe(t: TestApp, method: string, url: string, body?: Payload): Promise<Probe> {
+export async function probe(
+  t: TestApp,
+  method: string,
+  url: string,
+  body?: Payload,
+): Promise<Probe> {
   const headers: Record<string, string> = { authorization: `Bearer ${t.key}` };
   if (body?.contentType) headers['content-type'] = body.contentType;
   const raw = await t.app.inject({ method: method as never, url, headers, payload: body?.payload });
@@ -62,7 +67,15 @@ export function limitOf(query: string): number | undefined {
   return values.length === 1 && values[0] !== '' && Number.isInteger(n) ? n : undefined;
 }
 
-const TABLES = ['documents', 'signers', 'fields', 'folders', 'audit_logs', 'events', 'jobs'] as const;
+const TABLES = [
+  'documents',
+  'signers',
+  'fields',
+  'folders',
+  'audit_logs',
+  'events',
+  'jobs',
+] as const;
 
 /**
  * Row counts of every table a write could touch, across the whole (per-file) database, so a
@@ -72,7 +85,9 @@ export async function counts(t: TestApp): Promise<Record<string, number>> {
   const db = t.database.handle.db;
   const parts = TABLES.map((table) => sql`(select count(*) from ${sql.table(table)})`.as(table));
   const row = await db.selectNoFrom(parts as never).executeTakeFirstOrThrow();
-  return Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, Number(v)]));
+  return Object.fromEntries(
+    Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, Number(v)]),
+  );
 }
 
 /** The id a generated path segment names (undecoded when it is not valid percent-encoding). */
@@ -85,7 +100,11 @@ export function idFrom(encoded: string): string {
 }
 
 /** One row as stored, to compare before and after a refused edit. */
-export async function rowOf(t: TestApp, table: 'documents' | 'signers' | 'fields' | 'folders', id: string): Promise<unknown> {
+export async function rowOf(
+  t: TestApp,
+  table: 'documents' | 'signers' | 'fields' | 'folders',
+  id: string,
+): Promise<unknown> {
   // No row can have such an id, and PostgreSQL refuses U+0000 even in a lookup.
   if (id.includes('\u0000')) return undefined;
   return t.database.handle.db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst();
@@ -114,8 +133,14 @@ export class Tally {
     const seen = JSON.stringify(Object.fromEntries(this.byStatus));
     // PROPERTY_STATS=1 prints the mix, to tune generators.
     if (process.env.PROPERTY_STATS) console.log(`${expect.getState().currentTestName}: ${seen}`);
-    expect(this.share((s) => s < 300), `successes among ${seen}`).toBeGreaterThanOrEqual(min);
-    expect(this.share((s) => s >= 400), `refusals among ${seen}`).toBeGreaterThanOrEqual(min);
+    expect(
+      this.share((s) => s < 300),
+      `successes among ${seen}`,
+    ).toBeGreaterThanOrEqual(min);
+    expect(
+      this.share((s) => s >= 400),
+      `refusals among ${seen}`,
+    ).toBeGreaterThanOrEqual(min);
   }
 }
 

@@ -19,11 +19,20 @@ let draft: string;
 let pairs: [string, string][];
 
 const signerIds = async (documentId: string, key?: string) =>
-  ((await t.request('GET', `/api/v1/documents/${documentId}/signers?limit=100`, { key })).body.data as { id: string }[]).map((s) => s.id);
+  (
+    (await t.request('GET', `/api/v1/documents/${documentId}/signers?limit=100`, { key })).body
+      .data as { id: string }[]
+  ).map((s) => s.id);
 
 const signerCount = async (documentId: string) =>
   Number(
-    (await t.database.handle.db.selectFrom('signers').select((eb) => eb.fn.countAll().as('n')).where('document_id', '=', documentId).executeTakeFirstOrThrow()).n,
+    (
+      await t.database.handle.db
+        .selectFrom('signers')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('document_id', '=', documentId)
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 
 beforeAll(async () => {
@@ -47,28 +56,37 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 /** The document a generated request names: the current draft, another known document, or a made-up id. */
-const documentTarget = () => fc.oneof({ weight: 3, arbitrary: fc.constant('@draft') }, { weight: 2, arbitrary: pathId(otherDocuments) });
+const documentTarget = () =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constant('@draft') },
+    { weight: 2, arbitrary: pathId(otherDocuments) },
+  );
 
 describe('property: signer endpoints never fail with 5xx and refuse cleanly', () => {
   it('POST /api/v1/documents/{id}/signers', async () => {
     const tally = new Tally();
     await fc.assert(
-      fc.asyncProperty(documentTarget(), body(signerFields, ['name', 'email']), async (target, payload) => {
-        if (target === '@draft' && (await signerCount(draft)) >= 50) draft = await createDocument(t, { name: 'Next draft' });
-        const id = target === '@draft' ? draft : target;
-        const before = await counts(t);
-        const doc = await rowOf(t, 'documents', idFrom(id));
-        const res = await probe(t, 'POST', `/api/v1/documents/${id}/signers`, payload);
-        tally.add(res.status);
-        const after = await counts(t);
-        if (res.status === 201) {
-          expect(after.signers).toBe(before.signers + 1);
-          expect(res.json.data.id).toMatch(/^sgn_/);
-        } else {
-          expect(after).toEqual(before);
-          expect(await rowOf(t, 'documents', idFrom(id))).toEqual(doc);
-        }
-      }),
+      fc.asyncProperty(
+        documentTarget(),
+        body(signerFields, ['name', 'email']),
+        async (target, payload) => {
+          if (target === '@draft' && (await signerCount(draft)) >= 50)
+            draft = await createDocument(t, { name: 'Next draft' });
+          const id = target === '@draft' ? draft : target;
+          const before = await counts(t);
+          const doc = await rowOf(t, 'documents', idFrom(id));
+          const res = await probe(t, 'POST', `/api/v1/documents/${id}/signers`, payload);
+          tally.add(res.status);
+          const after = await counts(t);
+          if (res.status === 201) {
+            expect(after.signers).toBe(before.signers + 1);
+            expect(res.json.data.id).toMatch(/^sgn_/);
+          } else {
+            expect(after).toEqual(before);
+            expect(await rowOf(t, 'documents', idFrom(id))).toEqual(doc);
+          }
+        },
+      ),
       settings,
     );
     tally.expectMix();
@@ -76,22 +94,39 @@ describe('property: signer endpoints never fail with 5xx and refuse cleanly', ()
 
   it('PATCH /api/v1/documents/{id}/signers/{signerId}', async () => {
     const tally = new Tally();
-    const known = fc.constantFrom(...pairs).map(([d, s]) => [encodeURIComponent(d), encodeURIComponent(s)] as const);
-    const editable = fc.constantFrom(...pairs.filter(([d]) => !otherDocuments.includes(d))).map(([d, x]) => [encodeURIComponent(d), encodeURIComponent(x)] as const);
+    const known = fc
+      .constantFrom(...pairs)
+      .map(([d, s]) => [encodeURIComponent(d), encodeURIComponent(s)] as const);
+    const editable = fc
+      .constantFrom(...pairs.filter(([d]) => !otherDocuments.includes(d)))
+      .map(([d, x]) => [encodeURIComponent(d), encodeURIComponent(x)] as const);
     const target = fc.oneof(
       { weight: 6, arbitrary: editable },
       { weight: 3, arbitrary: known },
       // A real signer under another document, or made-up ids on either side.
       { weight: 1, arbitrary: fc.tuple(known, known).map(([a, b]) => [a[0], b[1]] as const) },
-      { weight: 1, arbitrary: fc.tuple(pathId(otherDocuments), known).map(([d, s]) => [d, s[1]] as const) },
-      { weight: 1, arbitrary: fc.tuple(known, pathId(pairs.map((p) => p[1]))).map(([d, s]) => [d[0], s] as const) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(pathId(otherDocuments), known).map(([d, s]) => [d, s[1]] as const),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(known, pathId(pairs.map((p) => p[1])))
+          .map(([d, s]) => [d[0], s] as const),
+      },
     );
     await fc.assert(
       fc.asyncProperty(target, body(signerFields), async ([documentId, signerId], payload) => {
         const before = await counts(t);
         const row = await rowOf(t, 'signers', idFrom(signerId));
         const doc = await rowOf(t, 'documents', idFrom(documentId));
-        const res = await probe(t, 'PATCH', `/api/v1/documents/${documentId}/signers/${signerId}`, payload);
+        const res = await probe(
+          t,
+          'PATCH',
+          `/api/v1/documents/${documentId}/signers/${signerId}`,
+          payload,
+        );
         tally.add(res.status);
         const after = await counts(t);
         if (res.status >= 400) {

@@ -10,7 +10,14 @@ import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
 import { signingCertPassword } from '../../src/secret-key.ts';
 import { createStorage } from '../../src/storage/create-storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { api, childEnv, cli, serve, type ApiReply, type ChildServer } from '../helpers/child-server.ts';
+import {
+  api,
+  childEnv,
+  cli,
+  serve,
+  type ApiReply,
+  type ChildServer,
+} from '../helpers/child-server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { REDIS_URL } from '../helpers/redis.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
@@ -60,12 +67,19 @@ export interface Cluster {
   /** Starts a fresh instance in every slot whose process was sent a signal, so all slots serve again. */
   refill(): Promise<void>;
   /** A receiver answering as `respond` says (closed with the cluster), and a webhook of `events` delivering to it. */
-  subscribe(events: EventType[], respond: Respond): Promise<{ receiver: Receiver; webhookId: string }>;
+  subscribe(
+    events: EventType[],
+    respond: Respond,
+  ): Promise<{ receiver: Receiver; webhookId: string }>;
   /**
    * A webhook of `type` whose receiver answers each attempt after `answerMs`, and `count` such events
    * at once; resolves when every instance has attempts of them on the wire.
    */
-  slowDeliveries(type: EventType, count: number, answerMs: number): Promise<{ receiver: Receiver; webhookId: string; docIds: string[] }>;
+  slowDeliveries(
+    type: EventType,
+    count: number,
+    answerMs: number,
+  ): Promise<{ receiver: Receiver; webhookId: string; docIds: string[] }>;
   /** Commits `count` events at once, as a burst of changes would; returns the document ids they name. */
   emit(type: EventType, count: number, tag: string): Promise<string[]>;
   /** Ids of the webhook's deliveries, and how many have succeeded and how many are leased. */
@@ -78,16 +92,26 @@ export interface Cluster {
 /** Attempts one instance's delivery worker has in flight at most (its default concurrency). */
 const ATTEMPTS_PER_INSTANCE = 32;
 
-const inRotation = (s: ChildServer) => s.process.exitCode === null && s.process.signalCode === null && !s.process.killed;
+const inRotation = (s: ChildServer) =>
+  s.process.exitCode === null && s.process.signalCode === null && !s.process.killed;
 
-export async function startCluster(options: { size: number; redis: boolean; env?: Record<string, string> }): Promise<Cluster> {
+export async function startCluster(options: {
+  size: number;
+  redis: boolean;
+  env?: Record<string, string>;
+}): Promise<Cluster> {
   // Empty: the instances race to migrate it, as replicas of a fresh deployment do.
   const db = await createTestDatabase({ migrated: false });
   const sink = await SmtpSink.start();
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-cert-'));
   // The server's own generator writes a PKCS#12 file (its password derived from a secret key); every instance is then configured with that file.
   const certPassword = signingCertPassword(randomBytes(32));
-  const certificate = await loadSigningCertificate({ dataDir: certDir, signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: certPassword });
+  const certificate = await loadSigningCertificate({
+    dataDir: certDir,
+    signingCertP12: undefined,
+    signingCertPassword: undefined,
+    generatedCertPassword: certPassword,
+  });
   const env = childEnv({
     DATA_DIR: db.dataDir,
     DATABASE_URL: db.url,
@@ -105,7 +129,8 @@ export async function startCluster(options: { size: number; redis: boolean; env?
   const servers: ChildServer[] = [];
   const receivers: Receiver[] = [];
   const cleanup = async () => {
-    for (const s of servers) if (s.process.exitCode === null && s.process.signalCode === null) s.process.kill('SIGKILL');
+    for (const s of servers)
+      if (s.process.exitCode === null && s.process.signalCode === null) s.process.kill('SIGKILL');
     await Promise.all(servers.map((s) => s.exited));
     for (const r of receivers) await r.close();
     await sink.close();
@@ -115,7 +140,14 @@ export async function startCluster(options: { size: number; redis: boolean; env?
   // The instances boot while the CLI (another process on the same empty database) issues the organization and key.
   const booting = Array.from({ length: options.size }, () => serve(env));
   const issuing = (async () => {
-    const org = await cli(env, ['org', 'create', '--name', 'Cluster', '--admin-email', 'ops@cluster.test']);
+    const org = await cli(env, [
+      'org',
+      'create',
+      '--name',
+      'Cluster',
+      '--admin-email',
+      'ops@cluster.test',
+    ]);
     const { key } = await cli(env, ['key', 'create', '--org', org.id, '--scopes', 'all']);
     return { orgId: org.id as string, key: key as string };
   })();
@@ -159,12 +191,14 @@ export async function startCluster(options: { size: number; redis: boolean; env?
     orgId,
     key,
     next,
-    request: (method, url, body, requestKey) => api(next(), requestKey === undefined ? key : requestKey, method, url, body),
+    request: (method, url, body, requestKey) =>
+      api(next(), requestKey === undefined ? key : requestKey, method, url, body),
     refill: async () => {
       await Promise.all(
         servers.map(async (s, i) => {
           if (inRotation(s)) return;
-          if (s.process.exitCode === null && s.process.signalCode === null) s.process.kill('SIGKILL');
+          if (s.process.exitCode === null && s.process.signalCode === null)
+            s.process.kill('SIGKILL');
           await s.exited;
           servers[i] = await serve(env);
         }),
@@ -173,15 +207,26 @@ export async function startCluster(options: { size: number; redis: boolean; env?
     subscribe,
     emit,
     slowDeliveries: async (type, count, answerMs) => {
-      const { receiver, webhookId } = await subscribe([type], () => ({ status: 200, delayMs: answerMs }));
+      const { receiver, webhookId } = await subscribe([type], () => ({
+        status: 200,
+        delayMs: answerMs,
+      }));
       const docIds = await emit(type, count, type.replace(/\W/g, ''));
       // More in flight than all instances but one can hold: every instance holds some.
       const everywhere = ATTEMPTS_PER_INSTANCE * (servers.filter(inRotation).length - 1);
-      await waitFor(() => receiver.pending > everywhere, 'attempts in flight on every instance', 20_000);
+      await waitFor(
+        () => receiver.pending > everywhere,
+        'attempts in flight on every instance',
+        20_000,
+      );
       return { receiver, webhookId, docIds };
     },
     deliveries: async (webhookId) => {
-      const rows = await handle.selectFrom('webhook_deliveries').select(['id', 'status', 'leased_until']).where('webhook_id', '=', webhookId).execute();
+      const rows = await handle
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'status', 'leased_until'])
+        .where('webhook_id', '=', webhookId)
+        .execute();
       return {
         ids: rows.map((r) => r.id),
         succeeded: rows.filter((r) => r.status === 'succeeded').length,
@@ -193,9 +238,16 @@ export async function startCluster(options: { size: number; redis: boolean; env?
         handle
           .selectFrom('jobs')
           .select('id')
-          .where((eb) => eb.or([eb('status', 'in', ['pending', 'running']), eb('leased_until', 'is not', null)]))
+          .where((eb) =>
+            eb.or([eb('status', 'in', ['pending', 'running']), eb('leased_until', 'is not', null)]),
+          )
           .execute();
-      await waitFor(async () => (await busy()).length === 0, 'the job queue to settle', 30_000, 100);
+      await waitFor(
+        async () => (await busy()).length === 0,
+        'the job queue to settle',
+        30_000,
+        100,
+      );
     },
     close: cleanup,
   };

@@ -4,7 +4,13 @@ import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '../../src/modules/documents/documents.schemas.ts';
 import { generatedPdf } from '../files/helpers.ts';
-import { api, attemptedDeliveries, logLines, terminate, type ChildServer } from '../helpers/child-server.ts';
+import {
+  api,
+  attemptedDeliveries,
+  logLines,
+  terminate,
+  type ChildServer,
+} from '../helpers/child-server.ts';
 import { testDatabaseUrl } from '../helpers/database.ts';
 import { field, samplePdf } from '../helpers/factories.ts';
 import { redisReachable } from '../helpers/redis.ts';
@@ -19,7 +25,10 @@ import { pathOf, startCluster, type Cluster } from './cluster.ts';
  */
 
 const redis = testDatabaseUrl ? await redisReachable() : false;
-if (!testDatabaseUrl) console.info('graceful shutdown of one of three instances: skipped, it needs PostgreSQL (set TEST_DATABASE_URL)');
+if (!testDatabaseUrl)
+  console.info(
+    'graceful shutdown of one of three instances: skipped, it needs PostgreSQL (set TEST_DATABASE_URL)',
+  );
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -39,18 +48,33 @@ function refusesConnections(port: number): Promise<boolean> {
  * PUTs `bytes` a chunk at a time, as a slow client would, over a keep-alive agent (as browsers,
  * fetch and most HTTP clients use): the connection stays open after the answer.
  */
-function slowPut(url: string, headers: Record<string, string>, bytes: Buffer, agent: http.Agent, chunkBytes = 1 << 20, everyMs = 80) {
+function slowPut(
+  url: string,
+  headers: Record<string, string>,
+  bytes: Buffer,
+  agent: http.Agent,
+  chunkBytes = 1 << 20,
+  everyMs = 80,
+) {
   let sent = 0;
   let finished = false;
   const done = new Promise<{ status: number; body: any; at: number }>((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', agent, headers: { ...headers, 'content-length': String(bytes.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        finished = true;
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now() });
-      });
-    });
+    const req = http.request(
+      url,
+      { method: 'PUT', agent, headers: { ...headers, 'content-length': String(bytes.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          finished = true;
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+            at: Date.now(),
+          });
+        });
+      },
+    );
     req.on('error', (err) => {
       finished = true;
       reject(err);
@@ -71,7 +95,11 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
   let cluster: Cluster;
   beforeAll(async () => {
     // The default 10 s attempt timeout: a 3 s answer is slow, not failed.
-    cluster = await startCluster({ size: 3, redis, env: { WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s' } });
+    cluster = await startCluster({
+      size: 3,
+      redis,
+      env: { WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s' },
+    });
   }, 90_000);
   // Each test stops an instance; the next starts with three again.
   beforeEach(async () => cluster.refill(), 60_000);
@@ -85,11 +113,15 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
 
   it('during a 50 MB upload: stops accepting and claiming, the upload completes, exit 0', async () => {
     const x = cluster.servers[0];
-    const { receiver: hook, webhookId } = await cluster.subscribe(['document.viewed'], () => ({ status: 200 }));
+    const { receiver: hook, webhookId } = await cluster.subscribe(['document.viewed'], () => ({
+      status: 200,
+    }));
     const created = await cluster.request('POST', '/api/v1/documents', { name: 'Large scan' });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
-    const ticket = await api(x, cluster.key, 'POST', `/api/v1/documents/${id}/upload`, { fileSize: MAX_UPLOAD_BYTES });
+    const ticket = await api(x, cluster.key, 'POST', `/api/v1/documents/${id}/upload`, {
+      fileSize: MAX_UPLOAD_BYTES,
+    });
     expect(ticket.status).toBe(200);
 
     // A real PDF: every upload is read at upload, so random bytes behind a PDF header are refused (415).
@@ -98,11 +130,20 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
     const bytes = Buffer.concat(parts);
     const agent = new http.Agent({ keepAlive: true });
     try {
-      const upload = slowPut(`${x.url}${pathOf(ticket.body.data.uploadUrl)}`, ticket.body.data.headers, bytes, agent);
+      const upload = slowPut(
+        `${x.url}${pathOf(ticket.body.data.uploadUrl)}`,
+        ticket.body.data.headers,
+        bytes,
+        agent,
+      );
       await waitFor(() => upload.sent() >= 10 << 20, 'the first 10 MB to be sent', 20_000);
       const sigtermAt = Date.now();
       const stopping = terminate(x);
-      await waitFor(() => refusesConnections(x.port), 'the instance to stop accepting connections', 5_000);
+      await waitFor(
+        () => refusesConnections(x.port),
+        'the instance to stop accepting connections',
+        5_000,
+      );
       expect(upload.finished()).toBe(false);
 
       // Work that arrives while it drains is left to the others: bursts of events, each claimed by whoever polls first.
@@ -115,7 +156,11 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
 
       const answer = await upload.done;
       expect(answer.status, `${JSON.stringify(answer.body)}\n${x.output().slice(-3000)}`).toBe(200);
-      expect(answer.body.data).toMatchObject({ id, fileSize: MAX_UPLOAD_BYTES, documentHash: sha256(bytes) });
+      expect(answer.body.data).toMatchObject({
+        id,
+        fileSize: MAX_UPLOAD_BYTES,
+        documentHash: sha256(bytes),
+      });
       const stopped = await stopping;
       expect(stopped.code, x.output().slice(-2000)).toBe(0);
       // It exits once the upload is answered: an idle keep-alive connection does not hold it open.
@@ -123,17 +168,29 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
 
       // Another instance serves the document with its file.
       const detail = await cluster.request('GET', `/api/v1/documents/${id}`);
-      expect(detail.body.data).toMatchObject({ fileSize: MAX_UPLOAD_BYTES, documentHash: sha256(bytes) });
-      const download = await fetch(`${cluster.next().url}/api/v1/documents/${id}/download`, { headers: { authorization: `Bearer ${cluster.key}` } });
+      expect(detail.body.data).toMatchObject({
+        fileSize: MAX_UPLOAD_BYTES,
+        documentHash: sha256(bytes),
+      });
+      const download = await fetch(`${cluster.next().url}/api/v1/documents/${id}/download`, {
+        headers: { authorization: `Bearer ${cluster.key}` },
+      });
       expect(download.status).toBe(200);
       expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(bytes));
 
       // Every event of the drain was delivered, by the others only.
-      const { ids } = await waitFor(async () => {
-        const d = await cluster.deliveries(webhookId);
-        return d.succeeded === drained.length && d.leased === 0 ? d : null;
-      }, 'the events of the drain to be delivered', 20_000, 100);
-      expect(new Set(hook.received.map((r) => JSON.parse(r.body).data.id))).toEqual(new Set(drained));
+      const { ids } = await waitFor(
+        async () => {
+          const d = await cluster.deliveries(webhookId);
+          return d.succeeded === drained.length && d.leased === 0 ? d : null;
+        },
+        'the events of the drain to be delivered',
+        20_000,
+        100,
+      );
+      expect(new Set(hook.received.map((r) => JSON.parse(r.body).data.id))).toEqual(
+        new Set(drained),
+      );
       const byStopping = [...attemptedDeliveries(x)].filter((d) => ids.includes(d));
       expect(byStopping).toEqual([]);
     } finally {
@@ -144,19 +201,30 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
   it('during slow webhook attempts: they finish and are recorded once, no lease is left, exit 0', async () => {
     const events = 100;
     // Answers take 3 s: every instance, the one stopped included, has attempts on the wire.
-    const { receiver: hook, webhookId, docIds } = await cluster.slowDeliveries('document.cancelled', events, 3_000);
+    const {
+      receiver: hook,
+      webhookId,
+      docIds,
+    } = await cluster.slowDeliveries('document.cancelled', events, 3_000);
 
     const y = cluster.servers[1];
     const sigtermAt = Date.now();
     await exitsCleanly(y);
     // It waited for the answers to the attempts it had on the wire, and recorded them.
-    const finishedAfterSigterm = logLines(y, 'webhook attempt succeeded').filter((l) => l.time >= sigtermAt);
+    const finishedAfterSigterm = logLines(y, 'webhook attempt succeeded').filter(
+      (l) => l.time >= sigtermAt,
+    );
     expect(finishedAfterSigterm.length).toBeGreaterThan(0);
 
-    await waitFor(async () => {
-      const d = await cluster.deliveries(webhookId);
-      return d.succeeded === events && d.leased === 0;
-    }, `all ${events} deliveries to succeed`, 30_000, 100);
+    await waitFor(
+      async () => {
+        const d = await cluster.deliveries(webhookId);
+        return d.succeeded === events && d.leased === 0;
+      },
+      `all ${events} deliveries to succeed`,
+      30_000,
+      100,
+    );
     // Nothing cut off, nothing repeated: each event arrived exactly once.
     expect(hook.cutOff).toEqual([]);
     expect(hook.received.map((r) => JSON.parse(r.body).data.id).sort()).toEqual(docIds);
@@ -174,8 +242,14 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     const pdf = await samplePdf();
-    const ticket = await cluster.request('POST', `/api/v1/documents/${id}/upload`, { fileSize: pdf.length });
-    const put = await fetch(`${cluster.next().url}${pathOf(ticket.body.data.uploadUrl)}`, { method: 'PUT', headers: ticket.body.data.headers, body: new Uint8Array(pdf) });
+    const ticket = await cluster.request('POST', `/api/v1/documents/${id}/upload`, {
+      fileSize: pdf.length,
+    });
+    const put = await fetch(`${cluster.next().url}${pathOf(ticket.body.data.uploadUrl)}`, {
+      method: 'PUT',
+      headers: ticket.body.data.headers,
+      body: new Uint8Array(pdf),
+    });
     expect(put.status).toBe(200);
 
     // A slow relay: every invitation job waits 2 s for its mail to be accepted.
@@ -183,7 +257,11 @@ describe.skipIf(!testDatabaseUrl)('SIGTERM on one of three instances', () => {
     try {
       expect((await cluster.request('POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
       // An instance has at most MAIL_CONNECTIONS (10) mails in hand: with more than 20 held, all three have some.
-      await waitFor(() => cluster.sink.holding > 20, 'mail jobs in hand on all three instances', 20_000);
+      await waitFor(
+        () => cluster.sink.holding > 20,
+        'mail jobs in hand on all three instances',
+        20_000,
+      );
       const z = cluster.servers[2];
       await exitsCleanly(z);
       expect(logLines(z, 'job failed')).toEqual([]);

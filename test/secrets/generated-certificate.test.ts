@@ -31,7 +31,9 @@ async function database(): Promise<TestDatabase> {
 }
 
 async function start(db: TestDatabase, secretKey: string): Promise<ChildServer> {
-  const server = await serve(childEnv({ DATA_DIR: db.dataDir, DATABASE_URL: db.url, SECRET_KEY: secretKey }));
+  const server = await serve(
+    childEnv({ DATA_DIR: db.dataDir, DATABASE_URL: db.url, SECRET_KEY: secretKey }),
+  );
   cleanups.push(() => (server.process.exitCode === null ? terminate(server) : Promise.resolve()));
   return server;
 }
@@ -41,16 +43,24 @@ const ready = async (server: ChildServer) => {
   return { status: res.status, body: (await res.json()) as Record<string, string> };
 };
 
-const certFiles = async (dir: string) => (await readdir(dir)).filter((f) => f.startsWith('signing-cert')).sort();
+const certFiles = async (dir: string) =>
+  (await readdir(dir)).filter((f) => f.startsWith('signing-cert')).sort();
 
 describe('the generated certificate and SECRET_KEY', () => {
-  it('is generated with no password file; another SECRET_KEY refuses to start with a clear message', { timeout: 90_000 }, async () => {
+  it('is generated with no password file; another SECRET_KEY refuses to start with a clear message', {
+    timeout: 90_000,
+  }, async () => {
     const db = await database();
     const first = await start(db, KEY_A);
     expect(await ready(first)).toMatchObject({ status: 200, body: { certificate: 'ok' } });
     expect(await certFiles(db.dataDir)).toEqual(['signing-cert.p12']);
     // The file opens with the password derived from that key.
-    const opened = await loadSigningCertificate({ dataDir: db.dataDir, signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: signingCertPassword(Buffer.from(KEY_A)) });
+    const opened = await loadSigningCertificate({
+      dataDir: db.dataDir,
+      signingCertP12: undefined,
+      signingCertPassword: undefined,
+      generatedCertPassword: signingCertPassword(Buffer.from(KEY_A)),
+    });
     expect(opened.source).toBe('self-signed');
     expect((await terminate(first)).code).toBe(0);
 
@@ -58,7 +68,9 @@ describe('the generated certificate and SECRET_KEY', () => {
       () => null,
       (err: Error) => err.message,
     );
-    expect(refused).toMatch(/signing certificate cannot be used: .*signing-cert\.p12 does not open with the password derived from SECRET_KEY/);
+    expect(refused).toMatch(
+      /signing certificate cannot be used: .*signing-cert\.p12 does not open with the password derived from SECRET_KEY/,
+    );
     expect(refused).not.toContain(signingCertPassword(Buffer.from(KEY_A)));
     // The certificate was left as it was: the right key starts again.
     const again = await start(db, KEY_A);
@@ -66,7 +78,9 @@ describe('the generated certificate and SECRET_KEY', () => {
     expect((await terminate(again)).code).toBe(0);
   });
 
-  it('/readyz fails while running when the certificate no longer opens with SECRET_KEY, and recovers when it does', { timeout: 90_000 }, async () => {
+  it('/readyz fails while running when the certificate no longer opens with SECRET_KEY, and recovers when it does', {
+    timeout: 90_000,
+  }, async () => {
     const db = await database();
     const server = await start(db, KEY_A);
     const p12 = path.join(db.dataDir, 'signing-cert.p12');
@@ -75,36 +89,85 @@ describe('the generated certificate and SECRET_KEY', () => {
     // A certificate generated elsewhere under another key is put in its place.
     const other = await mkdtemp(path.join(os.tmpdir(), 'signet-other-cert-'));
     cleanups.push(() => rm(other, { recursive: true, force: true }));
-    await loadSigningCertificate({ dataDir: other, signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: signingCertPassword(Buffer.from(KEY_B)) });
+    await loadSigningCertificate({
+      dataDir: other,
+      signingCertP12: undefined,
+      signingCertPassword: undefined,
+      generatedCertPassword: signingCertPassword(Buffer.from(KEY_B)),
+    });
     await copyFile(path.join(other, 'signing-cert.p12'), `${p12}.tmp`);
     await rm(p12);
     await copyFile(`${p12}.tmp`, p12);
-    expect(await ready(server)).toMatchObject({ status: 503, body: { status: 'unavailable', certificate: 'unusable' } });
+    expect(await ready(server)).toMatchObject({
+      status: 503,
+      body: { status: 'unavailable', certificate: 'unusable' },
+    });
     await rm(p12);
     await copyFile(saved, p12);
     expect(await ready(server)).toMatchObject({ status: 200, body: { certificate: 'ok' } });
   });
 
-  it.skipIf(!hasOpenssl)('an earlier version\'s certificate and password file: the server re-encrypts it and deletes the password', { timeout: 90_000 }, async () => {
-    const db = await database();
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const keyFile = path.join(db.dataDir, 'legacy.key');
-    await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: db.dataDir, stdio: 'pipe' });
-    openssl('req', '-x509', '-key', 'legacy.key', '-out', 'legacy.pem', '-days', '30', '-subj', '/CN=Signet document signing (self-signed)');
-    openssl('pkcs12', '-export', '-inkey', 'legacy.key', '-in', 'legacy.pem', '-passout', 'pass:a-random-password', '-out', 'signing-cert.p12');
-    await writeFile(path.join(db.dataDir, 'signing-cert.password'), 'a-random-password\n', { mode: 0o600 });
-    await rm(keyFile);
+  it.skipIf(!hasOpenssl)(
+    "an earlier version's certificate and password file: the server re-encrypts it and deletes the password",
+    { timeout: 90_000 },
+    async () => {
+      const db = await database();
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const keyFile = path.join(db.dataDir, 'legacy.key');
+      await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      const openssl = (...args: string[]) =>
+        execFileSync('openssl', args, { cwd: db.dataDir, stdio: 'pipe' });
+      openssl(
+        'req',
+        '-x509',
+        '-key',
+        'legacy.key',
+        '-out',
+        'legacy.pem',
+        '-days',
+        '30',
+        '-subj',
+        '/CN=Signet document signing (self-signed)',
+      );
+      openssl(
+        'pkcs12',
+        '-export',
+        '-inkey',
+        'legacy.key',
+        '-in',
+        'legacy.pem',
+        '-passout',
+        'pass:a-random-password',
+        '-out',
+        'signing-cert.p12',
+      );
+      await writeFile(path.join(db.dataDir, 'signing-cert.password'), 'a-random-password\n', {
+        mode: 0o600,
+      });
+      await rm(keyFile);
 
-    const server = await start(db, KEY_A);
-    expect(await ready(server)).toMatchObject({ status: 200, body: { certificate: 'ok' } });
-    expect(await certFiles(db.dataDir)).toEqual(['signing-cert.p12']);
-    const p12 = path.join(db.dataDir, 'signing-cert.p12');
-    expect(spawnSync('openssl', ['pkcs12', '-in', p12, '-nokeys', '-passin', 'pass:a-random-password']).status).not.toBe(0);
-    expect(spawnSync('openssl', ['pkcs12', '-in', p12, '-nokeys', '-passin', `pass:${signingCertPassword(Buffer.from(KEY_A))}`]).status).toBe(0);
-    expect((await terminate(server)).code).toBe(0);
-    // And it keeps starting from the migrated file alone.
-    const again = await start(db, KEY_A);
-    expect((await ready(again)).status).toBe(200);
-  });
+      const server = await start(db, KEY_A);
+      expect(await ready(server)).toMatchObject({ status: 200, body: { certificate: 'ok' } });
+      expect(await certFiles(db.dataDir)).toEqual(['signing-cert.p12']);
+      const p12 = path.join(db.dataDir, 'signing-cert.p12');
+      expect(
+        spawnSync('openssl', ['pkcs12', '-in', p12, '-nokeys', '-passin', 'pass:a-random-password'])
+          .status,
+      ).not.toBe(0);
+      expect(
+        spawnSync('openssl', [
+          'pkcs12',
+          '-in',
+          p12,
+          '-nokeys',
+          '-passin',
+          `pass:${signingCertPassword(Buffer.from(KEY_A))}`,
+        ]).status,
+      ).toBe(0);
+      expect((await terminate(server)).code).toBe(0);
+      // And it keeps starting from the migrated file alone.
+      const again = await start(db, KEY_A);
+      expect((await ready(again)).status).toBe(200);
+    },
+  );
 });

@@ -57,16 +57,26 @@ describe('request logs carry no token', () => {
     expect(redactUrl('/uploads/aaa.bbb')).toBe('/uploads/[redacted]');
     expect(redactUrl('/c/my-form-abc123/secret-part')).toBe('/c/my-form-abc123/[redacted]');
     expect(redactUrl('/c/my-form-abc123')).toBe('/c/my-form-abc123');
-    expect(redactUrl('/x?token=t1&a=b&X-Amz-Signature=s')).toBe('/x?token=[redacted]&a=b&X-Amz-Signature=[redacted]');
+    expect(redactUrl('/x?token=t1&a=b&X-Amz-Signature=s')).toBe(
+      '/x?token=[redacted]&a=b&X-Amz-Signature=[redacted]',
+    );
     expect(redactUrl('/api/v1/documents/doc_1')).toBe('/api/v1/documents/doc_1');
   });
 
   it('a whole flow, grepped: no API key, upload token, signing or download token, webhook secret', async () => {
     const secrets: string[] = [key];
-    const hook = await api(server, key, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['document.completed'] });
+    const hook = await api(server, key, 'POST', '/api/v1/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['document.completed'],
+    });
     expect(hook.status).toBe(201);
     secrets.push(hook.body.data.secret);
-    const rotated = await api(server, key, 'POST', `/api/v1/webhooks/${hook.body.data.id}/rotate-secret`);
+    const rotated = await api(
+      server,
+      key,
+      'POST',
+      `/api/v1/webhooks/${hook.body.data.id}/rotate-secret`,
+    );
     secrets.push(rotated.body.data.secret);
 
     const created = await api(server, key, 'POST', '/api/v1/documents', {
@@ -76,27 +86,55 @@ describe('request logs carry no token', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    const ticket = (await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, { contentType: 'application/pdf' })).body.data;
+    const ticket = (
+      await api(server, key, 'POST', `/api/v1/documents/${id}/upload`, {
+        contentType: 'application/pdf',
+      })
+    ).body.data;
     secrets.push(new URL(ticket.uploadUrl).pathname.split('/').at(-1)!);
-    const put = await fetch(local(ticket.uploadUrl), { method: 'PUT', headers: ticket.headers, body: new Uint8Array(await samplePdf(1)) });
+    const put = await fetch(local(ticket.uploadUrl), {
+      method: 'PUT',
+      headers: ticket.headers,
+      body: new Uint8Array(await samplePdf(1)),
+    });
     expect(put.status).toBe(200);
     expect((await api(server, key, 'POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
 
-    const signLink = await waitFor(async () => (await mailedLinks()).find((l) => l.includes('/sign/')), 'the invitation', 15_000);
+    const signLink = await waitFor(
+      async () => (await mailedLinks()).find((l) => l.includes('/sign/')),
+      'the invitation',
+      15_000,
+    );
     const token = signLink.split('/sign/')[1];
     secrets.push(token);
     expect((await fetch(local(signLink))).status).toBe(200);
     expect((await api(server, null, 'GET', `/api/v1/signing/${token}`)).status).toBe(200);
-    const embedded = await api(server, key, 'POST', `/api/v1/documents/${id}/signers/${created.body.data.signers?.[0]?.id ?? (await api(server, key, 'GET', `/api/v1/documents/${id}`)).body.data.signers[0].id}/link`);
+    const embedded = await api(
+      server,
+      key,
+      'POST',
+      `/api/v1/documents/${id}/signers/${created.body.data.signers?.[0]?.id ?? (await api(server, key, 'GET', `/api/v1/documents/${id}`)).body.data.signers[0].id}/link`,
+    );
     secrets.push(embedded.body.data.url.split('/sign/')[1]);
-    const done = await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, { values: {}, signature: { kind: 'typed', value: 'Ada' } });
+    const done = await api(server, null, 'POST', `/api/v1/signing/${token}/complete`, {
+      values: {},
+      signature: { kind: 'typed', value: 'Ada' },
+    });
     expect(done.status).toBe(200);
 
-    const download = await waitFor(async () => (await mailedLinks()).find((l) => l.includes('/file')), 'the download link', 30_000);
+    const download = await waitFor(
+      async () => (await mailedLinks()).find((l) => l.includes('/file')),
+      'the download link',
+      30_000,
+    );
     secrets.push(download.split('/api/v1/signing/')[1].split('/')[0]);
     const file = await fetch(local(download));
     expect(file.status).toBe(200);
-    expect(Buffer.from(await file.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await file.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     // The bootstrap key is printed once to the terminal on first start, by design; everything else counts.
     const log = server.output().replace(`\n    ${key}\n`, '\n');
@@ -107,7 +145,9 @@ describe('request logs carry no token', () => {
     // … and no credential is anywhere in the output.
     for (const secret of secrets) {
       expect(secret.length).toBeGreaterThan(15);
-      expect(log.includes(secret), `a credential (${secret.slice(0, 4)}…) is in the log`).toBe(false);
+      expect(log.includes(secret), `a credential (${secret.slice(0, 4)}…) is in the log`).toBe(
+        false,
+      );
     }
   }, 90_000);
 });

@@ -6,7 +6,12 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { loadSecretKey } from '../../src/secret-key.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
-import { startReceiver, verifyServiceSignature, waitFor, type Receiver } from '../webhooks/support.ts';
+import {
+  startReceiver,
+  verifyServiceSignature,
+  waitFor,
+  type Receiver,
+} from '../webhooks/support.ts';
 
 /*
  * Webhook secrets are encrypted at rest with a key derived from SECRET_KEY: the database alone
@@ -18,18 +23,33 @@ let t: TestApp;
 let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = await buildTestApp({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '50ms', SECRET_KEY: 'k'.repeat(64) } });
+  t = await buildTestApp({
+    env: {
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '50ms',
+      SECRET_KEY: 'k'.repeat(64),
+    },
+  });
 });
 afterAll(async () => {
   await t.close();
   await receiver.close();
 });
 
-const stored = async (id: string) => (await t.database.handle.db.selectFrom('webhooks').select('secret').where('id', '=', id).executeTakeFirstOrThrow()).secret;
+const stored = async (id: string) =>
+  (
+    await t.database.handle.db
+      .selectFrom('webhooks')
+      .select('secret')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).secret;
 
 describe('webhook secrets at rest', () => {
   it('are stored encrypted; deliveries are signed with the plaintext, before and after rotation', async () => {
-    const created = await t.request('POST', '/api/v1/webhooks', { body: { url: receiver.url, events: ['webhook.test'] } });
+    const created = await t.request('POST', '/api/v1/webhooks', {
+      body: { url: receiver.url, events: ['webhook.test'] },
+    });
     const { id, secret } = created.body.data;
     const atRest = await stored(id);
     expect(atRest).toMatch(/^enc:v1:/);
@@ -40,7 +60,8 @@ describe('webhook secrets at rest', () => {
     const first = await waitFor(() => receiver.received[0], 'the test delivery');
     expect(verifyServiceSignature(secret, first.headers, first.body)).toBe(true);
 
-    const rotated = (await t.request('POST', `/api/v1/webhooks/${id}/rotate-secret`)).body.data.secret;
+    const rotated = (await t.request('POST', `/api/v1/webhooks/${id}/rotate-secret`)).body.data
+      .secret;
     expect(rotated).not.toBe(secret);
     expect(await stored(id)).not.toContain(rotated);
     await t.request('POST', `/api/v1/webhooks/${id}/test`);
@@ -51,11 +72,23 @@ describe('webhook secrets at rest', () => {
   });
 
   it('a plaintext secret from an earlier version is encrypted on the next start and still signs', async () => {
-    const created = await t.request('POST', '/api/v1/webhooks', { body: { url: receiver.url, events: ['webhook.test'] } });
+    const created = await t.request('POST', '/api/v1/webhooks', {
+      body: { url: receiver.url, events: ['webhook.test'] },
+    });
     const { id } = created.body.data;
     const legacy = 'a'.repeat(64);
-    await t.database.handle.db.updateTable('webhooks').set({ secret: legacy }).where('id', '=', id).execute();
-    const config = loadConfig({ DATA_DIR: t.database.dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', SECRET_KEY: 'k'.repeat(64), ...(t.database.url ? { DATABASE_URL: t.database.url } : {}) });
+    await t.database.handle.db
+      .updateTable('webhooks')
+      .set({ secret: legacy })
+      .where('id', '=', id)
+      .execute();
+    const config = loadConfig({
+      DATA_DIR: t.database.dataDir,
+      LOG_LEVEL: 'silent',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      SECRET_KEY: 'k'.repeat(64),
+      ...(t.database.url ? { DATABASE_URL: t.database.url } : {}),
+    });
     const restarted = await buildApp({ config, database: t.database.handle, clock: t.clock });
     try {
       const atRest = await stored(id);
@@ -76,12 +109,19 @@ describe('SECRET_KEY', () => {
   it('is required in production, generated once into DATA_DIR (0600) in development', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'signet-key-'));
     try {
-      await expect(loadSecretKey({ secretKey: undefined, production: true, dataDir: dir })).rejects.toThrow(/SECRET_KEY is required in production/);
-      const [a, b] = await Promise.all([loadSecretKey({ secretKey: undefined, production: false, dataDir: dir }), loadSecretKey({ secretKey: undefined, production: false, dataDir: dir })]);
+      await expect(
+        loadSecretKey({ secretKey: undefined, production: true, dataDir: dir }),
+      ).rejects.toThrow(/SECRET_KEY is required in production/);
+      const [a, b] = await Promise.all([
+        loadSecretKey({ secretKey: undefined, production: false, dataDir: dir }),
+        loadSecretKey({ secretKey: undefined, production: false, dataDir: dir }),
+      ]);
       expect(a.equals(b)).toBe(true);
       expect(a.length).toBeGreaterThanOrEqual(32);
       expect((await stat(path.join(dir, 'secret.key'))).mode & 0o777).toBe(0o600);
-      expect((await readFile(path.join(dir, 'secret.key'), 'utf8')).trim()).toBe(a.toString('utf8'));
+      expect((await readFile(path.join(dir, 'secret.key'), 'utf8')).trim()).toBe(
+        a.toString('utf8'),
+      );
       expect(() => loadConfig({ SECRET_KEY: 'short' })).toThrow(/SECRET_KEY/);
     } finally {
       await rm(dir, { recursive: true, force: true });

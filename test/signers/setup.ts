@@ -5,10 +5,19 @@ import { createDocument, field, signer } from '../helpers/factories.ts';
  * Gives a document a file without the upload endpoint (built separately): sets the columns the
  * upload would set, so `send` finds a file and the page-count rule has a count to check against.
  */
-export async function giveFileDirectly(t: TestApp, documentId: string, pageCount: number | null = 1): Promise<void> {
+export async function giveFileDirectly(
+  t: TestApp,
+  documentId: string,
+  pageCount: number | null = 1,
+): Promise<void> {
   await t.database.handle.db
     .updateTable('documents')
-    .set({ file_key: `documents/${documentId}/original.pdf`, file_size: 1234, page_count: pageCount, document_hash: 'ab'.repeat(32) })
+    .set({
+      file_key: `documents/${documentId}/original.pdf`,
+      file_size: 1234,
+      page_count: pageCount,
+      document_hash: 'ab'.repeat(32),
+    })
     .where('id', '=', documentId)
     .execute();
 }
@@ -20,14 +29,22 @@ export async function readyDocument(
 ): Promise<string> {
   const n = opts.signers ?? 2;
   const tag = opts.tag ?? Math.random().toString(36).slice(2, 8);
-  const signers = Array.from({ length: n }, (_, i) => signer(i, { email: `s${i}-${tag}@example.test` }));
+  const signers = Array.from({ length: n }, (_, i) =>
+    signer(i, { email: `s${i}-${tag}@example.test` }),
+  );
   const fields = Array.from({ length: n }, (_, i) => field({ assignedTo: i }));
-  const id = await createDocument(t, { name: `Doc ${tag}`, signers, fields, ...opts.body }, opts.key);
+  const id = await createDocument(
+    t,
+    { name: `Doc ${tag}`, signers, fields, ...opts.body },
+    opts.key,
+  );
   await giveFileDirectly(t, id);
   return id;
 }
 
 /** Mail sent so far to `address`. */
 export function mailTo(t: TestApp, address: string) {
-  return (t.mailer as { sent: { to: string; subject: string; text: string }[] }).sent.filter((m) => m.to === address);
+  return (t.mailer as { sent: { to: string; subject: string; text: string }[] }).sent.filter(
+    (m) => m.to === address,
+  );
 }

@@ -24,9 +24,22 @@ describe('POST /api/v1/documents/{id}/signers', () => {
     const docId = await createDocument(t);
     const res = await add(docId, { name: 'Ada Lovelace', email: 'Ada@Example.TEST' });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.test', role: 'signer', status: 'pending', order: 0, phone: null, signedAt: null });
+    expect(res.body.data).toMatchObject({
+      name: 'Ada Lovelace',
+      email: 'ada@example.test',
+      role: 'signer',
+      status: 'pending',
+      order: 0,
+      phone: null,
+      signedAt: null,
+    });
     expect(res.body.data.id).toMatch(/^sgn_/);
-    const second = await add(docId, { name: 'Bob', email: 'bob@example.test', role: 'cc', phone: '+33 1 23 45 67 89' });
+    const second = await add(docId, {
+      name: 'Bob',
+      email: 'bob@example.test',
+      role: 'cc',
+      phone: '+33 1 23 45 67 89',
+    });
     expect(second.body.data).toMatchObject({ order: 1, role: 'cc', phone: '+33 1 23 45 67 89' });
     const detail = await t.request('GET', `/api/v1/documents/${docId}`);
     expect(detail.body.data._count.signers).toBe(2);
@@ -49,7 +62,9 @@ describe('POST /api/v1/documents/{id}/signers', () => {
     const res = await add(docId, signer(3, { order: 1 }));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
-    expect(res.body.error.details).toEqual([{ path: 'body.order', message: '1 is already taken by another signer' }]);
+    expect(res.body.error.details).toEqual([
+      { path: 'body.order', message: '1 is already taken by another signer' },
+    ]);
     expect((await t.request('GET', signersUrl(docId))).body.data).toHaveLength(2);
   });
 
@@ -84,21 +99,34 @@ describe('POST /api/v1/documents/{id}/signers', () => {
   });
 
   it('accepts at most 50 signers (409 limit_reached for the 51st)', async () => {
-    const docId = await createDocument(t, { signers: Array.from({ length: 49 }, (_, i) => signer(i)) });
+    const docId = await createDocument(t, {
+      signers: Array.from({ length: 49 }, (_, i) => signer(i)),
+    });
     expect((await add(docId, signer(49))).status).toBe(201);
     const res = await add(docId, signer(50));
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('limit_reached');
-    expect((await t.request('GET', `/api/v1/documents/${docId}`)).body.data._count.signers).toBe(50);
+    expect((await t.request('GET', `/api/v1/documents/${docId}`)).body.data._count.signers).toBe(
+      50,
+    );
   });
 
   it('concurrent adds cannot share an order or pass the limit', async () => {
-    const docId = await createDocument(t, { signers: Array.from({ length: 47 }, (_, i) => signer(i)) });
-    const sameOrder = await Promise.all([add(docId, signer(100, { order: 47 })), add(docId, signer(101, { order: 47 }))]);
+    const docId = await createDocument(t, {
+      signers: Array.from({ length: 47 }, (_, i) => signer(i)),
+    });
+    const sameOrder = await Promise.all([
+      add(docId, signer(100, { order: 47 })),
+      add(docId, signer(101, { order: 47 })),
+    ]);
     expect(sameOrder.map((r) => r.status).sort()).toEqual([201, 400]);
-    const crowd = await Promise.all(Array.from({ length: 5 }, (_, i) => add(docId, signer(200 + i))));
+    const crowd = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => add(docId, signer(200 + i))),
+    );
     expect(crowd.map((r) => r.status).sort()).toEqual([201, 201, 409, 409, 409]);
-    const listed = (await t.request('GET', `${signersUrl(docId)}?limit=100`)).body.data as { order: number }[];
+    const listed = (await t.request('GET', `${signersUrl(docId)}?limit=100`)).body.data as {
+      order: number;
+    }[];
     expect(listed).toHaveLength(50);
     expect(new Set(listed.map((s) => s.order)).size).toBe(50);
   });
@@ -119,7 +147,9 @@ describe('GET /api/v1/documents/{id}/signers', () => {
     const docId = await createDocument(t, { signers: orders.map((o) => signer(o, { order: o })) });
     const all = await t.request('GET', signersUrl(docId));
     expect(all.status).toBe(200);
-    expect(all.body.data.map((s: { order: number }) => s.order)).toEqual([0, 1, 2, 3, 9, 10, 11, 12]);
+    expect(all.body.data.map((s: { order: number }) => s.order)).toEqual([
+      0, 1, 2, 3, 9, 10, 11, 12,
+    ]);
     expect(all.body.meta).toEqual({ count: 8, hasMore: false, nextCursor: null });
 
     const seen: number[] = [];
@@ -157,9 +187,23 @@ describe('PATCH /api/v1/documents/{id}/signers/{signerId} in draft', () => {
     const [s] = (await t.request('GET', signersUrl(docId))).body.data;
     const before = (await t.request('GET', `/api/v1/documents/${docId}`)).body.data.updatedAt;
     t.clock.advance(1000);
-    const res = await patch(docId, s.id, { name: 'Renamed', email: 'NEW@example.test', role: 'approver', phone: '+1 555 0100', order: 3 });
+    const res = await patch(docId, s.id, {
+      name: 'Renamed',
+      email: 'NEW@example.test',
+      role: 'approver',
+      phone: '+1 555 0100',
+      order: 3,
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: s.id, name: 'Renamed', email: 'new@example.test', role: 'approver', phone: '+1 555 0100', order: 3, status: 'pending' });
+    expect(res.body.data).toMatchObject({
+      id: s.id,
+      name: 'Renamed',
+      email: 'new@example.test',
+      role: 'approver',
+      phone: '+1 555 0100',
+      order: 3,
+      status: 'pending',
+    });
     expect((await patch(docId, s.id, { phone: null })).body.data.phone).toBeNull();
     const detail = (await t.request('GET', `/api/v1/documents/${docId}`)).body.data;
     expect(detail.signers[0]).toMatchObject({ name: 'Renamed', order: 3 });
@@ -174,22 +218,30 @@ describe('PATCH /api/v1/documents/{id}/signers/{signerId} in draft', () => {
   it('moves the fields of a signer that changes order, and refuses a taken order', async () => {
     const docId = await createDocument(t, {
       signers: [signer(1), signer(2)],
-      fields: [field({ assignedTo: 0 }), field({ assignedTo: 0, type: 'date' }), field({ assignedTo: 1 })],
+      fields: [
+        field({ assignedTo: 0 }),
+        field({ assignedTo: 0, type: 'date' }),
+        field({ assignedTo: 1 }),
+      ],
     });
     const [first, second] = (await t.request('GET', signersUrl(docId))).body.data;
     const taken = await patch(docId, first.id, { order: 1 });
     expect(taken.status).toBe(400);
-    expect(taken.body.error.details).toEqual([{ path: 'body.order', message: '1 is already taken by another signer' }]);
+    expect(taken.body.error.details).toEqual([
+      { path: 'body.order', message: '1 is already taken by another signer' },
+    ]);
     // Swap through a free order: each signer keeps its own fields.
     expect((await patch(docId, first.id, { order: 7 })).status).toBe(200);
     expect((await patch(docId, second.id, { order: 0 })).status).toBe(200);
     expect((await patch(docId, first.id, { order: 1 })).status).toBe(200);
     const fields = (await t.request('GET', `/api/v1/documents/${docId}/fields`)).body.data;
-    expect(fields.map((f: { type: string; assignedTo: number }) => [f.type, f.assignedTo])).toEqual([
-      ['signature', 1],
-      ['date', 1],
-      ['signature', 0],
-    ]);
+    expect(fields.map((f: { type: string; assignedTo: number }) => [f.type, f.assignedTo])).toEqual(
+      [
+        ['signature', 1],
+        ['date', 1],
+        ['signature', 0],
+      ],
+    );
   });
 
   it.each([
@@ -229,7 +281,9 @@ describe('DELETE /api/v1/documents/{id}/signers/{signerId}', () => {
     const res = await t.request('DELETE', `${signersUrl(docId)}/${first.id}`);
     expect(res.status).toBe(204);
     expect(res.body).toBe('');
-    expect((await t.request('GET', signersUrl(docId))).body.data.map((s: { id: string }) => s.id)).toEqual([second.id]);
+    expect(
+      (await t.request('GET', signersUrl(docId))).body.data.map((s: { id: string }) => s.id),
+    ).toEqual([second.id]);
     expect((await t.request('DELETE', `${signersUrl(docId)}/${first.id}`)).status).toBe(404);
     expect((await auditActions(docId)).map((a) => a.action)).toContain('signer.removed');
     // Its order is free again.
@@ -255,8 +309,14 @@ describe('signers once the document is sent', () => {
       expect(res.body.error.code).toBe('invalid_state');
     }
     // Nothing was enqueued by the refused requests.
-    expect(await t.database.handle.db.selectFrom('jobs').select('id').execute()).toHaveLength(jobsBefore.length);
-    expect((await t.request('GET', signersUrl(docId))).body.data[0]).toMatchObject({ id: s.id, email: s.email, role: 'signer' });
+    expect(await t.database.handle.db.selectFrom('jobs').select('id').execute()).toHaveLength(
+      jobsBefore.length,
+    );
+    expect((await t.request('GET', signersUrl(docId))).body.data[0]).toMatchObject({
+      id: s.id,
+      email: s.email,
+      role: 'signer',
+    });
   });
 
   it('corrects an email in pending: new address invited, audit signer.updated, status kept', async () => {
@@ -266,17 +326,32 @@ describe('signers once the document is sent', () => {
     await t.drainJobs();
     const [first, second] = (await t.request('GET', signersUrl(docId))).body.data;
     expect(first.status).toBe('sent');
-    const res = await patch(docId, first.id, { email: 'Corrected-fix1@Example.test' }, { 'user-agent': 'fix-agent/1.0' });
+    const res = await patch(
+      docId,
+      first.id,
+      { email: 'Corrected-fix1@Example.test' },
+      { 'user-agent': 'fix-agent/1.0' },
+    );
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: first.id, email: 'corrected-fix1@example.test', status: 'sent', order: 0 });
+    expect(res.body.data).toMatchObject({
+      id: first.id,
+      email: 'corrected-fix1@example.test',
+      status: 'sent',
+      order: 0,
+    });
     expect(mailTo(t, 'corrected-fix1@example.test')).toHaveLength(0); // committed as a job, sent by the worker
     await t.drainJobs();
     const mails = mailTo(t, 'corrected-fix1@example.test');
     expect(mails).toHaveLength(1);
     expect(mails[0].subject).toContain(`Doc ${tag}`);
     expect(mails[0].text).toContain('It is your turn to sign');
-    const entry = (await auditActions(docId)).find((a) => a.action === 'signer.updated') as Record<string, string>;
-    expect(entry.details).toBe(`Corrected email of signer Signer 0 <corrected-fix1@example.test> (order 0) (was <s0-${tag}@example.test>); invitation sent again`);
+    const entry = (await auditActions(docId)).find((a) => a.action === 'signer.updated') as Record<
+      string,
+      string
+    >;
+    expect(entry.details).toBe(
+      `Corrected email of signer Signer 0 <corrected-fix1@example.test> (order 0) (was <s0-${tag}@example.test>); invitation sent again`,
+    );
     expect(entry.userAgent).toBe('fix-agent/1.0');
 
     // A signer waiting for its turn is corrected too; its invitation says it is not its turn yet.
@@ -295,7 +370,11 @@ describe('signers once the document is sent', () => {
     await t.request('POST', `/api/v1/documents/${docId}/send`);
     await t.drainJobs();
     // action_required is entered by bounce or KYC handling (built elsewhere); set it directly.
-    await t.database.handle.db.updateTable('documents').set({ status: 'action_required' }).where('id', '=', docId).execute();
+    await t.database.handle.db
+      .updateTable('documents')
+      .set({ status: 'action_required' })
+      .where('id', '=', docId)
+      .execute();
     const [first] = (await t.request('GET', signersUrl(docId))).body.data;
     const same = await patch(docId, first.id, { email: first.email, name: first.name });
     expect(same.status).toBe(200);
@@ -312,7 +391,11 @@ describe('signers once the document is sent', () => {
     await t.request('POST', `/api/v1/documents/${docId}/send`);
     const [first, second] = (await t.request('GET', signersUrl(docId))).body.data;
     // Signing is built elsewhere; mark the first signer completed directly.
-    await t.database.handle.db.updateTable('signers').set({ status: 'completed', signed_at: new Date().toISOString() }).where('id', '=', first.id).execute();
+    await t.database.handle.db
+      .updateTable('signers')
+      .set({ status: 'completed', signed_at: new Date().toISOString() })
+      .where('id', '=', first.id)
+      .execute();
     const done = await patch(docId, first.id, { email: 'late@example.test' });
     expect(done.status).toBe(409);
     expect(done.body.error.message).toBe('Cannot correct a signer who is completed');
@@ -321,7 +404,11 @@ describe('signers once the document is sent', () => {
     expect(cancelled.status).toBe(409);
     expect(cancelled.body.error.code).toBe('invalid_state');
     const completed = await readyDocument(t, { tag: 'fix4' });
-    await t.database.handle.db.updateTable('documents').set({ status: 'completed' }).where('id', '=', completed).execute();
+    await t.database.handle.db
+      .updateTable('documents')
+      .set({ status: 'completed' })
+      .where('id', '=', completed)
+      .execute();
     const [s] = (await t.request('GET', signersUrl(completed))).body.data;
     expect((await patch(completed, s.id, { name: 'x' })).status).toBe(409);
   });

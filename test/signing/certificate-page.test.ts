@@ -5,7 +5,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasQpdf } from '../pdf/independent-checks.ts';
 import { hasPoppler, signaturePngDataUrl } from '../pdf/pdf-helpers.ts';
-import { address, latestToken, sentDocument, signingApp, typed, type SigningTest } from './setup.ts';
+import {
+  address,
+  latestToken,
+  sentDocument,
+  signingApp,
+  typed,
+  type SigningTest,
+} from './setup.ts';
 
 /*
  * The certificate page of a sealed document, read back with poppler (pdftotext, pdfimages) and
@@ -13,7 +20,10 @@ import { address, latestToken, sentDocument, signingApp, typed, type SigningTest
  * page's size, where to verify it, and the same content as JSON embedded in the PDF.
  */
 const ready = hasPoppler && hasQpdf;
-if (!ready) console.warn('certificate page tests skipped: needs pdftotext/pdfimages (poppler-utils) and qpdf');
+if (!ready)
+  console.warn(
+    'certificate page tests skipped: needs pdftotext/pdfimages (poppler-utils) and qpdf',
+  );
 
 let t: SigningTest;
 let dir: string;
@@ -35,10 +45,17 @@ const tool = (cmd: string, args: string[]) => {
 describe.skipIf(!ready)('certificate page', () => {
   it('carries the timeline, signatures, hashes, page size and verification URL, and the same as embedded JSON', async () => {
     const [ada, bob] = [address('ada'), address('bob')];
-    const doc = await sentDocument(t, { signers: [{ name: 'Ada Lovelace', email: ada }, { name: 'Bob Stone', email: bob }] });
+    const doc = await sentDocument(t, {
+      signers: [
+        { name: 'Ada Lovelace', email: ada },
+        { name: 'Bob Stone', email: bob },
+      ],
+    });
     const drawn = await signaturePngDataUrl();
     const sign = async (email: string, signature: unknown) => {
-      expect((await t.request('GET', `/api/v1/signing/${latestToken(t, email)}`, { key: null })).status).toBe(200);
+      expect(
+        (await t.request('GET', `/api/v1/signing/${latestToken(t, email)}`, { key: null })).status,
+      ).toBe(200);
       return t.request('POST', `/api/v1/signing/${latestToken(t, email)}/complete`, {
         key: null,
         body: { values: {}, signature },
@@ -51,7 +68,11 @@ describe.skipIf(!ready)('certificate page', () => {
     const detail = (await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data;
     expect(detail.status).toBe('completed');
     const file = path.join(dir, 'signed.pdf');
-    const download = await t.app.inject({ method: 'GET', url: `/api/v1/documents/${doc.id}/download`, headers: { authorization: `Bearer ${t.key}` } });
+    const download = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${doc.id}/download`,
+      headers: { authorization: `Bearer ${t.key}` },
+    });
     await writeFile(file, download.rawPayload);
 
     // The original has 2 pages; the certificate starts on page 3.
@@ -70,7 +91,13 @@ describe.skipIf(!ready)('certificate page', () => {
     const evidence = JSON.parse(tool('qpdf', ['--show-attachment=signet-evidence.json', file]));
     expect(evidence).toMatchObject({
       format: 'signet-evidence/1',
-      document: { id: doc.id, name: 'Service agreement', originalSha256: detail.documentHash, lastPageSize: '595 x 842 pt (210 x 297 mm)', verifyUrl: 'http://localhost:3000/verify' },
+      document: {
+        id: doc.id,
+        name: 'Service agreement',
+        originalSha256: detail.documentHash,
+        lastPageSize: '595 x 842 pt (210 x 297 mm)',
+        verifyUrl: 'http://localhost:3000/verify',
+      },
       signers: [
         { name: 'Ada Lovelace', email: ada, signature: 'Ada Lovelace' },
         { name: 'Bob Stone', email: bob },
@@ -79,7 +106,9 @@ describe.skipIf(!ready)('certificate page', () => {
     expect(evidence.signers[1].signature).toMatch(/^data:image\/png;base64,/);
     const events = evidence.timeline.map((e: { event: string }) => e.event.split(':')[0]);
     expect(events).toEqual(expect.arrayContaining(['Created', 'Sent', 'Viewed', 'Signed']));
-    expect(evidence.timeline.find((e: { event: string }) => e.event.startsWith('Signed'))).toMatchObject({ at: expect.stringMatching(/Z$/) });
+    expect(
+      evidence.timeline.find((e: { event: string }) => e.event.startsWith('Signed')),
+    ).toMatchObject({ at: expect.stringMatching(/Z$/) });
 
     // The file specification says what the attachment is to the document.
     const spec = tool('qpdf', ['--list-attachments', '--verbose', file]);

@@ -34,11 +34,20 @@ function encode(value: Value, asUint16 = false): Buffer {
     const type = asUint16 ? 5 : value > 0xffffffff ? 9 : 6;
     return Buffer.concat([controlBytes(type, bytes.length), bytes]);
   }
-  if (Array.isArray(value)) return Buffer.concat([controlBytes(11, value.length), ...value.map((v) => encode(v))]);
+  if (Array.isArray(value))
+    return Buffer.concat([controlBytes(11, value.length), ...value.map((v) => encode(v))]);
   const entries = Object.entries(value);
-  return Buffer.concat([controlBytes(7, entries.length), ...entries.flatMap(([k, v]) => [encode(k), encode(v, UINT16_KEYS.has(k))])]);
+  return Buffer.concat([
+    controlBytes(7, entries.length),
+    ...entries.flatMap(([k, v]) => [encode(k), encode(v, UINT16_KEYS.has(k))]),
+  ]);
 }
-const UINT16_KEYS = new Set(['record_size', 'ip_version', 'binary_format_major_version', 'binary_format_minor_version']);
+const UINT16_KEYS = new Set([
+  'record_size',
+  'ip_version',
+  'binary_format_major_version',
+  'binary_format_minor_version',
+]);
 
 interface TrieNode {
   children: [TrieNode | number | null, TrieNode | number | null];
@@ -81,7 +90,8 @@ export function buildMmdb(networks: { cidr: string; record: Value }[]): Buffer {
   }
   const index = new Map(nodes.map((n, i) => [n, i]));
   const nodeCount = nodes.length;
-  const record = (c: TrieNode | number | null) => (c === null ? nodeCount : typeof c === 'number' ? nodeCount + 16 + c : index.get(c)!);
+  const record = (c: TrieNode | number | null) =>
+    c === null ? nodeCount : typeof c === 'number' ? nodeCount + 16 + c : index.get(c)!;
   const tree = Buffer.alloc(nodeCount * 6);
   nodes.forEach((n, i) => {
     tree.writeUIntBE(record(n.children[0]), i * 6, 3);
@@ -98,5 +108,12 @@ export function buildMmdb(networks: { cidr: string; record: Value }[]): Buffer {
     build_epoch: 1_700_000_000,
     description: { en: 'Test database' },
   });
-  return Buffer.concat([tree, Buffer.alloc(16), ...data, Buffer.from([0xab, 0xcd, 0xef]), Buffer.from('MaxMind.com'), metadata]);
+  return Buffer.concat([
+    tree,
+    Buffer.alloc(16),
+    ...data,
+    Buffer.from([0xab, 0xcd, 0xef]),
+    Buffer.from('MaxMind.com'),
+    metadata,
+  ]);
 }

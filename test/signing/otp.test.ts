@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { address, auditActions, latestToken, sentDocument, signingApp, typed, type SigningTest } from './setup.ts';
+import {
+  address,
+  auditActions,
+  latestToken,
+  sentDocument,
+  signingApp,
+  typed,
+  type SigningTest,
+} from './setup.ts';
 
 let t: SigningTest;
 beforeAll(async () => {
@@ -9,9 +17,13 @@ afterAll(async () => {
   await t.stop();
 });
 
-const requestCode = (token: string) => t.request('POST', `/api/v1/signing/${token}/otp`, { key: null });
+const requestCode = (token: string) =>
+  t.request('POST', `/api/v1/signing/${token}/otp`, { key: null });
 const complete = (token: string, otp?: string) =>
-  t.request('POST', `/api/v1/signing/${token}/complete`, { key: null, body: { values: {}, signature: typed(), ...(otp ? { otp } : {}) } });
+  t.request('POST', `/api/v1/signing/${token}/complete`, {
+    key: null,
+    body: { values: {}, signature: typed(), ...(otp ? { otp } : {}) },
+  });
 
 /** Requests a code and reads it from the mail the SMTP peer received. */
 async function codeFor(token: string, email: string): Promise<string> {
@@ -30,14 +42,22 @@ const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(
 
 async function otpDocument(extra: Record<string, unknown> = {}) {
   const email = address('otp');
-  const doc = await sentDocument(t, { signers: [{ name: 'Otto', email }, { name: 'Next', email: address('next') }], body: { otpMethod: 'email', ...extra } });
+  const doc = await sentDocument(t, {
+    signers: [
+      { name: 'Otto', email },
+      { name: 'Next', email: address('next') },
+    ],
+    body: { otpMethod: 'email', ...extra },
+  });
   return { doc, email, token: latestToken(t, email) };
 }
 
 describe('POST /api/v1/signing/{token}/otp', () => {
   it('emails a 6-digit code; complete needs it (401 otp_required without, 403 invalid_otp when wrong)', async () => {
     const { doc, email, token } = await otpDocument();
-    expect((await t.request('GET', `/api/v1/signing/${token}`, { key: null })).body.data.otpRequired).toBe(true);
+    expect(
+      (await t.request('GET', `/api/v1/signing/${token}`, { key: null })).body.data.otpRequired,
+    ).toBe(true);
 
     const none = await complete(token, '123456');
     expect(none.status).toBe(401);
@@ -46,7 +66,9 @@ describe('POST /api/v1/signing/{token}/otp', () => {
     const res = await requestCode(token);
     expect(res.status).toBe(200);
     expect(res.body.data.sentTo).toMatch(/^o\*\*\*@example\.test$/);
-    expect(Date.parse(res.body.data.expiresAt) - t.clock.now().getTime()).toBeGreaterThan(9 * 60_000);
+    expect(Date.parse(res.body.data.expiresAt) - t.clock.now().getTime()).toBeGreaterThan(
+      9 * 60_000,
+    );
     await t.settle();
     const code = /is (\d{6})\./.exec(t.sink.to(email).at(-1)!.text)![1];
 
@@ -61,7 +83,9 @@ describe('POST /api/v1/signing/{token}/otp', () => {
     const ok = await complete(token, code);
     expect(ok.status).toBe(200);
     const actions = await auditActions(t, doc.id);
-    expect(actions).toEqual(expect.arrayContaining(['signer.otp_sent', 'signer.otp_failed', 'signer.completed']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['signer.otp_sent', 'signer.otp_failed', 'signer.completed']),
+    );
   });
 
   it('after 5 tries the code is dead, even the right one; a new code works', async () => {

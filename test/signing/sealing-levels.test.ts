@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_OPENSSL_REASON, hasOpenssl, startTrustServices, type TrustServices } from '../helpers/trust-services.ts';
-import { address, auditActions, latestToken, sentDocument, signingApp, typed, type SigningTest } from './setup.ts';
+import {
+  NO_OPENSSL_REASON,
+  hasOpenssl,
+  startTrustServices,
+  type TrustServices,
+} from '../helpers/trust-services.ts';
+import {
+  address,
+  auditActions,
+  latestToken,
+  sentDocument,
+  signingApp,
+  typed,
+  type SigningTest,
+} from './setup.ts';
 
 /*
  * Sealing at PAdES B-LTA against a local TSA, OCSP responder and CRL server: a level that
@@ -34,14 +47,23 @@ afterAll(async () => {
 async function allSigned() {
   const email = address('lta');
   const doc = await sentDocument(t, { signers: [{ name: 'Ada', email }] });
-  const done = await t.request('POST', `/api/v1/signing/${latestToken(t, email)}/complete`, { key: null, body: { values: {}, signature: typed() } });
+  const done = await t.request('POST', `/api/v1/signing/${latestToken(t, email)}/complete`, {
+    key: null,
+    body: { values: {}, signature: typed() },
+  });
   expect(done.body.data.allSigned).toBe(true);
   return doc;
 }
 
-const detailOf = async (id: string) => (await t.request('GET', `/api/v1/documents/${id}`)).body.data;
+const detailOf = async (id: string) =>
+  (await t.request('GET', `/api/v1/documents/${id}`)).body.data;
 const jobOf = (id: string) =>
-  t.database.handle.db.selectFrom('jobs').selectAll().where('kind', '=', 'finalize').where('payload', 'like', `%${id}%`).executeTakeFirstOrThrow();
+  t.database.handle.db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('kind', '=', 'finalize')
+    .where('payload', 'like', `%${id}%`)
+    .executeTakeFirstOrThrow();
 
 async function runOutOfAttempts(id: string) {
   await t.settle();
@@ -61,11 +83,21 @@ describe.skipIf(!hasOpenssl)('sealing at B-LTA with a time-stamping authority', 
     await t.settle();
     const detail = await detailOf(doc.id);
     expect(detail.status).toBe('completed');
-    const row = await t.database.handle.db.selectFrom('documents').select(['pades_level', 'timestamp_expires_at']).where('id', '=', doc.id).executeTakeFirstOrThrow();
+    const row = await t.database.handle.db
+      .selectFrom('documents')
+      .select(['pades_level', 'timestamp_expires_at'])
+      .where('id', '=', doc.id)
+      .executeTakeFirstOrThrow();
     expect(row.pades_level).toBe('B-LTA');
     expect(row.timestamp_expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    expect(services.tsaAuthorizations.at(-1)).toBe(`Basic ${Buffer.from('acme:tsa-secret').toString('base64')}`);
-    const file = await t.app.inject({ method: 'GET', url: `/api/v1/documents/${doc.id}/download`, headers: { authorization: `Bearer ${t.key}` } });
+    expect(services.tsaAuthorizations.at(-1)).toBe(
+      `Basic ${Buffer.from('acme:tsa-secret').toString('base64')}`,
+    );
+    const file = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${doc.id}/download`,
+      headers: { authorization: `Bearer ${t.key}` },
+    });
     const report = await t.app.inject({
       method: 'POST',
       url: '/api/v1/verify',
@@ -73,7 +105,14 @@ describe.skipIf(!hasOpenssl)('sealing at B-LTA with a time-stamping authority', 
       payload: file.rawPayload,
     });
     expect(report.json().data).toMatchObject({
-      signatures: [{ valid: true, level: 'B-LTA', revocationEmbedded: true, timestamp: { authority: 'Signet Test TSA', valid: true } }],
+      signatures: [
+        {
+          valid: true,
+          level: 'B-LTA',
+          revocationEmbedded: true,
+          timestamp: { authority: 'Signet Test TSA', valid: true },
+        },
+      ],
       modifiedAfterLastSignature: false,
       document: { id: doc.id, status: 'completed' },
     });
@@ -95,7 +134,13 @@ describe.skipIf(!hasOpenssl)('sealing at B-LTA with a time-stamping authority', 
       expect((await t.request('POST', `/api/v1/documents/${doc.id}/reseal`)).status).toBe(200);
       await t.settle();
       expect((await detailOf(doc.id)).status).toBe('completed');
-      expect(await auditActions(t, doc.id)).toEqual(expect.arrayContaining(['document.action_required', 'document.reseal_requested', 'document.completed']));
+      expect(await auditActions(t, doc.id)).toEqual(
+        expect.arrayContaining([
+          'document.action_required',
+          'document.reseal_requested',
+          'document.completed',
+        ]),
+      );
     } finally {
       services.mode.tsa = 'ok';
     }
@@ -108,9 +153,15 @@ describe.skipIf(!hasOpenssl)('sealing at B-LTA with a time-stamping authority', 
       await runOutOfAttempts(doc.id);
       const detail = await detailOf(doc.id);
       expect(detail.status).toBe('action_required');
-      expect(detail.actionRequired.message).toContain("time-stamping authority's answer is unreadable");
+      expect(detail.actionRequired.message).toContain(
+        "time-stamping authority's answer is unreadable",
+      );
       expect(detail.signedFileHash).toBe('');
-      const row = await t.database.handle.db.selectFrom('documents').select(['pades_level', 'signed_file_key']).where('id', '=', doc.id).executeTakeFirstOrThrow();
+      const row = await t.database.handle.db
+        .selectFrom('documents')
+        .select(['pades_level', 'signed_file_key'])
+        .where('id', '=', doc.id)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ pades_level: null, signed_file_key: null });
     } finally {
       services.mode.tsa = 'ok';
@@ -122,7 +173,9 @@ describe.skipIf(!hasOpenssl)('sealing at B-LTA with a time-stamping authority', 
     try {
       const doc = await allSigned();
       await runOutOfAttempts(doc.id);
-      expect((await detailOf(doc.id)).actionRequired.message).toContain('CRL distribution point unreachable');
+      expect((await detailOf(doc.id)).actionRequired.message).toContain(
+        'CRL distribution point unreachable',
+      );
     } finally {
       services.mode.ocsp = services.mode.crl = 'ok';
     }

@@ -18,7 +18,11 @@ export async function signingApp(env: Record<string, string> = {}): Promise<Sign
   const database = await createTestDatabase();
   let t: TestApp;
   try {
-    t = await buildTestApp({ env: { SMTP_URL: sink.url, ...env }, mailer: sink.mailer(database.dataDir), database });
+    t = await buildTestApp({
+      env: { SMTP_URL: sink.url, ...env },
+      mailer: sink.mailer(database.dataDir),
+      database,
+    });
   } catch (err) {
     await database.drop();
     await sink.close();
@@ -79,18 +83,32 @@ export interface SentDocument {
  */
 export async function sentDocument(
   t: SigningTest,
-  opts: { signers: Record<string, unknown>[]; fields?: Record<string, unknown>[]; body?: Record<string, unknown> },
+  opts: {
+    signers: Record<string, unknown>[];
+    fields?: Record<string, unknown>[];
+    body?: Record<string, unknown>;
+  },
 ): Promise<SentDocument> {
   const fields =
     opts.fields ??
     opts.signers
       .map((s, i) => ({ s, i }))
       .filter(({ s }) => s.role !== 'cc')
-      .map(({ i }) => ({ type: 'signature', page: 1, x: 10, y: 10 + i * 10, width: 20, height: 5, required: true, assignedTo: i }));
+      .map(({ i }) => ({
+        type: 'signature',
+        page: 1,
+        x: 10,
+        y: 10 + i * 10,
+        width: 20,
+        height: 5,
+        required: true,
+        assignedTo: i,
+      }));
   const created = await t.request('POST', '/api/v1/documents', {
     body: { name: 'Service agreement', signers: opts.signers, fields, ...opts.body },
   });
-  if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
   const id = created.body.data.id as string;
   await attachPdf(t, id);
   const sent = await t.request('POST', `/api/v1/documents/${id}/send`);
@@ -99,7 +117,12 @@ export async function sentDocument(
   const detail = (await t.request('GET', `/api/v1/documents/${id}`)).body.data;
   return {
     id,
-    signers: detail.signers.map((s: any) => ({ id: s.id, email: s.email, order: s.order, role: s.role })),
+    signers: detail.signers.map((s: any) => ({
+      id: s.id,
+      email: s.email,
+      order: s.order,
+      role: s.role,
+    })),
     fields: detail.fields.map((f: any) => ({ id: f.id, type: f.type, assignedTo: f.assignedTo })),
   };
 }
@@ -133,6 +156,11 @@ export async function auditActions(t: TestApp, id: string): Promise<string[]> {
 
 /** Event types recorded so far for the organization (the outbox), oldest first. */
 export async function eventTypes(t: TestApp): Promise<string[]> {
-  const rows = await t.database.handle.db.selectFrom('events').select(['type', 'id']).where('org_id', '=', t.orgId).orderBy('id').execute();
+  const rows = await t.database.handle.db
+    .selectFrom('events')
+    .select(['type', 'id'])
+    .where('org_id', '=', t.orgId)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.type);
 }

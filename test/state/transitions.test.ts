@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAMPAIGN_STATUSES, DOCUMENT_STATUSES, SIGNER_STATUSES, WEBHOOK_STATUSES } from '../../src/db/database.ts';
+import {
+  CAMPAIGN_STATUSES,
+  DOCUMENT_STATUSES,
+  SIGNER_STATUSES,
+  WEBHOOK_STATUSES,
+} from '../../src/db/database.ts';
 import { CAMPAIGN_TRANSITIONS } from '../../src/modules/campaigns/campaign-status.ts';
 import { DOCUMENT_TRANSITIONS, moveDocument } from '../../src/modules/documents/document-status.ts';
 import { moveSigner, SIGNER_TRANSITIONS } from '../../src/modules/signers/signer-status.ts';
@@ -15,7 +20,13 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const statusOf = async (id: string) =>
-  (await t.database.handle.db.selectFrom('documents').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  (
+    await t.database.handle.db
+      .selectFrom('documents')
+      .select('status')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).status;
 
 describe('status state machines', () => {
   it('every status of each resource has a row in its transition table, naming only statuses of the resource', () => {
@@ -26,19 +37,25 @@ describe('status state machines', () => {
       [WEBHOOK_STATUSES, WEBHOOK_TRANSITIONS],
     ] as const) {
       expect(Object.keys(table).sort()).toEqual([...statuses].sort());
-      for (const targets of Object.values(table) as string[][]) for (const to of targets) expect(statuses).toContain(to);
+      for (const targets of Object.values(table) as string[][])
+        for (const to of targets) expect(statuses).toContain(to);
     }
   });
 
   it('a final document status leads nowhere', () => {
-    for (const done of ['completed', 'cancelled', 'expired', 'declined'] as const) expect(DOCUMENT_TRANSITIONS[done]).toEqual([]);
+    for (const done of ['completed', 'cancelled', 'expired', 'declined'] as const)
+      expect(DOCUMENT_TRANSITIONS[done]).toEqual([]);
   });
 
   it('refuses an illegal document transition and leaves the row unchanged', async () => {
     const id = await createDocument(t, { signers: [signer(1)] });
     const db = t.database.handle.db;
-    await expect(moveDocument(db, id, ['draft'], 'completed', { updated_at: new Date().toISOString() })).rejects.toThrow(IllegalTransitionError);
-    await expect(moveDocument(db, id, ['completed'], 'pending', {})).rejects.toThrow('A document cannot move from completed to pending');
+    await expect(
+      moveDocument(db, id, ['draft'], 'completed', { updated_at: new Date().toISOString() }),
+    ).rejects.toThrow(IllegalTransitionError);
+    await expect(moveDocument(db, id, ['completed'], 'pending', {})).rejects.toThrow(
+      'A document cannot move from completed to pending',
+    );
     expect(await statusOf(id)).toBe('draft');
   });
 
@@ -54,9 +71,25 @@ describe('status state machines', () => {
   it('refuses an illegal signer transition', async () => {
     const id = await createDocument(t, { signers: [signer(1)] });
     const db = t.database.handle.db;
-    const { id: signerId } = await db.selectFrom('signers').select('id').where('document_id', '=', id).executeTakeFirstOrThrow();
-    await expect(moveSigner(db, signerId, ['completed'], 'sent', {})).rejects.toThrow('A signer cannot move from completed to sent');
-    await expect(moveSigner(db, signerId, ['pending'], 'viewed', {})).rejects.toThrow(IllegalTransitionError);
-    expect((await db.selectFrom('signers').select('status').where('id', '=', signerId).executeTakeFirstOrThrow()).status).toBe('pending');
+    const { id: signerId } = await db
+      .selectFrom('signers')
+      .select('id')
+      .where('document_id', '=', id)
+      .executeTakeFirstOrThrow();
+    await expect(moveSigner(db, signerId, ['completed'], 'sent', {})).rejects.toThrow(
+      'A signer cannot move from completed to sent',
+    );
+    await expect(moveSigner(db, signerId, ['pending'], 'viewed', {})).rejects.toThrow(
+      IllegalTransitionError,
+    );
+    expect(
+      (
+        await db
+          .selectFrom('signers')
+          .select('status')
+          .where('id', '=', signerId)
+          .executeTakeFirstOrThrow()
+      ).status,
+    ).toBe('pending');
   });
 });

@@ -21,7 +21,13 @@ export interface S3Server {
 export async function startS3Server(bucket = 'signet'): Promise<S3Server> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-s3-'));
   const run = async (port: number) => {
-    const server = new S3rver({ port, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket, configs: [] }] });
+    const server = new S3rver({
+      port,
+      address: '127.0.0.1',
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: bucket, configs: [] }],
+    });
     const info = (await server.run()) as unknown as { port: number };
     return { server, port: info.port };
   };

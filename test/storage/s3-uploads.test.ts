@@ -6,7 +6,14 @@ import type { S3Storage } from '../../src/storage/s3.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { createDocument, field, samplePdf } from '../helpers/factories.ts';
 import { requestUpload, sampleImage, type Ticket } from '../files/helpers.ts';
-import { address, auditActions, latestToken, signingApp, typed, type SigningTest } from '../signing/setup.ts';
+import {
+  address,
+  auditActions,
+  latestToken,
+  signingApp,
+  typed,
+  type SigningTest,
+} from '../signing/setup.ts';
 import { startS3Server, type S3Server } from './s3-server.ts';
 
 // The S3 driver end to end, through the HTTP API, against a real S3-protocol server on loopback.
@@ -51,7 +58,11 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 /** Step 2 as a client does it: exactly the returned method and headers, straight to the bucket. */
 async function put(ticket: Ticket, bytes: Uint8Array): Promise<number> {
-  const res = await fetch(ticket.uploadUrl, { method: ticket.method, headers: ticket.headers, body: new Uint8Array(bytes) });
+  const res = await fetch(ticket.uploadUrl, {
+    method: ticket.method,
+    headers: ticket.headers,
+    body: new Uint8Array(bytes),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -61,7 +72,9 @@ async function objectsOf(docId: string): Promise<string[]> {
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await bucket.send(new ListObjectsV2Command({ Bucket: server.bucket, ContinuationToken: token }));
+    const page = await bucket.send(
+      new ListObjectsV2Command({ Bucket: server.bucket, ContinuationToken: token }),
+    );
     keys.push(...(page.Contents ?? []).map((o) => o.Key!).filter((k) => k.includes(docId)));
     token = page.NextContinuationToken;
   } while (token);
@@ -74,10 +87,15 @@ async function objectBytes(key: string): Promise<Buffer> {
 }
 
 async function fileColumns(docId: string) {
-  return t.database.handle.db.selectFrom('documents').select(['file_key', 'original_file_key', 'signed_file_key']).where('id', '=', docId).executeTakeFirstOrThrow();
+  return t.database.handle.db
+    .selectFrom('documents')
+    .select(['file_key', 'original_file_key', 'signed_file_key'])
+    .where('id', '=', docId)
+    .executeTakeFirstOrThrow();
 }
 
-const detail = (id: string, app: TestApp = t) => app.request('GET', `/api/v1/documents/${id}`, { key: t.key });
+const detail = (id: string, app: TestApp = t) =>
+  app.request('GET', `/api/v1/documents/${id}`, { key: t.key });
 
 async function download(id: string) {
   const res = await t.request('GET', `/api/v1/documents/${id}/download`);
@@ -88,15 +106,23 @@ describe('POST /api/v1/documents/{id}/upload with STORAGE=s3', () => {
   it('answers a presigned PUT to the bucket for a fresh key, with Content-Type signed into it', async () => {
     const id = await createDocument(t);
     const a = await requestUpload(t, id, { filename: 'lease.pdf' });
-    expect(a).toMatchObject({ method: 'PUT', expiresIn: 3600, headers: { 'Content-Type': 'application/pdf' } });
-    expect(a.fileKey).toMatch(new RegExp(`^incoming/orgs/${t.orgId}/documents/${id}/[A-Za-z0-9_-]+/lease\\.pdf$`));
+    expect(a).toMatchObject({
+      method: 'PUT',
+      expiresIn: 3600,
+      headers: { 'Content-Type': 'application/pdf' },
+    });
+    expect(a.fileKey).toMatch(
+      new RegExp(`^incoming/orgs/${t.orgId}/documents/${id}/[A-Za-z0-9_-]+/lease\\.pdf$`),
+    );
     const url = new URL(a.uploadUrl);
     expect(`${url.protocol}//${url.host}`).toBe(endpoint);
     expect(url.pathname).toBe(`/${server.bucket}/${a.fileKey}`);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('3600');
     expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toContain('content-type');
     // A checksum in the URL would be that of an empty body, which AWS holds the real bytes to.
-    expect([...url.searchParams.keys()].filter((k) => k.toLowerCase().startsWith('x-amz-checksum'))).toEqual([]);
+    expect(
+      [...url.searchParams.keys()].filter((k) => k.toLowerCase().startsWith('x-amz-checksum')),
+    ).toEqual([]);
     const b = await requestUpload(t, id, { filename: 'lease.pdf', contentType: 'image/png' });
     expect(b.fileKey).not.toBe(a.fileKey);
     expect(b.headers).toEqual({ 'Content-Type': 'image/png' });
@@ -111,20 +137,26 @@ describe('a PDF PUT straight to the bucket', () => {
     expect(await put(ticket, pdf)).toBe(200);
 
     // Lists do not verify (documented): the item still shows no file.
-    const listed = (await t.request('GET', '/api/v1/documents?search=lease')).body.data.find((d: { id: string }) => d.id === id);
+    const listed = (await t.request('GET', '/api/v1/documents?search=lease')).body.data.find(
+      (d: { id: string }) => d.id === id,
+    );
     expect(listed.fileSize).toBe(0);
 
     const res = await detail(id);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ fileSize: pdf.length, documentHash: sha256(pdf) });
-    const uploaded = (await t.request('GET', `/api/v1/documents/${id}/audit?limit=100`)).body.data.filter((e: { action: string }) => e.action === 'document.uploaded');
+    const uploaded = (
+      await t.request('GET', `/api/v1/documents/${id}/audit?limit=100`)
+    ).body.data.filter((e: { action: string }) => e.action === 'document.uploaded');
     expect(uploaded).toHaveLength(1);
     expect(uploaded[0].details).toContain(sha256(pdf));
     expect(uploaded[0].details).toContain('3 page(s)');
 
     // The bytes now live under a key only Signet writes; what the client sent is gone.
     const columns = await fileColumns(id);
-    expect(columns.file_key).toMatch(new RegExp(`^orgs/${t.orgId}/documents/${id}/[A-Za-z0-9_-]+/lease\\.pdf$`));
+    expect(columns.file_key).toMatch(
+      new RegExp(`^orgs/${t.orgId}/documents/${id}/[A-Za-z0-9_-]+/lease\\.pdf$`),
+    );
     expect(await objectsOf(id)).toEqual([columns.file_key]);
     expect((await objectBytes(columns.file_key!)).equals(pdf)).toBe(true);
 
@@ -140,7 +172,10 @@ describe('a PDF PUT straight to the bucket', () => {
     await put(ticket, first);
     expect((await detail(id)).body.data.documentHash).toBe(sha256(first));
     expect(await put(ticket, await samplePdf(2, 'Second'))).toBe(200);
-    expect((await detail(id)).body.data).toMatchObject({ fileSize: first.length, documentHash: sha256(first) });
+    expect((await detail(id)).body.data).toMatchObject({
+      fileSize: first.length,
+      documentHash: sha256(first),
+    });
     expect((await download(id)).bytes.equals(first)).toBe(true);
   });
 
@@ -148,9 +183,15 @@ describe('a PDF PUT straight to the bucket', () => {
     const id = await createDocument(t);
     const pdf = await samplePdf(2);
     await put(await requestUpload(t, id), pdf);
-    const replies = await Promise.all([detail(id), detail(id, other), detail(id), detail(id, other)]);
+    const replies = await Promise.all([
+      detail(id),
+      detail(id, other),
+      detail(id),
+      detail(id, other),
+    ]);
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    for (const r of replies) expect(r.body.data).toMatchObject({ fileSize: pdf.length, documentHash: sha256(pdf) });
+    for (const r of replies)
+      expect(r.body.data).toMatchObject({ fileSize: pdf.length, documentHash: sha256(pdf) });
     expect((await auditActions(t, id)).filter((a) => a === 'document.uploaded')).toHaveLength(1);
     // The copies made by the losing verifications were removed.
     expect(await objectsOf(id)).toEqual([(await fileColumns(id)).file_key]);
@@ -190,7 +231,10 @@ describe('an image PUT straight to the bucket', () => {
     const id = await createDocument(t);
     const png = await sampleImage('png', 300, 200);
     await put(await requestUpload(t, id, { filename: 'scan.png', contentType: 'image/png' }), png);
-    expect((await detail(id)).body.data).toMatchObject({ fileSize: png.length, documentHash: sha256(png) });
+    expect((await detail(id)).body.data).toMatchObject({
+      fileSize: png.length,
+      documentHash: sha256(png),
+    });
 
     const columns = await fileColumns(id);
     expect(columns.file_key).toBe(`${columns.original_file_key}.pdf`);
@@ -222,7 +266,10 @@ describe('objects that are refused', () => {
   });
 
   it('a refusal found by a download or a send answers that request; an earlier file stays', async () => {
-    const id = await createDocument(t, { signers: [{ name: 'Ada', email: address('refused') }], fields: [field({ assignedTo: 0 })] });
+    const id = await createDocument(t, {
+      signers: [{ name: 'Ada', email: address('refused') }],
+      fields: [field({ assignedTo: 0 })],
+    });
     const good = await samplePdf();
     await put(await requestUpload(t, id), good);
     expect((await detail(id)).status).toBe(200);
@@ -235,7 +282,10 @@ describe('objects that are refused', () => {
     await put(await requestUpload(t, id, { contentType: 'image/jpeg' }), await sampleImage('png'));
     const sent = await t.request('POST', `/api/v1/documents/${id}/send`);
     expect(sent.status).toBe(415);
-    expect((await detail(id)).body.data).toMatchObject({ status: 'draft', documentHash: sha256(good) });
+    expect((await detail(id)).body.data).toMatchObject({
+      status: 'draft',
+      documentHash: sha256(good),
+    });
     expect((await download(id)).bytes.equals(good)).toBe(true);
   });
 
@@ -263,7 +313,10 @@ describe('objects that are refused', () => {
 
 describe('before the object arrives', () => {
   it('the document has no file: send is 409 missing_file, download 404', async () => {
-    const id = await createDocument(t, { signers: [{ name: 'Ada', email: address('early') }], fields: [field({ assignedTo: 0 })] });
+    const id = await createDocument(t, {
+      signers: [{ name: 'Ada', email: address('early') }],
+      fields: [field({ assignedTo: 0 })],
+    });
     const ticket = await requestUpload(t, id);
     expect((await detail(id)).body.data).toMatchObject({ fileSize: 0, documentHash: '' });
     const sent = await t.request('POST', `/api/v1/documents/${id}/send`);
@@ -275,7 +328,10 @@ describe('before the object arrives', () => {
     const pdf = await samplePdf();
     await put(ticket, pdf);
     expect((await t.request('POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
-    expect((await detail(id)).body.data).toMatchObject({ status: 'pending', documentHash: sha256(pdf) });
+    expect((await detail(id)).body.data).toMatchObject({
+      status: 'pending',
+      documentHash: sha256(pdf),
+    });
   });
 
   it('an upload whose object never came is forgotten an hour after its URL expired', async () => {
@@ -291,7 +347,11 @@ describe('before the object arrives', () => {
 describe('signing a file that came straight to the bucket', () => {
   it('sends after verification and stores the signed PDF in the bucket once completed', async () => {
     const email = address('s3-signer');
-    const id = await createDocument(t, { name: 'Bucket agreement', signers: [{ name: 'Ada', email }], fields: [field({ assignedTo: 0 })] });
+    const id = await createDocument(t, {
+      name: 'Bucket agreement',
+      signers: [{ name: 'Ada', email }],
+      fields: [field({ assignedTo: 0 })],
+    });
     const pdf = await samplePdf(2);
     await put(await requestUpload(t, id, { filename: 'agreement.pdf' }), pdf);
     // No read in between: the send verifies.
@@ -299,12 +359,19 @@ describe('signing a file that came straight to the bucket', () => {
     expect(sent.status).toBe(200);
     await t.settle();
 
-    const signed = await t.request('POST', `/api/v1/signing/${latestToken(t, email)}/complete`, { key: null, body: { signature: typed() } });
+    const signed = await t.request('POST', `/api/v1/signing/${latestToken(t, email)}/complete`, {
+      key: null,
+      body: { signature: typed() },
+    });
     expect(signed.status).toBe(200);
     await t.settle();
 
     const doc = (await detail(id)).body.data;
-    expect(doc).toMatchObject({ status: 'completed', documentHash: sha256(pdf), fileSize: pdf.length });
+    expect(doc).toMatchObject({
+      status: 'completed',
+      documentHash: sha256(pdf),
+      fileSize: pdf.length,
+    });
     const columns = await fileColumns(id);
     expect(await objectsOf(id)).toEqual([columns.file_key, columns.signed_file_key].sort());
     const inBucket = await objectBytes(columns.signed_file_key!);
@@ -321,24 +388,46 @@ describe('signing a file that came straight to the bucket', () => {
 
 describe('POST /api/v1/templates/{id}/upload with STORAGE=s3', () => {
   it("is received by Signet's own URL, checked, and stored in the bucket; documents made from the template copy it there", async () => {
-    const templateId = (await t.request('POST', '/api/v1/templates', { body: { name: 'Bucket lease' } })).body.data.id as string;
-    const ticket = (await t.request('POST', `/api/v1/templates/${templateId}/upload`, { body: { filename: 'lease.pdf' } })).body.data as Ticket;
-    expect(ticket.uploadUrl).toMatch(/^http:\/\/localhost:3000\/uploads\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    const templateId = (
+      await t.request('POST', '/api/v1/templates', { body: { name: 'Bucket lease' } })
+    ).body.data.id as string;
+    const ticket = (
+      await t.request('POST', `/api/v1/templates/${templateId}/upload`, {
+        body: { filename: 'lease.pdf' },
+      })
+    ).body.data as Ticket;
+    expect(ticket.uploadUrl).toMatch(
+      /^http:\/\/localhost:3000\/uploads\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/,
+    );
     const pdf = await samplePdf(2);
     const put = (bytes: Uint8Array) =>
-      t.app.inject({ method: 'PUT', url: new URL(ticket.uploadUrl).pathname, headers: { 'content-type': 'application/pdf' }, payload: Buffer.from(bytes) });
+      t.app.inject({
+        method: 'PUT',
+        url: new URL(ticket.uploadUrl).pathname,
+        headers: { 'content-type': 'application/pdf' },
+        payload: Buffer.from(bytes),
+      });
     const refused = await put(await sampleImage('png'));
     expect(refused.statusCode).toBe(415);
     expect(await objectsOf(templateId)).toEqual([]);
 
     const res = await put(pdf);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data).toMatchObject({ id: templateId, fileSize: pdf.length, pageCount: 2, documentHash: sha256(pdf) });
+    expect(res.json().data).toMatchObject({
+      id: templateId,
+      fileSize: pdf.length,
+      pageCount: 2,
+      documentHash: sha256(pdf),
+    });
     const stored = await objectsOf(templateId);
     expect(stored).toEqual([ticket.fileKey]);
     expect(sha256(await objectBytes(ticket.fileKey))).toBe(sha256(pdf));
 
-    const docId = (await t.request('POST', '/api/v1/documents', { body: { name: 'From the bucket', templateId } })).body.data.id as string;
+    const docId = (
+      await t.request('POST', '/api/v1/documents', {
+        body: { name: 'From the bucket', templateId },
+      })
+    ).body.data.id as string;
     expect(await objectsOf(docId)).toHaveLength(1);
     const file = await download(docId);
     expect(file.status).toBe(200);

@@ -32,19 +32,31 @@ afterAll(async () => {
 describe('S3Storage against an S3-protocol server', () => {
   it('streams an object in, stats it, reads it back and deletes it', async () => {
     const bytes = randomBytes(12 * 1024 * 1024); // over one part: exercises the multipart path
-    await storage.put('orgs/o/documents/d/file.pdf', Readable.from([bytes.subarray(0, 7e6), bytes.subarray(7e6)]), 'application/pdf');
+    await storage.put(
+      'orgs/o/documents/d/file.pdf',
+      Readable.from([bytes.subarray(0, 7e6), bytes.subarray(7e6)]),
+      'application/pdf',
+    );
     expect(await storage.stat('orgs/o/documents/d/file.pdf')).toEqual({ size: bytes.length });
     const back = await buffer(await storage.get('orgs/o/documents/d/file.pdf'));
-    expect(createHash('sha256').update(back).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(createHash('sha256').update(back).digest('hex')).toBe(
+      createHash('sha256').update(bytes).digest('hex'),
+    );
     await storage.delete('orgs/o/documents/d/file.pdf');
     expect(await storage.stat('orgs/o/documents/d/file.pdf')).toBeNull();
-    await expect(storage.get('orgs/o/documents/d/file.pdf')).rejects.toBeInstanceOf(StorageNotFound);
+    await expect(storage.get('orgs/o/documents/d/file.pdf')).rejects.toBeInstanceOf(
+      StorageNotFound,
+    );
   });
 
   it('accepts a presigned PUT made with the returned content type', async () => {
     const url = await storage.presignPut('uploads/presigned.pdf', 'application/pdf', 60);
     const body = Buffer.from('%PDF-1.7\n%presigned\n');
-    const res = await fetch(url, { method: 'PUT', headers: { 'Content-Type': 'application/pdf' }, body });
+    const res = await fetch(url, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/pdf' },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(await storage.stat('uploads/presigned.pdf')).toEqual({ size: body.length });
     await storage.ping();

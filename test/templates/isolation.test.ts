@@ -22,20 +22,42 @@ interface Endpoint {
 const tp = (i: Ids) => `/api/v1/templates/${i.tpl}`;
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/api/v1/templates', scope: 'templates.read', collection: true },
-  { method: 'POST', path: () => '/api/v1/templates', scope: 'templates.create', body: { name: 'x' }, collection: true },
+  {
+    method: 'POST',
+    path: () => '/api/v1/templates',
+    scope: 'templates.create',
+    body: { name: 'x' },
+    collection: true,
+  },
   { method: 'GET', path: tp, scope: 'templates.read' },
   { method: 'PATCH', path: tp, scope: 'templates.write', body: { name: 'hijacked' } },
   { method: 'DELETE', path: tp, scope: 'templates.delete' },
-  { method: 'POST', path: (i) => `${tp(i)}/roles`, scope: 'templates.write', body: { name: 'Extra' } },
+  {
+    method: 'POST',
+    path: (i) => `${tp(i)}/roles`,
+    scope: 'templates.write',
+    body: { name: 'Extra' },
+  },
   { method: 'GET', path: (i) => `${tp(i)}/roles`, scope: 'templates.read' },
-  { method: 'PATCH', path: (i) => `${tp(i)}/roles/${i.role}`, scope: 'templates.write', body: { name: 'hijacked' } },
+  {
+    method: 'PATCH',
+    path: (i) => `${tp(i)}/roles/${i.role}`,
+    scope: 'templates.write',
+    body: { name: 'hijacked' },
+  },
   { method: 'DELETE', path: (i) => `${tp(i)}/roles/${i.role}`, scope: 'templates.write' },
   { method: 'POST', path: (i) => `${tp(i)}/fields`, scope: 'templates.write', body: field() },
   { method: 'GET', path: (i) => `${tp(i)}/fields`, scope: 'templates.read' },
-  { method: 'PATCH', path: (i) => `${tp(i)}/fields/${i.field}`, scope: 'templates.write', body: { label: 'hijacked' } },
+  {
+    method: 'PATCH',
+    path: (i) => `${tp(i)}/fields/${i.field}`,
+    scope: 'templates.write',
+    body: { label: 'hijacked' },
+  },
   { method: 'DELETE', path: (i) => `${tp(i)}/fields/${i.field}`, scope: 'templates.write' },
 ];
-const label = (e: Endpoint) => `${e.method} ${e.path({ tpl: '{id}', role: '{roleId}', field: '{fieldId}' })}`;
+const label = (e: Endpoint) =>
+  `${e.method} ${e.path({ tpl: '{id}', role: '{roleId}', field: '{fieldId}' })}`;
 
 let t: TestApp;
 let mine: Ids;
@@ -65,7 +87,9 @@ describe('template endpoints', () => {
       expect(op.operationId, label(e)).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.summary, label(e)).toBeTruthy();
       expect(op.tags, label(e)).toEqual(['Templates']);
-      expect(Object.keys(op.responses), label(e)).toEqual(expect.arrayContaining(['401', '403', '429', '500']));
+      expect(Object.keys(op.responses), label(e)).toEqual(
+        expect.arrayContaining(['401', '403', '429', '500']),
+      );
       if (!e.collection) expect(Object.keys(op.responses), label(e)).toContain('404');
     }
   });
@@ -84,7 +108,10 @@ describe('template endpoints', () => {
       expect(res.status, label(e)).toBe(403);
       expect(res.body.error.details, label(e)).toEqual([{ requiredScope: e.scope }]);
     }
-    expect((await t.request('GET', `/api/v1/templates/${mine.tpl}`)).body.data).toMatchObject({ name: 'Lease', _count: { roles: 1, fields: 1 } });
+    expect((await t.request('GET', `/api/v1/templates/${mine.tpl}`)).body.data).toMatchObject({
+      name: 'Lease',
+      _count: { roles: 1, fields: 1 },
+    });
   });
 
   it("answer 404 for another organization's template, role or field", async () => {
@@ -94,14 +121,21 @@ describe('template endpoints', () => {
       expect(res.body.error.code, label(e)).toBe('not_found');
       // Their role or field under my own template is not found either.
       if (/roles\/|fields\//.test(e.path(mine))) {
-        const crossed = await t.request(e.method, e.path({ ...mine, role: theirs.role, field: theirs.field }), { body: e.body });
+        const crossed = await t.request(
+          e.method,
+          e.path({ ...mine, role: theirs.role, field: theirs.field }),
+          { body: e.body },
+        );
         expect(crossed.status, label(e)).toBe(404);
       }
     }
-    const list = (await t.request('GET', '/api/v1/templates?limit=100')).body.data.map((x: { id: string }) => x.id);
+    const list = (await t.request('GET', '/api/v1/templates?limit=100')).body.data.map(
+      (x: { id: string }) => x.id,
+    );
     expect(list).toContain(mine.tpl);
     expect(list).not.toContain(theirs.tpl);
-    const detail = (await t.request('GET', `/api/v1/templates/${theirs.tpl}`, { key: theirKey })).body.data;
+    const detail = (await t.request('GET', `/api/v1/templates/${theirs.tpl}`, { key: theirKey }))
+      .body.data;
     expect(detail).toMatchObject({ name: 'Lease', _count: { roles: 1, fields: 1 } });
     expect(detail.roles[0].name).toBe('Role');
   });

@@ -9,7 +9,18 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const LIST_KEYS = ['_count', 'createdAt', 'description', 'documentHash', 'fileSize', 'id', 'name', 'pageCount', 'signingType', 'updatedAt'];
+const LIST_KEYS = [
+  '_count',
+  'createdAt',
+  'description',
+  'documentHash',
+  'fileSize',
+  'id',
+  'name',
+  'pageCount',
+  'signingType',
+  'updatedAt',
+];
 
 describe('POST /api/v1/templates', () => {
   it('creates a template with roles and fields, answered as the detail', async () => {
@@ -24,7 +35,14 @@ describe('POST /api/v1/templates', () => {
     expect(res.status).toBe(201);
     const d = res.body.data;
     expect(Object.keys(d).sort()).toEqual([...LIST_KEYS, 'fields', 'roles'].sort());
-    expect(d).toMatchObject({ name: 'Lease', description: 'Residential lease', signingType: 'sequential', fileSize: 0, pageCount: null, documentHash: '' });
+    expect(d).toMatchObject({
+      name: 'Lease',
+      description: 'Residential lease',
+      signingType: 'sequential',
+      fileSize: 0,
+      pageCount: null,
+      documentHash: '',
+    });
     expect(d.id).toMatch(/^tpl_/);
     expect(d._count).toEqual({ roles: 2, fields: 2 });
     expect(d.roles.map((r: any) => [r.name, r.order, r.signerName, r.signerEmail])).toEqual([
@@ -32,7 +50,13 @@ describe('POST /api/v1/templates', () => {
       ['Landlord', 1, null, 'owner@example.test'],
     ]);
     expect(d.roles[0].id).toMatch(/^rol_/);
-    expect(d.fields[1]).toMatchObject({ type: 'date', assignedTo: 1, required: true, readOnly: false, options: null });
+    expect(d.fields[1]).toMatchObject({
+      type: 'date',
+      assignedTo: 1,
+      required: true,
+      readOnly: false,
+      options: null,
+    });
     expect(d.fields[1]).not.toHaveProperty('value');
   });
 
@@ -48,19 +72,38 @@ describe('POST /api/v1/templates', () => {
   });
 
   it('refuses taken role orders, a fixed name without an email, bad fields and unknown keys', async () => {
-    const dup = await t.request('POST', '/api/v1/templates', { body: { name: 'x', roles: [{ name: 'A', order: 1 }, { name: 'B', order: 1 }] } });
+    const dup = await t.request('POST', '/api/v1/templates', {
+      body: {
+        name: 'x',
+        roles: [
+          { name: 'A', order: 1 },
+          { name: 'B', order: 1 },
+        ],
+      },
+    });
     expect(dup.status).toBe(400);
     expect(dup.body.error.details[0].path).toBe('body.roles.1.order');
-    const nameOnly = await t.request('POST', '/api/v1/templates', { body: { name: 'x', roles: [{ name: 'A', signerName: 'Ann' }] } });
+    const nameOnly = await t.request('POST', '/api/v1/templates', {
+      body: { name: 'x', roles: [{ name: 'A', signerName: 'Ann' }] },
+    });
     expect(nameOnly.status).toBe(400);
     expect(nameOnly.body.error.details[0].path).toBe('body.roles.0.signerEmail');
-    const offPage = await t.request('POST', '/api/v1/templates', { body: { name: 'x', fields: [field({ x: 90, width: 20 })] } });
+    const offPage = await t.request('POST', '/api/v1/templates', {
+      body: { name: 'x', fields: [field({ x: 90, width: 20 })] },
+    });
     expect(offPage.status).toBe(400);
     expect(offPage.body.error.details[0].path).toBe('body.fields.0.width');
-    const unknown = await t.request('POST', '/api/v1/templates', { body: { name: 'x', fileSize: 3 } });
+    const unknown = await t.request('POST', '/api/v1/templates', {
+      body: { name: 'x', fileSize: 3 },
+    });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.details[0]).toEqual({ path: 'body.fileSize', message: 'is not a known field' });
-    const badEmail = await t.request('POST', '/api/v1/templates', { body: { name: 'x', roles: [{ name: 'A', signerEmail: 'nope' }] } });
+    expect(unknown.body.error.details[0]).toEqual({
+      path: 'body.fileSize',
+      message: 'is not a known field',
+    });
+    const badEmail = await t.request('POST', '/api/v1/templates', {
+      body: { name: 'x', roles: [{ name: 'A', signerEmail: 'nope' }] },
+    });
     expect(badEmail.status).toBe(400);
   });
 });
@@ -69,11 +112,16 @@ describe('GET /api/v1/templates', () => {
   it('lists newest first with cursors and searches by name', async () => {
     const { key } = await t.newOrg('Lister');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await createTemplate(t, { name: `Form ${i}${i === 3 ? ' SPECIAL_%' : ''}` }, key));
+    for (let i = 0; i < 5; i++)
+      ids.push(await createTemplate(t, { name: `Form ${i}${i === 3 ? ' SPECIAL_%' : ''}` }, key));
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await t.request('GET', `/api/v1/templates?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { key });
+      const page: any = await t.request(
+        'GET',
+        `/api/v1/templates?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { key },
+      );
       expect(page.status).toBe(200);
       expect(Object.keys(page.body.data[0]).sort()).toEqual(LIST_KEYS);
       expect(page.body.meta.count).toBe(page.body.data.length);
@@ -82,24 +130,54 @@ describe('GET /api/v1/templates', () => {
       expect(cursor === null).toBe(!page.body.meta.hasMore);
     } while (cursor);
     expect(seen).toEqual([...ids].reverse());
-    const search = await t.request('GET', `/api/v1/templates?search=${encodeURIComponent('special_%')}`, { key });
+    const search = await t.request(
+      'GET',
+      `/api/v1/templates?search=${encodeURIComponent('special_%')}`,
+      { key },
+    );
     expect(search.body.data.map((x: any) => x.id)).toEqual([ids[3]]);
-    expect((await t.request('GET', '/api/v1/templates?search=_', { key })).body.data.map((x: any) => x.id)).toEqual([ids[3]]);
+    expect(
+      (await t.request('GET', '/api/v1/templates?search=_', { key })).body.data.map(
+        (x: any) => x.id,
+      ),
+    ).toEqual([ids[3]]);
     expect((await t.request('GET', '/api/v1/templates?limit=101', { key })).status).toBe(400);
-    expect((await t.request('GET', '/api/v1/templates?cursor=nope', { key })).body.error.code).toBe('invalid_cursor');
+    expect((await t.request('GET', '/api/v1/templates?cursor=nope', { key })).body.error.code).toBe(
+      'invalid_cursor',
+    );
   });
 });
 
 describe('PATCH and DELETE /api/v1/templates/{id}', () => {
   it('edits name, description and signing type; refuses empty and unknown bodies', async () => {
     const id = await createTemplate(t);
-    const res = await t.request('PATCH', `/api/v1/templates/${id}`, { body: { name: 'Renamed', description: 'd', signingType: 'parallel' } });
+    const res = await t.request('PATCH', `/api/v1/templates/${id}`, {
+      body: { name: 'Renamed', description: 'd', signingType: 'parallel' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ name: 'Renamed', description: 'd', signingType: 'parallel' });
+    expect(res.body.data).toMatchObject({
+      name: 'Renamed',
+      description: 'd',
+      signingType: 'parallel',
+    });
     expect((await t.request('PATCH', `/api/v1/templates/${id}`, { body: {} })).status).toBe(400);
-    expect((await t.request('PATCH', `/api/v1/templates/${id}`, { body: { pageCount: 2 } })).status).toBe(400);
-    expect((await t.request('PATCH', `/api/v1/templates/${id}`, { body: { description: 'd'.repeat(2001) } })).status).toBe(400);
-    expect((await t.request('PATCH', `/api/v1/templates/${id}`, { body: { description: 'd'.repeat(2000) } })).status).toBe(200);
+    expect(
+      (await t.request('PATCH', `/api/v1/templates/${id}`, { body: { pageCount: 2 } })).status,
+    ).toBe(400);
+    expect(
+      (
+        await t.request('PATCH', `/api/v1/templates/${id}`, {
+          body: { description: 'd'.repeat(2001) },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await t.request('PATCH', `/api/v1/templates/${id}`, {
+          body: { description: 'd'.repeat(2000) },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('deletes for good with its roles, fields and file', async () => {
@@ -113,7 +191,11 @@ describe('PATCH and DELETE /api/v1/templates/{id}', () => {
     expect((await t.request('GET', `/api/v1/templates/${id}`)).status).toBe(404);
     expect((await t.request('DELETE', `/api/v1/templates/${id}`)).status).toBe(404);
     expect(await t.app.deps.storage.stat(key)).toBeNull();
-    const orphans = await t.database.handle.db.selectFrom('template_fields').select('id').where('template_id', '=', id).execute();
+    const orphans = await t.database.handle.db
+      .selectFrom('template_fields')
+      .select('id')
+      .where('template_id', '=', id)
+      .execute();
     expect(orphans).toEqual([]);
   });
 });
@@ -123,46 +205,100 @@ describe('roles sub-resource', () => {
     const id = await createTemplate(t);
     const a = await t.request('POST', `/api/v1/templates/${id}/roles`, { body: { name: 'Buyer' } });
     expect(a.status).toBe(201);
-    expect(Object.keys(a.body.data).sort()).toEqual(['createdAt', 'id', 'name', 'order', 'signerEmail', 'signerName', 'updatedAt']);
-    expect(a.body.data).toMatchObject({ name: 'Buyer', order: 0, signerName: null, signerEmail: null });
-    const b = await t.request('POST', `/api/v1/templates/${id}/roles`, { body: { name: 'Seller', order: 10, signerName: 'Sam', signerEmail: 'sam@example.test' } });
-    expect(b.body.data).toMatchObject({ order: 10, signerName: 'Sam', signerEmail: 'sam@example.test' });
-    const c = await t.request('POST', `/api/v1/templates/${id}/roles`, { body: { name: 'Witness' } });
+    expect(Object.keys(a.body.data).sort()).toEqual([
+      'createdAt',
+      'id',
+      'name',
+      'order',
+      'signerEmail',
+      'signerName',
+      'updatedAt',
+    ]);
+    expect(a.body.data).toMatchObject({
+      name: 'Buyer',
+      order: 0,
+      signerName: null,
+      signerEmail: null,
+    });
+    const b = await t.request('POST', `/api/v1/templates/${id}/roles`, {
+      body: { name: 'Seller', order: 10, signerName: 'Sam', signerEmail: 'sam@example.test' },
+    });
+    expect(b.body.data).toMatchObject({
+      order: 10,
+      signerName: 'Sam',
+      signerEmail: 'sam@example.test',
+    });
+    const c = await t.request('POST', `/api/v1/templates/${id}/roles`, {
+      body: { name: 'Witness' },
+    });
     expect(c.body.data.order).toBe(11);
-    const dup = await t.request('POST', `/api/v1/templates/${id}/roles`, { body: { name: 'Dup', order: 0 } });
+    const dup = await t.request('POST', `/api/v1/templates/${id}/roles`, {
+      body: { name: 'Dup', order: 0 },
+    });
     expect(dup.status).toBe(400);
     expect(dup.body.error.details[0].path).toBe('body.order');
 
     const page1 = await t.request('GET', `/api/v1/templates/${id}/roles?limit=2`);
     expect(page1.body.data.map((r: any) => r.order)).toEqual([0, 10]);
-    const page2 = await t.request('GET', `/api/v1/templates/${id}/roles?limit=2&cursor=${page1.body.meta.nextCursor}`);
+    const page2 = await t.request(
+      'GET',
+      `/api/v1/templates/${id}/roles?limit=2&cursor=${page1.body.meta.nextCursor}`,
+    );
     expect(page2.body.data.map((r: any) => r.order)).toEqual([11]);
     expect(page2.body.meta).toEqual({ count: 1, hasMore: false, nextCursor: null });
 
     // A field follows its role to a new order.
-    const f = await t.request('POST', `/api/v1/templates/${id}/fields`, { body: field({ assignedTo: 10 }) });
-    const moved = await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, { body: { order: 5 } });
+    const f = await t.request('POST', `/api/v1/templates/${id}/fields`, {
+      body: field({ assignedTo: 10 }),
+    });
+    const moved = await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, {
+      body: { order: 5 },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body.data.order).toBe(5);
     const fields = await t.request('GET', `/api/v1/templates/${id}/fields`);
     expect(fields.body.data.find((x: any) => x.id === f.body.data.id).assignedTo).toBe(5);
-    expect((await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, { body: { order: 0 } })).status).toBe(400);
+    expect(
+      (
+        await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, {
+          body: { order: 0 },
+        })
+      ).status,
+    ).toBe(400);
 
     // Clearing the email while a fixed name remains is refused; clearing both is fine.
-    const half = await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, { body: { signerEmail: null } });
+    const half = await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, {
+      body: { signerEmail: null },
+    });
     expect(half.status).toBe(400);
-    const cleared = await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, { body: { signerEmail: null, signerName: null } });
+    const cleared = await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, {
+      body: { signerEmail: null, signerName: null },
+    });
     expect(cleared.body.data).toMatchObject({ signerName: null, signerEmail: null });
-    expect((await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, { body: {} })).status).toBe(400);
+    expect(
+      (await t.request('PATCH', `/api/v1/templates/${id}/roles/${b.body.data.id}`, { body: {} }))
+        .status,
+    ).toBe(400);
 
-    expect((await t.request('DELETE', `/api/v1/templates/${id}/roles/${c.body.data.id}`)).status).toBe(204);
-    expect((await t.request('DELETE', `/api/v1/templates/${id}/roles/${c.body.data.id}`)).status).toBe(404);
-    expect((await t.request('GET', `/api/v1/templates/${id}`)).body.data._count).toEqual({ roles: 2, fields: 1 });
+    expect(
+      (await t.request('DELETE', `/api/v1/templates/${id}/roles/${c.body.data.id}`)).status,
+    ).toBe(204);
+    expect(
+      (await t.request('DELETE', `/api/v1/templates/${id}/roles/${c.body.data.id}`)).status,
+    ).toBe(404);
+    expect((await t.request('GET', `/api/v1/templates/${id}`)).body.data._count).toEqual({
+      roles: 2,
+      fields: 1,
+    });
   });
 
   it('caps a template at 50 roles', async () => {
-    const id = await createTemplate(t, { roles: Array.from({ length: 50 }, (_, i) => ({ name: `R${i}` })) });
-    const res = await t.request('POST', `/api/v1/templates/${id}/roles`, { body: { name: 'One too many' } });
+    const id = await createTemplate(t, {
+      roles: Array.from({ length: 50 }, (_, i) => ({ name: `R${i}` })),
+    });
+    const res = await t.request('POST', `/api/v1/templates/${id}/roles`, {
+      body: { name: 'One too many' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('limit_reached');
   });
@@ -171,28 +307,70 @@ describe('roles sub-resource', () => {
 describe('fields sub-resource', () => {
   it('adds, lists, edits and removes fields with the document field rules', async () => {
     const id = await createTemplate(t);
-    const add = await t.request('POST', `/api/v1/templates/${id}/fields`, { body: field({ type: 'dropdown', options: ['a', 'b'], label: 'Pick' }) });
+    const add = await t.request('POST', `/api/v1/templates/${id}/fields`, {
+      body: field({ type: 'dropdown', options: ['a', 'b'], label: 'Pick' }),
+    });
     expect(add.status).toBe(201);
-    expect(add.body.data).toMatchObject({ type: 'dropdown', options: ['a', 'b'], label: 'Pick', assignedTo: 0 });
-    expect((await t.request('POST', `/api/v1/templates/${id}/fields`, { body: field({ type: 'radio' }) })).status).toBe(400);
-    const patched = await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, { body: { x: 50, width: 50, assignedTo: 2 } });
+    expect(add.body.data).toMatchObject({
+      type: 'dropdown',
+      options: ['a', 'b'],
+      label: 'Pick',
+      assignedTo: 0,
+    });
+    expect(
+      (
+        await t.request('POST', `/api/v1/templates/${id}/fields`, {
+          body: field({ type: 'radio' }),
+        })
+      ).status,
+    ).toBe(400);
+    const patched = await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, {
+      body: { x: 50, width: 50, assignedTo: 2 },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ x: 50, width: 50, assignedTo: 2 });
-    expect((await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, { body: { x: 51 } })).status).toBe(400);
-    expect((await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, { body: { type: 'text' } })).status).toBe(400);
-    expect((await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, { body: { type: 'text', options: null } })).status).toBe(200);
+    expect(
+      (
+        await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, {
+          body: { x: 51 },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, {
+          body: { type: 'text' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await t.request('PATCH', `/api/v1/templates/${id}/fields/${add.body.data.id}`, {
+          body: { type: 'text', options: null },
+        })
+      ).status,
+    ).toBe(200);
     const list = await t.request('GET', `/api/v1/templates/${id}/fields`);
     expect(list.body.data).toHaveLength(1);
     expect(list.body.meta).toEqual({ count: 1, hasMore: false, nextCursor: null });
-    expect((await t.request('DELETE', `/api/v1/templates/${id}/fields/${add.body.data.id}`)).status).toBe(204);
-    expect((await t.request('DELETE', `/api/v1/templates/${id}/fields/${add.body.data.id}`)).status).toBe(404);
+    expect(
+      (await t.request('DELETE', `/api/v1/templates/${id}/fields/${add.body.data.id}`)).status,
+    ).toBe(204);
+    expect(
+      (await t.request('DELETE', `/api/v1/templates/${id}/fields/${add.body.data.id}`)).status,
+    ).toBe(404);
   });
 
   it('keeps fields within the page count once the file is known', async () => {
     const id = await createTemplate(t);
     await giveTemplateFile(t, id, 2);
-    expect((await t.request('POST', `/api/v1/templates/${id}/fields`, { body: field({ page: 2 }) })).status).toBe(201);
-    const res = await t.request('POST', `/api/v1/templates/${id}/fields`, { body: field({ page: 3 }) });
+    expect(
+      (await t.request('POST', `/api/v1/templates/${id}/fields`, { body: field({ page: 2 }) }))
+        .status,
+    ).toBe(201);
+    const res = await t.request('POST', `/api/v1/templates/${id}/fields`, {
+      body: field({ page: 3 }),
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toBe('body.page');
   });

@@ -10,7 +10,12 @@ import { readDocumentTree } from '../../src/pdf/pages.ts';
 import { PdfFile } from '../../src/pdf/reader.ts';
 import { PdfRef, serializeIndirect } from '../../src/pdf/syntax.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
-import { NO_OPENSSL_REASON, hasOpenssl, startTrustServices, type TrustServices } from '../helpers/trust-services.ts';
+import {
+  NO_OPENSSL_REASON,
+  hasOpenssl,
+  startTrustServices,
+  type TrustServices,
+} from '../helpers/trust-services.ts';
 import { makePdf, sampleInput, sha256 } from '../pdf/pdf-helpers.ts';
 
 /** POST /api/v1/verify and the public POST /verify/check, on files sealed at each level against a local TSA. */
@@ -28,10 +33,18 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'in.pdf'), original);
   if (!hasOpenssl) return;
   services = await startTrustServices();
-  const cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: services.signingP12, signingCertPassword: services.signingPassword, generatedCertPassword: 'a-test-password' });
+  const cert = await loadSigningCertificate({
+    dataDir: dir,
+    signingCertP12: services.signingP12,
+    signingCertPassword: services.signingPassword,
+    generatedCertPassword: 'a-test-password',
+  });
   for (const level of ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const) {
     const out = path.join(dir, `${level}.pdf`);
-    await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, out, { level, tsa: { url: services.tsaUrl } });
+    await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, out, {
+      level,
+      tsa: { url: services.tsaUrl },
+    });
     signed.set(level, await readFile(out));
   }
 });
@@ -45,7 +58,10 @@ const verify = (bytes: Buffer, key?: string | null) =>
   t.app.inject({
     method: 'POST',
     url: '/api/v1/verify',
-    headers: { 'content-type': 'application/pdf', ...(key === null ? {} : { authorization: `Bearer ${key ?? t.key}` }) },
+    headers: {
+      'content-type': 'application/pdf',
+      ...(key === null ? {} : { authorization: `Bearer ${key ?? t.key}` }),
+    },
     payload: bytes,
   });
 
@@ -70,7 +86,12 @@ describe.skipIf(!hasOpenssl)('POST /api/v1/verify', () => {
         level,
         coversWholeDocument: expected[level].whole,
         revocationEmbedded: expected[level].revocation,
-        certificate: { subject: 'CN=Acme Signing Test, O=Acme', issuer: 'CN=Signet Test Root CA, O=Signet Tests', serialNumber: '1001', selfSigned: false },
+        certificate: {
+          subject: 'CN=Acme Signing Test, O=Acme',
+          issuer: 'CN=Signet Test Root CA, O=Signet Tests',
+          serialNumber: '1001',
+          selfSigned: false,
+        },
       });
       if (expected[level].timestamp) {
         expect(sig.timestamp).toMatchObject({ authority: 'Signet Test TSA', valid: true });
@@ -99,10 +120,14 @@ describe.skipIf(!hasOpenssl)('POST /api/v1/verify', () => {
     const page = new Map(tree.pages[0].dict);
     page.set('Rotate', 90);
     let next = pdf.nextObjectNumber;
-    const update = assembleUpdate(pdf, [{ ref: tree.pages[0].ref, bytes: serializeIndirect(tree.pages[0].ref, page) }], {
-      id: pdf.trailer.get('ID')!,
-      allocXrefStream: () => new PdfRef(next++, 0),
-    });
+    const update = assembleUpdate(
+      pdf,
+      [{ ref: tree.pages[0].ref, bytes: serializeIndirect(tree.pages[0].ref, page) }],
+      {
+        id: pdf.trailer.get('ID')!,
+        allocXrefStream: () => new PdfRef(next++, 0),
+      },
+    );
     pdf.close();
     const changed = Buffer.concat([signed.get('B-LTA')!, update.bytes]);
     const report = (await verify(changed)).json().data;
@@ -116,14 +141,28 @@ describe.skipIf(!hasOpenssl)('POST /api/v1/verify', () => {
     expect(created.status).toBe(201);
     await t.database.handle.db
       .updateTable('documents')
-      .set({ signed_file_hash: sha256(bytes), status: 'completed', completed_at: '2026-01-02T03:04:05.000Z' })
+      .set({
+        signed_file_hash: sha256(bytes),
+        status: 'completed',
+        completed_at: '2026-01-02T03:04:05.000Z',
+      })
       .where('id', '=', created.body.data.id)
       .execute();
     const mine = (await verify(bytes)).json().data;
-    expect(mine.document).toEqual({ id: created.body.data.id, name: 'Lease 2026', status: 'completed', completedAt: '2026-01-02T03:04:05.000Z' });
+    expect(mine.document).toEqual({
+      id: created.body.data.id,
+      name: 'Lease 2026',
+      status: 'completed',
+      completedAt: '2026-01-02T03:04:05.000Z',
+    });
     const other = await t.newOrg('Other');
     expect((await verify(bytes, other.key)).json().data.document).toBeNull();
-    const pub = await t.app.inject({ method: 'POST', url: '/verify/check', headers: { 'content-type': 'application/pdf' }, payload: bytes });
+    const pub = await t.app.inject({
+      method: 'POST',
+      url: '/verify/check',
+      headers: { 'content-type': 'application/pdf' },
+      payload: bytes,
+    });
     expect(pub.statusCode).toBe(200);
     expect(pub.json().data.document).toBeNull();
     expect(pub.json().data.signatures[0].level).toBe('B-LTA');
@@ -134,14 +173,22 @@ describe('POST /api/v1/verify: input', () => {
   it('reports an unsigned PDF as having no signatures', async () => {
     const res = await verify(await readFile(path.join(dir, 'in.pdf')));
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toEqual({ signatures: [], modifiedAfterLastSignature: false, document: null });
+    expect(res.json().data).toEqual({
+      signatures: [],
+      modifiedAfterLastSignature: false,
+      document: null,
+    });
   });
 
   it('refuses what is not a PDF (415), an empty body (400), over 50 MB (413), no key (401), a key without documents.read (403)', async () => {
     expect((await verify(Buffer.from('hello, not a pdf'))).statusCode).toBe(415);
-    expect((await verify(Buffer.from('%PDF-1.7\nthis is not really one'))).json().error.code).toBe('unsupported_media_type');
+    expect((await verify(Buffer.from('%PDF-1.7\nthis is not really one'))).json().error.code).toBe(
+      'unsupported_media_type',
+    );
     expect((await verify(Buffer.alloc(0))).statusCode).toBe(400);
-    const big = await verify(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(50 * 1024 * 1024)]));
+    const big = await verify(
+      Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(50 * 1024 * 1024)]),
+    );
     expect(big.statusCode).toBe(413);
     expect(big.json().error.code).toBe('payload_too_large');
     expect((await verify(Buffer.from('%PDF-1.7'), null)).statusCode).toBe(401);
@@ -161,12 +208,24 @@ describe('POST /api/v1/verify: input', () => {
   it('the public check is rate limited per IP', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/verify/check', remoteAddress: '198.51.100.77', headers: { 'content-type': 'application/pdf' }, payload: Buffer.from('x') });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/verify/check',
+        remoteAddress: '198.51.100.77',
+        headers: { 'content-type': 'application/pdf' },
+        payload: Buffer.from('x'),
+      });
       statuses.push(res.statusCode);
     }
     expect(statuses.slice(0, 10).every((s) => s === 415)).toBe(true);
     expect(statuses.slice(10)).toEqual([429, 429]);
-    const elsewhere = await t.app.inject({ method: 'POST', url: '/verify/check', remoteAddress: '198.51.100.78', headers: { 'content-type': 'application/pdf' }, payload: Buffer.from('x') });
+    const elsewhere = await t.app.inject({
+      method: 'POST',
+      url: '/verify/check',
+      remoteAddress: '198.51.100.78',
+      headers: { 'content-type': 'application/pdf' },
+      payload: Buffer.from('x'),
+    });
     expect(elsewhere.statusCode).toBe(415);
   });
 });

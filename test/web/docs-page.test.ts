@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, hasChromium, launchBrowser, NO_CHROMIUM_REASON, visible, type TestBrowser } from '../helpers/browser.ts';
+import {
+  eventually,
+  hasChromium,
+  launchBrowser,
+  NO_CHROMIUM_REASON,
+  visible,
+  type TestBrowser,
+} from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
 import { startServer } from './setup.ts';
 
@@ -31,13 +38,22 @@ describe.skipIf(!hasChromium)('/docs in Chromium', () => {
     await page.goto(`${origin}/docs`);
     const spec = (await t.request('GET', '/openapi.json', { key: null })).body;
     // Every operation, and every webhook event (each shown as the POST it is).
-    const operations = Object.values(spec.paths as Record<string, object>).reduce<number>((n, p) => n + Object.keys(p).length, 0) + Object.keys(spec.webhooks).length;
+    const operations =
+      Object.values(spec.paths as Record<string, object>).reduce<number>(
+        (n, p) => n + Object.keys(p).length,
+        0,
+      ) + Object.keys(spec.webhooks).length;
     await eventually(() => page.locator('.opblock').count()).toBe(operations);
     expect(await page.title()).toBe('Signet API reference');
     expect(await page.locator('.topbar').isVisible()).toBe(false);
-    expect(await page.getByPlaceholder(/explore/i).count() + (await page.locator('.download-url-input:visible').count())).toBe(0);
+    expect(
+      (await page.getByPlaceholder(/explore/i).count()) +
+        (await page.locator('.download-url-input:visible').count()),
+    ).toBe(0);
     expect(await page.locator('.info .title').textContent()).toContain('Signet API');
-    expect(await page.locator('link[rel="icon"]').first().getAttribute('href')).toMatch(/favicon\.svg$/);
+    expect(await page.locator('link[rel="icon"]').first().getAttribute('href')).toMatch(
+      /favicon\.svg$/,
+    );
     const shot = path.join(os.tmpdir(), `signet-docs-${process.pid}.png`);
     await page.screenshot({ path: shot });
     expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
@@ -54,27 +70,38 @@ describe.skipIf(!hasChromium)('/docs in Chromium', () => {
     let checked = 0;
     for (const [, item] of Object.entries<Record<string, any>>(spec.paths)) {
       for (const [, op] of Object.entries<any>(item)) {
-        const status = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s)).sort()[0];
+        const status = Object.keys(op.responses)
+          .filter((s) => /^2\d\d$/.test(s))
+          .sort()[0];
         const example = op.responses[status].content?.['application/json']?.example;
-        const block = page.locator(`#operations-${op.tags[0].replace(/\s/g, '_')}-${op.operationId.replace(/\./g, '_')}`);
+        const block = page.locator(
+          `#operations-${op.tags[0].replace(/\s/g, '_')}-${op.operationId.replace(/\./g, '_')}`,
+        );
         await block.locator('.opblock-summary').first().click();
         // The success row shows the example answer (Swagger UI's "Example Value"), not a generated one.
         if (example !== undefined) {
           const panel = block.locator(`tr.response[data-code="${status}"] .highlight-code`).first();
           await visible(panel);
           const first = JSON.stringify(example).slice(0, 12);
-          await eventually(async () => ((await panel.textContent()) ?? '').replace(/\s+/g, '')).toContain(first.replace(/\s+/g, ''));
+          await eventually(async () =>
+            ((await panel.textContent()) ?? '').replace(/\s+/g, ''),
+          ).toContain(first.replace(/\s+/g, ''));
           checked++;
         }
         const body = op.requestBody?.content?.['application/json']?.example;
         if (body !== undefined) {
           const panel = block.locator('.opblock-section-request-body .highlight-code').first();
           await visible(panel);
-          await eventually(async () => ((await panel.textContent()) ?? '').replace(/\s+/g, '')).toContain(JSON.stringify(body).slice(0, 12).replace(/\s+/g, ''));
+          await eventually(async () =>
+            ((await panel.textContent()) ?? '').replace(/\s+/g, ''),
+          ).toContain(JSON.stringify(body).slice(0, 12).replace(/\s+/g, ''));
         }
         if (op.operationId === 'createDocument') {
           await block.scrollIntoViewIfNeeded();
-          await page.screenshot({ path: path.resolve('.tmp/docs-create-document.png'), fullPage: false });
+          await page.screenshot({
+            path: path.resolve('.tmp/docs-create-document.png'),
+            fullPage: false,
+          });
         }
         await block.locator('.opblock-summary').first().click();
       }

@@ -10,7 +10,8 @@ afterAll(async () => t.close());
 const TOKEN = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
 
 /** The URLs of the scripts, styles and icons an HTML page links to. */
-const linkedAssets = (html: string) => [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+const linkedAssets = (html: string) =>
+  [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
 
 describe('GET /sign/{token}', () => {
   it('serves the page shell with a strict policy, never cached, never sent on as a referrer', async () => {
@@ -40,7 +41,15 @@ describe('GET /sign/{token}', () => {
   });
 
   it('answers a malformed token with a readable 404 page, without the client', async () => {
-    for (const bad of ['', 'short', 'x'.repeat(101), 'x'.repeat(5000), 'has%20space', '%3Cscript%3E', 'a/b/cdefghijklmnop']) {
+    for (const bad of [
+      '',
+      'short',
+      'x'.repeat(101),
+      'x'.repeat(5000),
+      'has%20space',
+      '%3Cscript%3E',
+      'a/b/cdefghijklmnop',
+    ]) {
       const res = await t.request('GET', `/sign/${bad}`, { key: null });
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -54,7 +63,11 @@ describe('GET /sign/{token}', () => {
     const page = await t.request('GET', `/sign/${TOKEN}`, { key: null });
     const urls = linkedAssets(page.body);
     expect(urls.map((u) => u.split('/').pop())).toEqual(['favicon.svg', 'signing.css', 'app.js']);
-    const types: Record<string, string> = { svg: 'image/svg+xml', css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
+    const types: Record<string, string> = {
+      svg: 'image/svg+xml',
+      css: 'text/css; charset=utf-8',
+      js: 'text/javascript; charset=utf-8',
+    };
     for (const url of urls) {
       const res = await t.request('GET', url, { key: null });
       expect(res.status, url).toBe(200);
@@ -81,13 +94,21 @@ describe('GET /sign/{token}', () => {
   it('serves pdf.js and its worker from node_modules; an old version is served but not cached', async () => {
     const page = await t.request('GET', `/sign/${TOKEN}`, { key: null });
     const base = /data-pdfjs="([^"]+)"/.exec(page.body)![1];
-    for (const file of ['pdf.min.mjs', 'pdf.worker.min.mjs', 'standard_fonts/LiberationSans-Regular.ttf', 'cmaps/UniJIS-UTF16-H.bcmap', 'wasm/openjpeg.wasm']) {
+    for (const file of [
+      'pdf.min.mjs',
+      'pdf.worker.min.mjs',
+      'standard_fonts/LiberationSans-Regular.ttf',
+      'cmaps/UniJIS-UTF16-H.bcmap',
+      'wasm/openjpeg.wasm',
+    ]) {
       const res = await t.request('GET', `${base}${file}`, { key: null });
       expect(res.status, file).toBe(200);
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
       expect(Number(res.raw.rawPayload.length)).toBeGreaterThan(100);
     }
-    expect((await t.request('GET', `${base}pdf.min.mjs`, { key: null })).headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(
+      (await t.request('GET', `${base}pdf.min.mjs`, { key: null })).headers['content-type'],
+    ).toBe('text/javascript; charset=utf-8');
     const stale = await t.request('GET', '/assets/pdfjs/0.0.1/pdf.min.mjs', { key: null });
     expect(stale.status).toBe(200);
     expect(stale.headers['cache-control']).toBe('no-cache');

@@ -20,16 +20,28 @@ export interface SentDocument {
 }
 
 /** Creates a document with signers and fields, uploads a real PDF through the upload URL, and sends it. */
-export async function sendDocument(t: TestApp, body: Record<string, unknown>, pages = 2): Promise<SentDocument> {
-  const created = await t.request('POST', '/api/v1/documents', { body: { name: 'Service Agreement', ...body } });
+export async function sendDocument(
+  t: TestApp,
+  body: Record<string, unknown>,
+  pages = 2,
+): Promise<SentDocument> {
+  const created = await t.request('POST', '/api/v1/documents', {
+    body: { name: 'Service Agreement', ...body },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.data.id as string;
 
   // The two-step upload, for real: the ticket from the API, then the bytes PUT to its URL over the socket.
   const pdf = await samplePdf(pages, 'Service Agreement, page');
-  const ticket = await t.request('POST', `/api/v1/documents/${id}/upload`, { body: { contentType: 'application/pdf', fileSize: pdf.length } });
+  const ticket = await t.request('POST', `/api/v1/documents/${id}/upload`, {
+    body: { contentType: 'application/pdf', fileSize: pdf.length },
+  });
   expect(ticket.status, JSON.stringify(ticket.body)).toBe(200);
-  const put = await fetch(ticket.body.data.uploadUrl, { method: ticket.body.data.method, headers: ticket.body.data.headers, body: new Uint8Array(pdf) });
+  const put = await fetch(ticket.body.data.uploadUrl, {
+    method: ticket.body.data.method,
+    headers: ticket.body.data.headers,
+    body: new Uint8Array(pdf),
+  });
   expect(put.status, await put.clone().text()).toBeLessThan(300);
 
   const sent = await t.request('POST', `/api/v1/documents/${id}/send`);
@@ -66,7 +78,10 @@ export async function drawOnPad(page: Page): Promise<void> {
   await page.mouse.move(box.x + box.width * 0.1, y(0.6));
   await page.mouse.down();
   for (let i = 1; i <= 24; i++) {
-    await page.mouse.move(box.x + box.width * (0.1 + 0.8 * (i / 24)), y(0.6 - 0.2 * Math.sin(i / 2.5)));
+    await page.mouse.move(
+      box.x + box.width * (0.1 + 0.8 * (i / 24)),
+      y(0.6 - 0.2 * Math.sin(i / 2.5)),
+    );
   }
   await page.mouse.up();
 }
@@ -77,9 +92,15 @@ export async function drawOnPadByTouch(page: Page): Promise<void> {
   if (!box) throw new Error('signature pad not visible');
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
-  const at = (i: number) => [{ x: box.x + box.width * (0.15 + 0.7 * (i / 16)), y: box.y + box.height * (0.4 + 0.25 * Math.cos(i / 2)) }];
+  const at = (i: number) => [
+    {
+      x: box.x + box.width * (0.15 + 0.7 * (i / 16)),
+      y: box.y + box.height * (0.4 + 0.25 * Math.cos(i / 2)),
+    },
+  ];
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
-  for (let i = 1; i <= 16; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
+  for (let i = 1; i <= 16; i++)
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await cdp.detach();
 }
@@ -89,5 +110,10 @@ export async function drawOnPadByTouch(page: Page): Promise<void> {
  * document a 409): CSP violations, script errors, pdf.js warnings all count.
  */
 export function pageProblems(problems: string[]): string[] {
-  return problems.filter((p) => !/^error: Failed to load resource: the server responded with a status of (403|404|409)\b/.test(p));
+  return problems.filter(
+    (p) =>
+      !/^error: Failed to load resource: the server responded with a status of (403|404|409)\b/.test(
+        p,
+      ),
+  );
 }

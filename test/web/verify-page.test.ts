@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
 import { finalizePdf } from '../../src/pdf/finalize.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
-import { NO_CHROMIUM_REASON, eventually, hasChromium, launchBrowser, textOf, type TestBrowser } from '../helpers/browser.ts';
+import {
+  NO_CHROMIUM_REASON,
+  eventually,
+  hasChromium,
+  launchBrowser,
+  textOf,
+  type TestBrowser,
+} from '../helpers/browser.ts';
 import { listen } from '../files/helpers.ts';
 import { makePdf, sampleInput, sha256 } from '../pdf/pdf-helpers.ts';
 
@@ -35,9 +42,18 @@ describe.skipIf(!hasChromium)('GET /verify at 375 px', () => {
   it('checks a signed PDF and a tampered one, fits the screen, and keeps the console clean', async () => {
     const original = await makePdf({ pages: 1, useObjectStreams: false });
     await writeFile(path.join(dir, 'in.pdf'), original);
-    const cert = await loadSigningCertificate({ dataDir: dir, signingCertP12: undefined, signingCertPassword: undefined, generatedCertPassword: 'a-test-password' });
+    const cert = await loadSigningCertificate({
+      dataDir: dir,
+      signingCertP12: undefined,
+      signingCertPassword: undefined,
+      generatedCertPassword: 'a-test-password',
+    });
     const signedPath = path.join(dir, 'Signed contract.pdf');
-    await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, signedPath);
+    await finalizePdf(
+      sampleInput(path.join(dir, 'in.pdf'), sha256(original), []),
+      cert,
+      signedPath,
+    );
     const tamperedPath = path.join(dir, 'tampered.pdf');
     const tampered = await readFile(signedPath);
     tampered[tampered.indexOf('stream\n') + 20] ^= 1;
@@ -50,19 +66,27 @@ describe.skipIf(!hasChromium)('GET /verify at 375 px', () => {
     expect(await textOf(page.locator('h1'))).toBe('Verify a signed PDF');
 
     await page.locator('#verify-file').setInputFiles(signedPath);
-    await eventually(() => textOf(page.locator('.verify-summary'))).toBe('The signature is intact and nothing was changed after it.');
+    await eventually(() => textOf(page.locator('.verify-summary'))).toBe(
+      'The signature is intact and nothing was changed after it.',
+    );
     const card = await textOf(page.locator('.verify-card'));
     expect(card).toContain('Signature 1: intact');
     expect(card).toContain('Signed by Signet document signing (self-signed)');
-    expect(card).toContain("No trusted timestamp: the time 2025-03-04 10:20 UTC is what the signer's computer said.");
+    expect(card).toContain(
+      "No trusted timestamp: the time 2025-03-04 10:20 UTC is what the signer's computer said.",
+    );
     expect(card).toContain('PAdES B-B');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      375,
+    );
     const shot = path.join(dir, 'verify-375.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect((await stat(shot)).size).toBeGreaterThan(5_000);
 
     await page.locator('#verify-file').setInputFiles(tamperedPath);
-    await eventually(() => textOf(page.locator('.verify-summary'))).toBe('At least one signature does not match this file.');
+    await eventually(() => textOf(page.locator('.verify-summary'))).toBe(
+      'At least one signature does not match this file.',
+    );
     expect(await textOf(page.locator('.verify-card h2'))).toBe('Signature 1: not valid');
     expect(browser.problems).toEqual([]);
   });

@@ -42,18 +42,39 @@ describe('SIGKILL during delivery', () => {
     const [first, { org, key }] = await Promise.all([
       serve(env),
       (async () => {
-        const org = await cli(env, ['org', 'create', '--name', 'Crash Test', '--admin-email', 'ops@crash.test']);
-        const { key } = await cli(env, ['key', 'create', '--org', org.id, '--scopes', 'webhooks.create,webhooks.read']);
+        const org = await cli(env, [
+          'org',
+          'create',
+          '--name',
+          'Crash Test',
+          '--admin-email',
+          'ops@crash.test',
+        ]);
+        const { key } = await cli(env, [
+          'key',
+          'create',
+          '--org',
+          org.id,
+          '--scopes',
+          'webhooks.create,webhooks.read',
+        ]);
         return { org, key: key as string };
       })(),
     ]);
     servers.push(first);
-    const hook = await api(first, key, 'POST', '/api/v1/webhooks', { url: receiver.url, events: ['document.completed'] });
+    const hook = await api(first, key, 'POST', '/api/v1/webhooks', {
+      url: receiver.url,
+      events: ['document.completed'],
+    });
     expect(hook.status).toBe(201);
     // The events commit at once (as a burst of document completions would), so none waits on the API.
-    const docIds = Array.from({ length: EVENTS }, (_, i) => `doc_crash_${String(i).padStart(3, '0')}`);
+    const docIds = Array.from(
+      { length: EVENTS },
+      (_, i) => `doc_crash_${String(i).padStart(3, '0')}`,
+    );
     await db.handle.db.transaction().execute(async (trx) => {
-      for (const id of docIds) await emitEvent(trx, systemClock, org.id, 'document.completed', documentEventData(id));
+      for (const id of docIds)
+        await emitEvent(trx, systemClock, org.id, 'document.completed', documentEventData(id));
     });
     await waitFor(() => receiver.received.length >= 20, 'deliveries to be on the wire', 20_000);
     first.process.kill('SIGKILL');
@@ -66,18 +87,27 @@ describe('SIGKILL during delivery', () => {
     const answeredFrom = receiver.received.length;
     const second = await serve(env);
     servers.push(second);
-    const delivered = () => new Set(receiver.received.slice(answeredFrom).map((r) => JSON.parse(r.body).data.id as string));
+    const delivered = () =>
+      new Set(
+        receiver.received.slice(answeredFrom).map((r) => JSON.parse(r.body).data.id as string),
+      );
     await waitFor(() => delivered().size === EVENTS, `all ${EVENTS} events`, 60_000, 100);
     expect([...delivered()].sort()).toEqual(docIds);
 
     const rows = await waitFor(async () => {
-      const all = await db.handle.db.selectFrom('webhook_deliveries').select(['id', 'status']).execute();
+      const all = await db.handle.db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'status'])
+        .execute();
       return all.length === EVENTS && all.every((r) => r.status === 'succeeded') ? all : null;
     }, 'every delivery to be recorded as succeeded');
     const deliveryIds = new Set(receiver.received.map((r) => r.headers['x-service-delivery-id']));
     expect(deliveryIds).toEqual(new Set(rows.map((r) => r.id)));
     // Every delivery that was on the wire at the kill came again, with the same id: at least once.
-    for (const id of onTheWire) expect(receiver.received.filter((r) => r.headers['x-service-delivery-id'] === id).length).toBeGreaterThanOrEqual(2);
+    for (const id of onTheWire)
+      expect(
+        receiver.received.filter((r) => r.headers['x-service-delivery-id'] === id).length,
+      ).toBeGreaterThanOrEqual(2);
     expect(receiver.maxConcurrentPerDelivery).toBe(1);
     const hookNow = await api(second, key, 'GET', `/api/v1/webhooks/${hook.body.data.id}`);
     expect(hookNow.body.data).toMatchObject({ status: 'active', failureCount: 0 });

@@ -11,7 +11,10 @@ export interface Received {
   body: string;
 }
 
-export type Respond = (req: Received, index: number) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
+export type Respond = (
+  req: Received,
+  index: number,
+) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -28,7 +31,10 @@ export interface Receiver {
 }
 
 /** A real HTTP server on 127.0.0.1 that records every request and answers as `respond` says. */
-export async function startReceiver(respond: Respond = () => ({ status: 200, body: 'ok' }), port = 0): Promise<Receiver> {
+export async function startReceiver(
+  respond: Respond = () => ({ status: 200, body: 'ok' }),
+  port = 0,
+): Promise<Receiver> {
   const inFlight = new Map<string, number>();
   const hanging = new Set<http.ServerResponse>();
   const receiver: Receiver = {
@@ -49,7 +55,13 @@ export async function startReceiver(respond: Respond = () => ({ status: 200, bod
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const got: Received = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const got: Received = {
+        at: Date.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const index = receiver.received.push(got) - 1;
       const id = String(req.headers['x-service-delivery-id'] ?? '');
       const now = (inFlight.get(id) ?? 0) + 1;
@@ -91,14 +103,26 @@ export async function startReceiver(respond: Respond = () => ({ status: 200, bod
 const header = (h: http.IncomingHttpHeaders, name: string) => String(h[name] ?? '');
 
 /** X-Service-Signature, verified the way docs/webhooks.md tells receivers to. */
-export function verifyServiceSignature(secret: string, h: http.IncomingHttpHeaders, rawBody: string): boolean {
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(`${header(h, 'x-service-timestamp')}.${rawBody}`).digest('hex')}`);
+export function verifyServiceSignature(
+  secret: string,
+  h: http.IncomingHttpHeaders,
+  rawBody: string,
+): boolean {
+  const expected = Buffer.from(
+    `sha256=${createHmac('sha256', secret)
+      .update(`${header(h, 'x-service-timestamp')}.${rawBody}`)
+      .digest('hex')}`,
+  );
   const given = Buffer.from(header(h, 'x-service-signature'));
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** Standard Webhooks `webhook-signature` (v1, base64 HMAC-SHA256 of "{id}.{timestamp}.{body}"). */
-export function verifyStandardSignature(secret: string, h: http.IncomingHttpHeaders, rawBody: string): boolean {
+export function verifyStandardSignature(
+  secret: string,
+  h: http.IncomingHttpHeaders,
+  rawBody: string,
+): boolean {
   const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
     .update(`${header(h, 'webhook-id')}.${header(h, 'webhook-timestamp')}.${rawBody}`)
     .digest('base64');
@@ -107,7 +131,12 @@ export function verifyStandardSignature(secret: string, h: http.IncomingHttpHead
     .some((sig) => sig === `v1,${expected}`);
 }
 
-export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000, everyMs = 20): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

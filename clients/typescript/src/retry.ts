@@ -25,10 +25,14 @@ const sleep = (ms: number, signal: AbortSignal | null) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 /** `Retry-After` in milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
@@ -60,16 +64,24 @@ async function inProgress(res: Response): Promise<boolean> {
 
 export function retryingFetch(inner: FetchLike, options: RetryOptions): FetchLike {
   const retries = Math.max(0, Math.min(MAX_RETRIES, Math.floor(options.retries)));
-  const backoff = (attempt: number) => Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt * (0.5 + Math.random() / 2));
+  const backoff = (attempt: number) =>
+    Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt * (0.5 + Math.random() / 2));
 
   return async (request) => {
     const headers = new Headers(request.headers);
     // One key per logical call: made here once, before the first attempt, and sent on every retry.
-    if (request.method === 'POST' && !headers.has('idempotency-key')) headers.set('Idempotency-Key', crypto.randomUUID());
+    if (request.method === 'POST' && !headers.has('idempotency-key'))
+      headers.set('Idempotency-Key', crypto.randomUUID());
     // The body is read once so each attempt can send it again (a Request body is a one-time stream).
     const body = request.body === null ? undefined : await request.arrayBuffer();
     const attemptRequest = () =>
-      new Request(request.url, { method: request.method, headers, body, signal: request.signal, redirect: request.redirect });
+      new Request(request.url, {
+        method: request.method,
+        headers,
+        body,
+        signal: request.signal,
+        redirect: request.redirect,
+      });
 
     for (let attempt = 0; ; attempt++) {
       const current = attemptRequest();
@@ -81,7 +93,8 @@ export function retryingFetch(inner: FetchLike, options: RetryOptions): FetchLik
         await sleep(backoff(attempt), request.signal);
         continue;
       }
-      if (attempt >= retries || !(RETRY_STATUSES.has(res.status) || (await inProgress(res)))) return res;
+      if (attempt >= retries || !(RETRY_STATUSES.has(res.status) || (await inProgress(res))))
+        return res;
       const wait = retryAfterMs(res.headers.get('retry-after')) ?? backoff(attempt);
       if (wait > options.maxDelayMs) return res;
       await res.body?.cancel();

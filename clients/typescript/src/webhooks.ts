@@ -43,7 +43,12 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
  * secret (`POST /api/v1/webhooks/{id}/rotate-secret`), pass the new and the previous secret.
  * Throws `WebhookVerificationError` when anything does not hold.
  */
-export function verifyWebhook(secret: string | readonly string[], headers: WebhookHeaders, rawBody: string | Uint8Array, options: VerifyWebhookOptions = {}): WebhookEvent {
+export function verifyWebhook(
+  secret: string | readonly string[],
+  headers: WebhookHeaders,
+  rawBody: string | Uint8Array,
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
   const secrets = typeof secret === 'string' ? [secret] : [...secret];
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
     throw new TypeError('verifyWebhook: the webhook secret is required');
@@ -51,23 +56,43 @@ export function verifyWebhook(secret: string | readonly string[], headers: Webho
   const timestamp = header(headers, 'x-service-timestamp');
   const signature = header(headers, 'x-service-signature');
   if (!timestamp || !signature) {
-    throw new WebhookVerificationError('missing_header', 'Not a Signet delivery: X-Service-Timestamp or X-Service-Signature is missing');
+    throw new WebhookVerificationError(
+      'missing_header',
+      'Not a Signet delivery: X-Service-Timestamp or X-Service-Signature is missing',
+    );
   }
-  if (!/^\d{1,15}$/.test(timestamp)) throw new WebhookVerificationError('missing_header', 'X-Service-Timestamp is not a Unix time in seconds');
+  if (!/^\d{1,15}$/.test(timestamp))
+    throw new WebhookVerificationError(
+      'missing_header',
+      'X-Service-Timestamp is not a Unix time in seconds',
+    );
 
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const body =
+    typeof rawBody === 'string'
+      ? Buffer.from(rawBody, 'utf8')
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const given = Buffer.from(signature);
   const matches = (key: string) => {
-    const expected = Buffer.from(`sha256=${createHmac('sha256', Buffer.from(key, 'utf8')).update(`${timestamp}.`).update(body).digest('hex')}`);
+    const expected = Buffer.from(
+      `sha256=${createHmac('sha256', Buffer.from(key, 'utf8')).update(`${timestamp}.`).update(body).digest('hex')}`,
+    );
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
   // The signature is checked before the time, so a forged request learns nothing about the clock.
   if (!secrets.some(matches)) {
-    throw new WebhookVerificationError('bad_signature', 'X-Service-Signature does not match: wrong secret, or the body was altered');
+    throw new WebhookVerificationError(
+      'bad_signature',
+      'X-Service-Signature does not match: wrong secret, or the body was altered',
+    );
   }
 
   const tolerance = options.toleranceSeconds ?? 300;
-  const now = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
+  const now =
+    options.now === undefined
+      ? Date.now()
+      : typeof options.now === 'number'
+        ? options.now
+        : options.now.getTime();
   const age = Math.floor(now / 1000) - Number(timestamp);
   if (Math.abs(age) > tolerance) {
     throw new WebhookVerificationError(
@@ -82,8 +107,16 @@ export function verifyWebhook(secret: string | readonly string[], headers: Webho
   } catch {
     throw new WebhookVerificationError('bad_body', 'The delivery body is not JSON');
   }
-  if (!event || typeof event !== 'object' || typeof (event as WebhookEvent).event !== 'string' || typeof (event as WebhookEvent).id !== 'string') {
-    throw new WebhookVerificationError('bad_body', 'The delivery body is not a Signet event envelope');
+  if (
+    !event ||
+    typeof event !== 'object' ||
+    typeof (event as WebhookEvent).event !== 'string' ||
+    typeof (event as WebhookEvent).id !== 'string'
+  ) {
+    throw new WebhookVerificationError(
+      'bad_body',
+      'The delivery body is not a Signet event envelope',
+    );
   }
   return event as WebhookEvent;
 }

@@ -29,7 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('revoked_at', 'text')
     .execute();
-  await db.schema.createIndex('api_keys_org').on('api_keys').columns(['org_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('api_keys_org')
+    .on('api_keys')
+    .columns(['org_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('folders')
@@ -40,7 +44,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('folders_org_created').on('folders').columns(['org_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('folders_org_created')
+    .on('folders')
+    .columns(['org_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('documents')
@@ -88,7 +96,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['org_id', 'status', 'created_at', 'id'])
     .where(sql.ref('deleted_at'), 'is', null)
     .execute();
-  await db.schema.createIndex('documents_expiry').on('documents').columns(['status', 'expires_at']).execute();
+  await db.schema
+    .createIndex('documents_expiry')
+    .on('documents')
+    .columns(['status', 'expires_at'])
+    .execute();
 
   await db.schema
     .createTable('signers')
@@ -104,7 +116,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('signers_document').on('signers').columns(['document_id', 'position']).execute();
+  await db.schema
+    .createIndex('signers_document')
+    .on('signers')
+    .columns(['document_id', 'position'])
+    .execute();
 
   await db.schema
     .createTable('fields')
@@ -127,7 +143,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('fields_document').on('fields').columns(['document_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('fields_document')
+    .on('fields')
+    .columns(['document_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('attachments')
@@ -139,7 +159,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('file_size', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('attachments_document').on('attachments').columns(['document_id']).execute();
+  await db.schema
+    .createIndex('attachments_document')
+    .on('attachments')
+    .columns(['document_id'])
+    .execute();
 
   await db.schema
     .createTable('audit_logs')
@@ -154,7 +178,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('geo_country', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('audit_logs_document').on('audit_logs').columns(['document_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('audit_logs_document')
+    .on('audit_logs')
+    .columns(['document_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('idempotency_keys')
@@ -166,7 +194,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['org_id', 'key'])
     .execute();
-  await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').columns(['created_at']).execute();
+  await db.schema
+    .createIndex('idempotency_keys_created')
+    .on('idempotency_keys')
+    .columns(['created_at'])
+    .execute();
 
   await db.schema
     .createTable('events')
@@ -190,7 +222,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhooks_org_created').on('webhooks').columns(['org_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhooks_org_created')
+    .on('webhooks')
+    .columns(['org_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('webhook_deliveries')
@@ -228,7 +264,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('response_body', 'text')
     .execute();
-  await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempted_at']).execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery')
+    .on('webhook_attempts')
+    .columns(['delivery_id', 'attempted_at'])
+    .execute();
 
   await db.schema
     .createTable('jobs')

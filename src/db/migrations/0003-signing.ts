@@ -31,7 +31,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revoked_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('signing_tokens_signer').on('signing_tokens').columns(['signer_id']).execute();
+  await db.schema
+    .createIndex('signing_tokens_signer')
+    .on('signing_tokens')
+    .columns(['signer_id'])
+    .execute();
 
   await db.schema
     .createTable('signing_otps')

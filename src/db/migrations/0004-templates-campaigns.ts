@@ -24,12 +24,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('templates_org_created').on('templates').columns(['org_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('templates_org_created')
+    .on('templates')
+    .columns(['org_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('template_roles')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('template_id', 'text', (c) => c.notNull().references('templates.id').onDelete('cascade'))
+    .addColumn('template_id', 'text', (c) =>
+      c.notNull().references('templates.id').onDelete('cascade'),
+    )
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('signer_name', 'text')
@@ -38,12 +44,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
   // One role per order: a field's `assignedTo` names exactly one role.
-  await db.schema.createIndex('template_roles_position').on('template_roles').columns(['template_id', 'position']).unique().execute();
+  await db.schema
+    .createIndex('template_roles_position')
+    .on('template_roles')
+    .columns(['template_id', 'position'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('template_fields')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('template_id', 'text', (c) => c.notNull().references('templates.id').onDelete('cascade'))
+    .addColumn('template_id', 'text', (c) =>
+      c.notNull().references('templates.id').onDelete('cascade'),
+    )
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('label', 'text', (c) => c.notNull())
     .addColumn('page', 'integer', (c) => c.notNull())
@@ -60,7 +73,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('template_fields_template').on('template_fields').columns(['template_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('template_fields_template')
+    .on('template_fields')
+    .columns(['template_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('campaigns')
@@ -84,9 +101,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('campaigns_org_created').on('campaigns').columns(['org_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('campaigns_org_status_created').on('campaigns').columns(['org_id', 'status', 'created_at', 'id']).execute();
-  await db.schema.createIndex('campaigns_template').on('campaigns').columns(['template_id']).execute();
+  await db.schema
+    .createIndex('campaigns_org_created')
+    .on('campaigns')
+    .columns(['org_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('campaigns_org_status_created')
+    .on('campaigns')
+    .columns(['org_id', 'status', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('campaigns_template')
+    .on('campaigns')
+    .columns(['template_id'])
+    .execute();
   // Submissions of a campaign, newest first.
   await db.schema
     .createIndex('documents_campaign_created')
@@ -98,7 +127,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Emailed codes of public submitters, who have no signer row yet: one live code per campaign and address.
   await db.schema
     .createTable('campaign_otps')
-    .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
+    .addColumn('campaign_id', 'text', (c) =>
+      c.notNull().references('campaigns.id').onDelete('cascade'),
+    )
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('code_hash', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())

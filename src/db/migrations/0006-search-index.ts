@@ -11,7 +11,9 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_available_extensions where name = 'pg_trgm'`.execute(db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from pg_available_extensions where name = 'pg_trgm'`.execute(db);
   if (rows[0].n === 0) return;
   // The migration runs in a transaction; a refusal must not abort it.
   await sql`savepoint signet_trgm`.execute(db);
@@ -22,7 +24,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     return;
   }
   await sql`release savepoint signet_trgm`.execute(db);
-  await sql`create index if not exists documents_search_trgm on documents using gin (search_name gin_trgm_ops) where deleted_at is null`.execute(db);
+  await sql`create index if not exists documents_search_trgm on documents using gin (search_name gin_trgm_ops) where deleted_at is null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -61,7 +61,9 @@ export async function down(db: Kysely<any>): Promise<void> {
 
 /** The schema's tables, except the migrator's own. */
 export async function signetTables(db: Kysely<any>): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`select table_name as name from information_schema.tables
+  const { rows } = await sql<{
+    name: string;
+  }>`select table_name as name from information_schema.tables
     where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name not like 'kysely\\_%'
     order by table_name`.execute(db);
   return rows.map((r) => r.name);

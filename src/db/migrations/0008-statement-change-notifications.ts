@@ -1,5 +1,10 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { CHANGES_CHANNEL, changeKind, rowTriggersOn, signetTables } from './0007-change-notifications.ts';
+import {
+  CHANGES_CHANNEL,
+  changeKind,
+  rowTriggersOn,
+  signetTables,
+} from './0007-change-notifications.ts';
 
 /*
  * PostgreSQL: the change notifications of migration 0007, announced once per statement instead
@@ -54,7 +59,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   for (const table of await signetTables(db)) {
-    for (const name of STATEMENT_TRIGGERS) await sql`drop trigger if exists ${sql.id(name)} on ${sql.table(table)}`.execute(db);
+    for (const name of STATEMENT_TRIGGERS)
+      await sql`drop trigger if exists ${sql.id(name)} on ${sql.table(table)}`.execute(db);
     await rowTriggersOn(db, table);
   }
   await sql`drop function if exists signet_notify_changed_rows()`.execute(db);

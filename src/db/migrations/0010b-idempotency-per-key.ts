@@ -21,7 +21,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['api_key_id', 'key'])
     .execute();
-  await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').columns(['created_at']).execute();
+  await db.schema
+    .createIndex('idempotency_keys_created')
+    .on('idempotency_keys')
+    .columns(['created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -36,5 +40,9 @@ export async function down(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['org_id', 'key'])
     .execute();
-  await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').columns(['created_at']).execute();
+  await db.schema
+    .createIndex('idempotency_keys_created')
+    .on('idempotency_keys')
+    .columns(['created_at'])
+    .execute();
 }

@@ -26,6 +26,8 @@ export async function down(db: Kysely<any>): Promise<void> {
     await notifyChangesOn(db, table);
     await sql`drop trigger if exists signet_changes_truncate on ${sql.table(table)}`.execute(db);
     await sql`create trigger signet_changes_truncate after truncate on ${sql.table(table)}
-      for each statement execute function signet_notify_change(${sql.lit(KEY_TABLE_NAMES.includes(table) ? 'k' : 'd')})`.execute(db);
+      for each statement execute function signet_notify_change(${sql.lit(KEY_TABLE_NAMES.includes(table) ? 'k' : 'd')})`.execute(
+      db,
+    );
   }
 }

@@ -17,7 +17,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const [column, type] of COLUMNS) {
     await db.schema.alterTable('documents').addColumn(column, type).execute();
   }
-  await db.schema.createIndex('documents_timestamp_expires_at').on('documents').column('timestamp_expires_at').execute();
+  await db.schema
+    .createIndex('documents_timestamp_expires_at')
+    .on('documents')
+    .column('timestamp_expires_at')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -22,7 +22,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('completed_at', 'text')
     .execute();
-  await db.schema.createIndex('bulk_sends_org_created').on('bulk_sends').columns(['org_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('bulk_sends_org_created')
+    .on('bulk_sends')
+    .columns(['org_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('bulk_send_rows')
@@ -35,10 +39,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('bulk_send_rows_pk', ['bulk_send_id', 'position'])
     .execute();
-  await db.schema.createIndex('bulk_send_rows_status').on('bulk_send_rows').columns(['bulk_send_id', 'status']).execute();
+  await db.schema
+    .createIndex('bulk_send_rows_status')
+    .on('bulk_send_rows')
+    .columns(['bulk_send_id', 'status'])
+    .execute();
   // A document belongs to at most one row: a second creation for the same row cannot commit.
-  await db.schema.createIndex('bulk_send_rows_document').on('bulk_send_rows').column('document_id').unique().execute();
-  await db.schema.createIndex('documents_bulk_send').on('documents').columns(['bulk_send_id']).execute();
+  await db.schema
+    .createIndex('bulk_send_rows_document')
+    .on('bulk_send_rows')
+    .column('document_id')
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('documents_bulk_send')
+    .on('documents')
+    .columns(['bulk_send_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -20,10 +20,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn(column, type, (c) => (fallback ? c.notNull().defaultTo(sql.raw(fallback)) : c))
       .execute();
   }
-  await db.schema.createIndex('attachments_field').on('attachments').columns(['field_id', 'signer_id']).execute();
+  await db.schema
+    .createIndex('attachments_field')
+    .on('attachments')
+    .columns(['field_id', 'signer_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('attachments_field').execute();
-  for (const [column] of COLUMNS) await db.schema.alterTable('attachments').dropColumn(column).execute();
+  for (const [column] of COLUMNS)
+    await db.schema.alterTable('attachments').dropColumn(column).execute();
 }

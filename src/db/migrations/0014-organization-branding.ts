@@ -9,9 +9,11 @@ const COLUMNS = ['brand_color', 'logo', 'reply_to'] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One column per statement: SQLite's ALTER TABLE adds a single column at a time.
-  for (const column of COLUMNS) await db.schema.alterTable('organizations').addColumn(column, 'text').execute();
+  for (const column of COLUMNS)
+    await db.schema.alterTable('organizations').addColumn(column, 'text').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const column of COLUMNS) await db.schema.alterTable('organizations').dropColumn(column).execute();
+  for (const column of COLUMNS)
+    await db.schema.alterTable('organizations').dropColumn(column).execute();
 }

@@ -11,7 +11,12 @@ const INDEXES = [
 ] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
-  for (const [name, table, columns] of INDEXES) await db.schema.createIndex(name).on(table).columns([...columns]).execute();
+  for (const [name, table, columns] of INDEXES)
+    await db.schema
+      .createIndex(name)
+      .on(table)
+      .columns([...columns])
+      .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sha256', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('campaign_uploads_created').on('campaign_uploads').column('created_at').execute();
+  await db.schema
+    .createIndex('campaign_uploads_created')
+    .on('campaign_uploads')
+    .column('created_at')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -10,7 +10,8 @@ const COLUMNS = ['probe_at', 'last_failure_at'] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One column per statement: SQLite's ALTER TABLE adds a single column at a time.
-  for (const column of COLUMNS) await db.schema.alterTable('webhooks').addColumn(column, 'text').execute();
+  for (const column of COLUMNS)
+    await db.schema.alterTable('webhooks').addColumn(column, 'text').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -9,9 +9,24 @@
  * resource's module holds its allowed transitions and is the only code that writes the column
  * (modules/<resource>/<resource>-status.ts).
  */
-export const DOCUMENT_STATUSES = ['draft', 'pending', 'action_required', 'completed', 'cancelled', 'expired', 'declined'] as const;
+export const DOCUMENT_STATUSES = [
+  'draft',
+  'pending',
+  'action_required',
+  'completed',
+  'cancelled',
+  'expired',
+  'declined',
+] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
-export const SIGNER_STATUSES = ['pending', 'sent', 'viewed', 'completed', 'declined', 'cancelled'] as const;
+export const SIGNER_STATUSES = [
+  'pending',
+  'sent',
+  'viewed',
+  'completed',
+  'declined',
+  'cancelled',
+] as const;
 export type SignerStatus = (typeof SIGNER_STATUSES)[number];
 
 export type AttachmentKind = 'signer_upload' | 'identity_evidence';

@@ -3,7 +3,6 @@
  * Part of the table types of `Database` (db/database.ts), whose storage conventions hold here too.
  */
 
-
 export interface OrganizationsTable {
   id: string;
   name: string;

@@ -12,7 +12,12 @@ export interface RequestMeta {
   geoCountry: string;
 }
 
-export const UNKNOWN_ACTOR: RequestMeta = { ipAddress: '', userAgent: '', geoCity: '', geoCountry: '' };
+export const UNKNOWN_ACTOR: RequestMeta = {
+  ipAddress: '',
+  userAgent: '',
+  geoCity: '',
+  geoCountry: '',
+};
 
 export type AuditAction =
   | 'document.created'
@@ -52,10 +57,27 @@ export type AuditAction =
 
 const insertAudit = preparedInsert(
   'audit_logs',
-  allColumns<AuditLogRow>()(['id', 'org_id', 'document_id', 'action', 'details', 'ip_address', 'user_agent', 'geo_city', 'geo_country', 'created_at']),
+  allColumns<AuditLogRow>()([
+    'id',
+    'org_id',
+    'document_id',
+    'action',
+    'details',
+    'ip_address',
+    'user_agent',
+    'geo_city',
+    'geo_country',
+    'created_at',
+  ]),
 );
 
-type AuditEntry = { orgId: string; documentId: string; action: AuditAction; details: string; meta: RequestMeta };
+type AuditEntry = {
+  orgId: string;
+  documentId: string;
+  action: AuditAction;
+  details: string;
+  meta: RequestMeta;
+};
 
 /** The row of one audit entry, stamped now. */
 export function auditRow(clock: Clock, entry: AuditEntry): AuditLogRow {
@@ -79,7 +101,15 @@ export async function writeAudit(trx: Executor, clock: Clock, entry: AuditEntry)
 }
 
 /** writeAudit for several entries, as one insert. */
-export async function writeAudits(trx: Executor, clock: Clock, entries: AuditEntry[]): Promise<void> {
+export async function writeAudits(
+  trx: Executor,
+  clock: Clock,
+  entries: AuditEntry[],
+): Promise<void> {
   if (entries.length === 1) return writeAudit(trx, clock, entries[0]);
-  if (entries.length > 0) await trx.insertInto('audit_logs').values(entries.map((e) => auditRow(clock, e))).execute();
+  if (entries.length > 0)
+    await trx
+      .insertInto('audit_logs')
+      .values(entries.map((e) => auditRow(clock, e)))
+      .execute();
 }

@@ -18,7 +18,10 @@ const EVENTS: Record<string, string> = {
 const MAX_ENTRIES = 100;
 
 /** The document's timeline from its audit log, oldest first: time, what, IP address and location. */
-export async function documentTimeline(db: Executor, documentId: string): Promise<FinalizeTimelineEntry[]> {
+export async function documentTimeline(
+  db: Executor,
+  documentId: string,
+): Promise<FinalizeTimelineEntry[]> {
   const rows = await db
     .selectFrom('audit_logs')
     .select(['action', 'details', 'ip_address', 'geo_city', 'geo_country', 'created_at'])

@@ -21,14 +21,21 @@ const MAX_CELL = 64 * 1024;
  */
 export async function readCsv(body: Readable): Promise<CsvTable> {
   let bytes = 0;
-  const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: MAX_CELL, relax_column_count: false });
+  const parser = parse({
+    bom: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_CELL,
+    relax_column_count: false,
+  });
   const records: string[][] = [];
   let tooLarge = false;
   body.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
     if (bytes > BULK_BODY_LIMIT && !tooLarge) {
       tooLarge = true;
-      parser.destroy(new AppError('payload_too_large', `The CSV is larger than ${BULK_BODY_LIMIT} bytes`));
+      parser.destroy(
+        new AppError('payload_too_large', `The CSV is larger than ${BULK_BODY_LIMIT} bytes`),
+      );
     }
   });
   body.pipe(parser);
@@ -41,17 +48,34 @@ export async function readCsv(body: Readable): Promise<CsvTable> {
     body.unpipe(parser);
     if (err instanceof AppError) throw err;
     const message = err instanceof Error ? err.message : String(err);
-    throw new AppError('validation_error', `The CSV could not be read: ${message}`, [{ path: 'body', message }]);
+    throw new AppError('validation_error', `The CSV could not be read: ${message}`, [
+      { path: 'body', message },
+    ]);
   }
-  if (records.length === 0) throw new AppError('validation_error', 'The CSV is empty', [{ path: 'body', message: 'needs a header row and at least one row' }]);
+  if (records.length === 0)
+    throw new AppError('validation_error', 'The CSV is empty', [
+      { path: 'body', message: 'needs a header row and at least one row' },
+    ]);
   const [header, ...rows] = records;
-  if (rows.length === 0) throw new AppError('validation_error', 'The CSV has a header but no rows', [{ path: 'body', message: 'needs at least one row' }]);
-  return new CsvTable(header.map((h) => h.trim()), rows);
+  if (rows.length === 0)
+    throw new AppError('validation_error', 'The CSV has a header but no rows', [
+      { path: 'body', message: 'needs at least one row' },
+    ]);
+  return new CsvTable(
+    header.map((h) => h.trim()),
+    rows,
+  );
 }
 
-const tooManyRows = () => new AppError('validation_error', `A bulk send has at most ${MAX_ROWS} rows`, [{ path: 'body', message: `has more than ${MAX_ROWS} rows` }]);
+const tooManyRows = () =>
+  new AppError('validation_error', `A bulk send has at most ${MAX_ROWS} rows`, [
+    { path: 'body', message: `has more than ${MAX_ROWS} rows` },
+  ]);
 
-type Column = { kind: 'signer'; role: string; part: 'name' | 'email' | 'phone' } | { kind: 'document name' } | { kind: 'value'; label: string };
+type Column =
+  | { kind: 'signer'; role: string; part: 'name' | 'email' | 'phone' }
+  | { kind: 'document name' }
+  | { kind: 'value'; label: string };
 
 /**
  * Turns the CSV's records into the rows of the JSON body. Columns are matched to the template's
@@ -66,22 +90,35 @@ export function csvToRows(table: CsvTable, openRoles: string[], fieldLabels: str
     const key = raw.toLowerCase();
     if (key === 'document name') return { kind: 'document name' };
     const signer = /^(.*\S)\s+(name|email|phone)$/.exec(key);
-    if (signer && roleByKey.has(signer[1])) return { kind: 'signer', role: roleByKey.get(signer[1])!, part: signer[2] as 'name' | 'email' | 'phone' };
+    if (signer && roleByKey.has(signer[1]))
+      return {
+        kind: 'signer',
+        role: roleByKey.get(signer[1])!,
+        part: signer[2] as 'name' | 'email' | 'phone',
+      };
     if (labelByKey.has(key)) return { kind: 'value', label: labelByKey.get(key)! };
-    problems.push({ path: `header column ${i + 1}`, message: `"${raw}" is neither "<role> name/email/phone" of a role without a fixed signer, "document name", nor a field label` });
+    problems.push({
+      path: `header column ${i + 1}`,
+      message: `"${raw}" is neither "<role> name/email/phone" of a role without a fixed signer, "document name", nor a field label`,
+    });
     return null;
   });
   const seen = new Set<string>();
   table.header.forEach((raw, i) => {
     const key = raw.toLowerCase();
-    if (seen.has(key)) problems.push({ path: `header column ${i + 1}`, message: `"${raw}" appears twice` });
+    if (seen.has(key))
+      problems.push({ path: `header column ${i + 1}`, message: `"${raw}" appears twice` });
     seen.add(key);
   });
-  if (problems.length > 0) throw new AppError('validation_error', `${problems[0].path}: ${problems[0].message}`, problems);
+  if (problems.length > 0)
+    throw new AppError('validation_error', `${problems[0].path}: ${problems[0].message}`, problems);
 
   return table.records.map((record) => {
     const row: BulkRowT = { signers: [] };
-    const signers = new Map<string, { role: string; name: string; email: string; phone?: string }>();
+    const signers = new Map<
+      string,
+      { role: string; name: string; email: string; phone?: string }
+    >();
     record.forEach((cell, i) => {
       const column = columns[i]!;
       const value = cell.trim();

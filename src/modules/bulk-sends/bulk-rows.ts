@@ -27,12 +27,15 @@ const checkRowShape = ajv.compile(BulkRow);
 export type RowNaming = 'json' | 'csv';
 
 /** `instancePath` (`/signers/0/email`) in the JSON body's notation (`.signers[0].email`). */
-const jsonPath = (pointer: string) => pointer.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\/([^/[]+)/g, '.$1');
+const jsonPath = (pointer: string) =>
+  pointer.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\/([^/[]+)/g, '.$1');
 
 /** The template's roles a row must fill: those without a fixed signer (one implicit role when it has none). */
 export function openRoles(roles: TemplateRoleRow[]): { name: string; order: number }[] {
   if (roles.length === 0) return [{ name: 'Signer', order: 0 }];
-  return roles.filter((r) => r.signer_email === null).map((r) => ({ name: r.name, order: r.position }));
+  return roles
+    .filter((r) => r.signer_email === null)
+    .map((r) => ({ name: r.name, order: r.position }));
 }
 
 /**
@@ -40,10 +43,18 @@ export function openRoles(roles: TemplateRoleRow[]): { name: string; order: numb
  * stored; any problem in any row is a 400 `validation_error` listing every bad row, so nothing
  * is created from a request with one bad row.
  */
-export function validateRows(rows: BulkRowT[], roles: TemplateRoleRow[], fields: TemplateFieldRow[], naming: RowNaming, defaultName: string): StoredRow[] {
+export function validateRows(
+  rows: BulkRowT[],
+  roles: TemplateRoleRow[],
+  fields: TemplateFieldRow[],
+  naming: RowNaming,
+  defaultName: string,
+): StoredRow[] {
   const open = openRoles(roles);
   const openByKey = new Map(open.map((r) => [r.name.trim().toLowerCase(), r]));
-  const fixedKeys = new Set(roles.filter((r) => r.signer_email !== null).map((r) => r.name.trim().toLowerCase()));
+  const fixedKeys = new Set(
+    roles.filter((r) => r.signer_email !== null).map((r) => r.name.trim().toLowerCase()),
+  );
   const fieldById = new Map(fields.map((f) => [f.id, f]));
   const fieldByLabel = new Map<string, TemplateFieldRow[]>();
   for (const f of fields) {
@@ -54,9 +65,17 @@ export function validateRows(rows: BulkRowT[], roles: TemplateRoleRow[], fields:
   const out: StoredRow[] = [];
   rows.forEach((row, i) => {
     const at = (sub: string, message: string) =>
-      problems.push(naming === 'json' ? { path: `rows[${i}]${sub}`, message } : { path: `row ${i + 1}`, message: `${sub ? `${sub.replace(/^\./, '')} ` : ''}${message}` });
+      problems.push(
+        naming === 'json'
+          ? { path: `rows[${i}]${sub}`, message }
+          : {
+              path: `row ${i + 1}`,
+              message: `${sub ? `${sub.replace(/^\./, '')} ` : ''}${message}`,
+            },
+      );
     if (naming === 'csv' && !checkRowShape(row)) {
-      for (const e of checkRowShape.errors ?? []) at(jsonPath(e.instancePath), e.message ?? 'is invalid');
+      for (const e of checkRowShape.errors ?? [])
+        at(jsonPath(e.instancePath), e.message ?? 'is invalid');
       return;
     }
     const stored: StoredRow = { name: '', signers: [], values: {} };
@@ -65,20 +84,36 @@ export function validateRows(rows: BulkRowT[], roles: TemplateRoleRow[], fields:
       const key = s.role.trim().toLowerCase();
       const role = openByKey.get(key);
       if (!role) {
-        at(`.signers[${j}].role`, fixedKeys.has(key) ? `"${s.role}" has a fixed signer in the template` : `"${s.role}" is not a role of the template`);
+        at(
+          `.signers[${j}].role`,
+          fixedKeys.has(key)
+            ? `"${s.role}" has a fixed signer in the template`
+            : `"${s.role}" is not a role of the template`,
+        );
         return;
       }
       if (filled.has(role.order)) return at(`.signers[${j}].role`, `"${s.role}" is given twice`);
       filled.add(role.order);
-      stored.signers.push({ order: role.order, name: s.name.trim(), email: s.email.toLowerCase(), phone: s.phone ?? null });
+      stored.signers.push({
+        order: role.order,
+        name: s.name.trim(),
+        email: s.email.toLowerCase(),
+        phone: s.phone ?? null,
+      });
     });
-    for (const role of open) if (!filled.has(role.order)) at('.signers', `needs a signer for role "${role.name}"`);
+    for (const role of open)
+      if (!filled.has(role.order)) at('.signers', `needs a signer for role "${role.name}"`);
     for (const [key, raw] of Object.entries(row.values ?? {})) {
       const byLabel = fieldByLabel.get(key.trim().toLowerCase());
       const field = fieldById.get(key) ?? (byLabel?.length === 1 ? byLabel[0] : undefined);
       const path = naming === 'json' ? `.values[${JSON.stringify(key)}]` : `"${key}"`;
       if (!field) {
-        at(path, byLabel ? 'names several fields; use the field id' : 'is not a field label or id of the template');
+        at(
+          path,
+          byLabel
+            ? 'names several fields; use the field id'
+            : 'is not a field label or id of the template',
+        );
         continue;
       }
       if (NOT_PREFILLABLE.includes(field.type)) {
@@ -90,14 +125,23 @@ export function validateRows(rows: BulkRowT[], roles: TemplateRoleRow[], fields:
       else stored.values[field.id] = checked.value;
     }
     const first = stored.signers.sort((a, b) => a.order - b.order)[0];
-    stored.name = (row.name?.trim() || `${defaultName}${first ? ` - ${first.name}` : ''}`).slice(0, 200);
+    stored.name = (row.name?.trim() || `${defaultName}${first ? ` - ${first.name}` : ''}`).slice(
+      0,
+      200,
+    );
     out.push(stored);
   });
   if (problems.length > 0) {
     const first = problems[0];
-    const rowsWithProblems = new Set(problems.map((p) => p.path.replace(/^(rows\[\d+\]|row \d+).*$/, '$1'))).size;
+    const rowsWithProblems = new Set(
+      problems.map((p) => p.path.replace(/^(rows\[\d+\]|row \d+).*$/, '$1')),
+    ).size;
     // Bounded: 10,000 bad rows would otherwise make a multi-megabyte error body.
-    throw new AppError('validation_error', `${rowsWithProblems} row(s) are invalid; nothing was created. First: ${first.path} ${first.message}`, problems.slice(0, MAX_DETAILS));
+    throw new AppError(
+      'validation_error',
+      `${rowsWithProblems} row(s) are invalid; nothing was created. First: ${first.path} ${first.message}`,
+      problems.slice(0, MAX_DETAILS),
+    );
   }
   return out;
 }

@@ -3,11 +3,19 @@ import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { findDocument } from '../documents/documents.repository.ts';
-import { buildNewDocument, insertNewDocuments, type NewDocument } from '../documents/create-document.service.ts';
+import {
+  buildNewDocument,
+  insertNewDocuments,
+  type NewDocument,
+} from '../documents/create-document.service.ts';
 import { cancelDocument, sendDrafts } from '../documents/send-document.service.ts';
 import { OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
 import { emitEvent } from '../events/emit.ts';
-import { loadTemplateParts, seedFromTemplate, type TemplateParts } from '../templates/template-copy.ts';
+import {
+  loadTemplateParts,
+  seedFromTemplate,
+  type TemplateParts,
+} from '../templates/template-copy.ts';
 import type { StoredRow } from './bulk-rows.ts';
 import { completeIfDone, countRows } from './bulk-send-status.ts';
 import * as repo from './bulk-sends.repository.ts';
@@ -24,7 +32,12 @@ class RowTaken extends Error {}
  * that cannot be sent (the template lost its file, `expiresAt` passed) is marked failed and
  * counted, on its own.
  */
-export async function processBulkRows(deps: AppDeps, bulkSendId: string, from: number, to: number): Promise<void> {
+export async function processBulkRows(
+  deps: AppDeps,
+  bulkSendId: string,
+  from: number,
+  to: number,
+): Promise<void> {
   await turnFor(deps);
   try {
     await processRows(deps, bulkSendId, from, to);
@@ -95,13 +108,28 @@ interface PendingRow {
   row: StoredRow;
 }
 
-async function processRows(deps: AppDeps, bulkSendId: string, from: number, to: number): Promise<void> {
+async function processRows(
+  deps: AppDeps,
+  bulkSendId: string,
+  from: number,
+  to: number,
+): Promise<void> {
   const bulk = await repo.findBulkSendById(deps.db, bulkSendId);
   if (!bulk || bulk.status === 'cancelled' || bulk.status === 'completed') return;
   const { settings, meta } = JSON.parse(bulk.settings) as StoredSettings;
   const parts = await loadTemplateParts(deps.db, bulk.org_id, bulk.template_id);
-  const chunk: Chunk = { deps, actor: { orgId: bulk.org_id, meta }, bulkSendId: bulk.id, templateId: bulk.template_id, settings, parts };
-  const pending = (await repo.pendingRows(deps.db, bulkSendId, from, to)).map((p) => ({ position: p.position, row: JSON.parse(p.data) as StoredRow }));
+  const chunk: Chunk = {
+    deps,
+    actor: { orgId: bulk.org_id, meta },
+    bulkSendId: bulk.id,
+    templateId: bulk.template_id,
+    settings,
+    parts,
+  };
+  const pending = (await repo.pendingRows(deps.db, bulkSendId, from, to)).map((p) => ({
+    position: p.position,
+    row: JSON.parse(p.data) as StoredRow,
+  }));
   const size = deps.config.perfOff.has('bulk-groups') ? 1 : ROWS_PER_TRANSACTION[deps.dialect];
   for (let i = 0; i < pending.length; i += size) {
     const group = pending.slice(i, i + size);
@@ -129,7 +157,10 @@ async function sendAlone(chunk: Chunk, one: PendingRow): Promise<void> {
     if (!(err instanceof AppError)) throw err;
     const now = chunk.deps.clock.now().toISOString();
     await chunk.deps.db.transaction().execute(async (trx) => {
-      if (await repo.failRow(trx, chunk.bulkSendId, one.position, `${err.code}: ${err.message}`, now)) await countRows(trx, chunk.bulkSendId, 'failed', now);
+      if (
+        await repo.failRow(trx, chunk.bulkSendId, one.position, `${err.code}: ${err.message}`, now)
+      )
+        await countRows(trx, chunk.bulkSendId, 'failed', now);
     });
   }
 }
@@ -140,7 +171,9 @@ async function sendRows(chunk: Chunk, group: PendingRow[]): Promise<void> {
   const now = deps.clock.now().toISOString();
   // The template's file copied for every row at once: one after the other, the copies' waits on
   // the disk left the server idle a third of the time on SQLite, where chunks run one at a time.
-  const seeded = await Promise.allSettled(group.map(() => seedFromTemplate(deps, actor.orgId, newId('doc'), templateId, now, parts)));
+  const seeded = await Promise.allSettled(
+    group.map(() => seedFromTemplate(deps, actor.orgId, newId('doc'), templateId, now, parts)),
+  );
   const seeds = seeded.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   try {
     const failed = seeded.find((s) => s.status === 'rejected');
@@ -149,8 +182,20 @@ async function sendRows(chunk: Chunk, group: PendingRow[]): Promise<void> {
     for (const [i, { row }] of group.entries()) {
       const seed = seeds[i];
       const id = seed.documentId;
-      const signers = row.signers.map((s) => ({ order: s.order, name: s.name, email: s.email, phone: s.phone }));
-      const built = buildNewDocument(deps, actor, id, { name: row.name, templateId, ...settings, signers }, seed, now);
+      const signers = row.signers.map((s) => ({
+        order: s.order,
+        name: s.name,
+        email: s.email,
+        phone: s.phone,
+      }));
+      const built = buildNewDocument(
+        deps,
+        actor,
+        id,
+        { name: row.name, templateId, ...settings, signers },
+        seed,
+        now,
+      );
       built.row.bulk_send_id = bulkSendId;
       // Prefill: the value becomes the field's default, which the signing page shows (editable
       // unless read-only) and a read-only field keeps when the signer completes. The seed's
@@ -165,7 +210,12 @@ async function sendRows(chunk: Chunk, group: PendingRow[]): Promise<void> {
       const taken = group.map(({ position }, i) => ({ position, documentId: builts[i].row.id }));
       if (!(await repo.takeRowsForDocuments(trx, bulkSendId, taken, now))) throw new RowTaken();
       await insertNewDocuments(trx, deps, builts);
-      await sendDrafts(trx, deps, actor, builts.map((b) => b.row.id));
+      await sendDrafts(
+        trx,
+        deps,
+        actor,
+        builts.map((b) => b.row.id),
+      );
       await countRows(trx, bulkSendId, 'sent', now, group.length);
     });
   } catch (err) {
@@ -180,7 +230,8 @@ async function finishIfDone(deps: AppDeps, bulkSendId: string): Promise<void> {
     const now = deps.clock.now().toISOString();
     if (!(await completeIfDone(trx, bulkSendId, now))) return;
     const done = await repo.findBulkSendById(trx, bulkSendId);
-    if (done) await emitEvent(trx, deps.clock, done.org_id, 'bulk_send.completed', repo.toBulkSend(done));
+    if (done)
+      await emitEvent(trx, deps.clock, done.org_id, 'bulk_send.completed', repo.toBulkSend(done));
   });
 }
 
@@ -206,8 +257,13 @@ export async function cancelBulkDocuments(deps: AppDeps, bulkSendId: string): Pr
       await cancelDocument(deps, { orgId: bulk.org_id, meta }, id);
     } catch (err) {
       // Signed, declined or cancelled meanwhile: nothing left to cancel.
-      if (!(err instanceof AppError) || (await findDocument(deps.db, bulk.org_id, id))?.status === 'pending') throw err;
+      if (
+        !(err instanceof AppError) ||
+        (await findDocument(deps.db, bulk.org_id, id))?.status === 'pending'
+      )
+        throw err;
     }
   }
-  if (ids.length === CANCEL_BATCH) await enqueueJob(deps.db, deps.clock, 'bulk_send_cancel', { bulkSendId });
+  if (ids.length === CANCEL_BATCH)
+    await enqueueJob(deps.db, deps.clock, 'bulk_send_cancel', { bulkSendId });
 }

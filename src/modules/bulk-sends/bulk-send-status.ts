@@ -12,7 +12,13 @@ import type { BulkSendStatus, Executor } from '../../db/database.ts';
 export const CANCELLABLE: readonly BulkSendStatus[] = ['queued', 'processing'];
 
 /** `rows` rows done (`sent` or `failed`), inside their transaction; a queued send starts processing. */
-export async function countRows(trx: Executor, id: string, outcome: 'sent' | 'failed', now: string, rows = 1): Promise<void> {
+export async function countRows(
+  trx: Executor,
+  id: string,
+  outcome: 'sent' | 'failed',
+  now: string,
+  rows = 1,
+): Promise<void> {
   await trx
     .updateTable('bulk_sends')
     .set((eb) => ({
@@ -35,7 +41,14 @@ export async function completeIfDone(trx: Executor, id: string, now: string): Pr
     .where('id', '=', id)
     .where('status', 'in', CANCELLABLE as BulkSendStatus[])
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('bulk_send_rows').select('position').where('bulk_send_id', '=', id).where('status', '=', 'pending'))),
+      not(
+        exists(
+          selectFrom('bulk_send_rows')
+            .select('position')
+            .where('bulk_send_id', '=', id)
+            .where('status', '=', 'pending'),
+        ),
+      ),
     )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
@@ -50,6 +63,11 @@ export async function cancelBulkSendRows(trx: Executor, id: string, now: string)
     .where('status', 'in', CANCELLABLE as BulkSendStatus[])
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
-  await trx.updateTable('bulk_send_rows').set({ status: 'cancelled', updated_at: now }).where('bulk_send_id', '=', id).where('status', '=', 'pending').execute();
+  await trx
+    .updateTable('bulk_send_rows')
+    .set({ status: 'cancelled', updated_at: now })
+    .where('bulk_send_id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
   return true;
 }

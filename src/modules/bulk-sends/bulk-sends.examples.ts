@@ -10,9 +10,13 @@ export const bulkSendExamples = {
       rows: [
         {
           signers: [{ role: 'Volunteer', name: 'Zoë Ng', email: 'zoe@example.com' }],
-          values: { "Full name": 'Zoë Ng' },
+          values: { 'Full name': 'Zoë Ng' },
         },
-        { signers: [{ role: 'Volunteer', name: 'Rosalind Franklin', email: 'rosalind@example.com' }] },
+        {
+          signers: [
+            { role: 'Volunteer', name: 'Rosalind Franklin', email: 'rosalind@example.com' },
+          ],
+        },
       ],
     },
     response: {

@@ -1,27 +1,54 @@
 import { sql, type Insertable } from 'kysely';
-import type { BulkSendRow, BulkSendRowsTable, BulkSendsTable, BulkSendStatus, Executor } from '../../db/database.ts';
+import type {
+  BulkSendRow,
+  BulkSendRowsTable,
+  BulkSendsTable,
+  BulkSendStatus,
+  Executor,
+} from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
 import type { BulkSendT } from './bulk-sends.schemas.ts';
 
 /** Rows per INSERT statement: well under both databases' bound-parameter limits. */
 const INSERT_CHUNK = 1000;
 
-export async function insertBulkSend(trx: Executor, row: Insertable<BulkSendsTable>, rows: Insertable<BulkSendRowsTable>[]): Promise<void> {
+export async function insertBulkSend(
+  trx: Executor,
+  row: Insertable<BulkSendsTable>,
+  rows: Insertable<BulkSendRowsTable>[],
+): Promise<void> {
   await trx.insertInto('bulk_sends').values(row).execute();
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await trx.insertInto('bulk_send_rows').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    await trx
+      .insertInto('bulk_send_rows')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
   }
 }
 
-export async function findBulkSend(db: Executor, orgId: string, id: string): Promise<BulkSendRow | undefined> {
-  return db.selectFrom('bulk_sends').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+export async function findBulkSend(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<BulkSendRow | undefined> {
+  return db
+    .selectFrom('bulk_sends')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
 }
 
 export async function findBulkSendById(db: Executor, id: string): Promise<BulkSendRow | undefined> {
   return db.selectFrom('bulk_sends').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listBulkSends(db: Executor, orgId: string, filter: { status?: BulkSendStatus }, page: PageRequest) {
+export async function listBulkSends(
+  db: Executor,
+  orgId: string,
+  filter: { status?: BulkSendStatus },
+  page: PageRequest,
+) {
   let q = db.selectFrom('bulk_sends').selectAll().where('org_id', '=', orgId);
   if (filter.status) q = q.where('status', '=', filter.status);
   return paginate(q, page);
@@ -46,20 +73,38 @@ export async function pendingRows(db: Executor, id: string, from: number, to: nu
  * expired lease, a second instance) waits on the row lock (PostgreSQL) or the write lock (SQLite)
  * and then finds it taken.
  */
-export async function takeRowsForDocuments(trx: Executor, id: string, rows: { position: number; documentId: string }[], now: string): Promise<boolean> {
-  const documentOf = sql<string>`case position ${sql.join(rows.map((r) => sql`when ${r.position} then ${r.documentId}`), sql` `)} end`;
+export async function takeRowsForDocuments(
+  trx: Executor,
+  id: string,
+  rows: { position: number; documentId: string }[],
+  now: string,
+): Promise<boolean> {
+  const documentOf = sql<string>`case position ${sql.join(
+    rows.map((r) => sql`when ${r.position} then ${r.documentId}`),
+    sql` `,
+  )} end`;
   const result = await trx
     .updateTable('bulk_send_rows')
     .set({ status: 'sent', document_id: documentOf, updated_at: now })
     .where('bulk_send_id', '=', id)
-    .where('position', 'in', rows.map((r) => r.position))
+    .where(
+      'position',
+      'in',
+      rows.map((r) => r.position),
+    )
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === rows.length;
 }
 
 /** Marks a pending row failed with `error`: true when this transaction did (it then counts it). */
-export async function failRow(trx: Executor, id: string, position: number, error: string, now: string): Promise<boolean> {
+export async function failRow(
+  trx: Executor,
+  id: string,
+  position: number,
+  error: string,
+  now: string,
+): Promise<boolean> {
   const result = await trx
     .updateTable('bulk_send_rows')
     .set({ status: 'failed', error: error.slice(0, 1000), updated_at: now })
@@ -91,13 +136,23 @@ export function toBulkSend(row: BulkSendRow): BulkSendT {
  * rows went. A finished bulk send never reads its rows again: its documents hold what they held,
  * and its counters stay on the bulk send.
  */
-export async function purgeFinishedRows(db: Executor, before: string, limit: number): Promise<number> {
+export async function purgeFinishedRows(
+  db: Executor,
+  before: string,
+  limit: number,
+): Promise<number> {
   const finished = await db
     .selectFrom('bulk_sends')
     .select('id')
     .where('status', 'in', ['completed', 'cancelled'])
     .where('updated_at', '<', before)
-    .where(({ exists, selectFrom }) => exists(selectFrom('bulk_send_rows').select('position').whereRef('bulk_send_rows.bulk_send_id', '=', 'bulk_sends.id')))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('bulk_send_rows')
+          .select('position')
+          .whereRef('bulk_send_rows.bulk_send_id', '=', 'bulk_sends.id'),
+      ),
+    )
     .limit(limit)
     .execute();
   if (finished.length === 0) return 0;

@@ -16,16 +16,23 @@ export const BulkSend = Type.Object(
     name: Type.String(),
     templateId: Type.String(),
     status: StringEnum(BULK_SEND_STATUSES, {
-      description: '`queued` until the first document is created, `processing` while rows remain, then `completed` (or `cancelled`)',
+      description:
+        '`queued` until the first document is created, `processing` while rows remain, then `completed` (or `cancelled`)',
     }),
     total: Type.Integer({ description: 'Rows accepted' }),
     sent: Type.Integer({ description: 'Rows whose document was created and sent' }),
-    failed: Type.Integer({ description: 'Rows whose document could not be sent (e.g. the template lost its file meanwhile)' }),
+    failed: Type.Integer({
+      description:
+        'Rows whose document could not be sent (e.g. the template lost its file meanwhile)',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     completedAt: NullableTimestamp,
   },
-  { $id: 'BulkSend', description: 'A bulk send: one template sent to many recipients, one document per row' },
+  {
+    $id: 'BulkSend',
+    description: 'A bulk send: one template sent to many recipients, one document per row',
+  },
 );
 export type BulkSendT = Static<typeof BulkSend>;
 
@@ -33,11 +40,23 @@ const Value = Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Typ
 
 export const BulkRow = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "The document's name; default: the bulk send's name and the first signer's name" })),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '\\S',
+        description:
+          "The document's name; default: the bulk send's name and the first signer's name",
+      }),
+    ),
     signers: Type.Array(
       Type.Object(
         {
-          role: Type.String({ minLength: 1, maxLength: 200, description: 'A template role (by name, case-insensitive) without a fixed signer' }),
+          role: Type.String({
+            minLength: 1,
+            maxLength: 200,
+            description: 'A template role (by name, case-insensitive) without a fixed signer',
+          }),
           name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
           email: Email,
           phone: Type.Optional(Phone),
@@ -49,7 +68,8 @@ export const BulkRow = Type.Object(
     values: Type.Optional(
       Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Value, {
         maxProperties: 500,
-        description: 'Prefill values by template field label or id: shown to the signer, editable unless the field is `readOnly`',
+        description:
+          'Prefill values by template field label or id: shown to the signer, editable unless the field is `readOnly`',
       }),
     ),
   },
@@ -58,11 +78,23 @@ export const BulkRow = Type.Object(
 export type BulkRowT = Static<typeof BulkRow>;
 
 const settings = {
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "Default: the template's name" })),
+  name: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '\\S',
+      description: "Default: the template's name",
+    }),
+  ),
   message: Type.Optional(Type.String({ maxLength: 5000 })),
   emailSubject: Type.Optional(Type.String({ maxLength: 200 })),
   emailMessage: Type.Optional(Type.String({ maxLength: 5000 })),
-  expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 with a time zone; must be in the future' })),
+  expiresAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'ISO 8601 with a time zone; must be in the future',
+    }),
+  ),
   reminderFrequency: Type.Optional(ReminderFrequency),
   otpMethod: Type.Optional(OtpMethod),
 };
@@ -88,8 +120,21 @@ export const CsvBody = Type.String({
 
 export const CreateBulkSendQuery = Type.Object(
   {
-    templateId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'With a `text/csv` body only (required then)' })),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'With a `text/csv` body only' })),
+    templateId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'With a `text/csv` body only (required then)',
+      }),
+    ),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '\\S',
+        description: 'With a `text/csv` body only',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -103,7 +148,11 @@ export type ListBulkSendsQueryT = Static<typeof ListBulkSendsQuery>;
 export const CancelBulkSendBody = Type.Object(
   {
     cancelDocuments: Type.Optional(
-      Type.Boolean({ default: false, description: 'Also cancel the documents already sent (in the background, like `POST /documents/{id}/cancel` each)' }),
+      Type.Boolean({
+        default: false,
+        description:
+          'Also cancel the documents already sent (in the background, like `POST /documents/{id}/cancel` each)',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -11,7 +11,12 @@ import { csvToRows, type CsvTable } from './bulk-csv.ts';
 import { openRoles, validateRows, type RowNaming } from './bulk-rows.ts';
 import { cancelBulkSendRows } from './bulk-send-status.ts';
 import * as repo from './bulk-sends.repository.ts';
-import type { BulkRowT, BulkSettings, CreateBulkSendInput, ListBulkSendsQueryT } from './bulk-sends.schemas.ts';
+import type {
+  BulkRowT,
+  BulkSettings,
+  CreateBulkSendInput,
+  ListBulkSendsQueryT,
+} from './bulk-sends.schemas.ts';
 
 /** Rows per background job: several instances share a bulk send job by job, and a job ends well inside its lease. */
 export const ROWS_PER_JOB = 100;
@@ -28,16 +33,32 @@ interface Actor {
 }
 
 /** The template must be the organization's, have a file and fields, and every field must have a role to fill it. */
-async function loadSendableTemplate(deps: AppDeps, orgId: string, templateId: string, path: string) {
+async function loadSendableTemplate(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  path: string,
+) {
   const parts = await loadTemplateParts(deps.db, orgId, templateId);
   if (!parts) throw validation(path, 'is not a template of your organization');
-  if (!parts.template.file_key) throw new AppError('missing_file', 'The template has no file yet; upload one first');
-  if (parts.fields.length === 0) throw new AppError('missing_fields', 'The template has no fields; add at least one');
+  if (!parts.template.file_key)
+    throw new AppError('missing_file', 'The template has no file yet; upload one first');
+  if (parts.fields.length === 0)
+    throw new AppError('missing_fields', 'The template has no fields; add at least one');
   const offPage = fieldBeyondPages(parts.fields, parts.template.page_count);
-  if (offPage) throw invalidState(`Template field ${offPage.id} is on page ${offPage.page}, but the file has ${parts.template.page_count} page(s)`);
-  const orders = new Set([...openRoles(parts.roles).map((r) => r.order), ...parts.roles.filter((r) => r.signer_email).map((r) => r.position)]);
+  if (offPage)
+    throw invalidState(
+      `Template field ${offPage.id} is on page ${offPage.page}, but the file has ${parts.template.page_count} page(s)`,
+    );
+  const orders = new Set([
+    ...openRoles(parts.roles).map((r) => r.order),
+    ...parts.roles.filter((r) => r.signer_email).map((r) => r.position),
+  ]);
   const orphan = parts.fields.find((f) => !orders.has(f.assigned_to));
-  if (orphan) throw invalidState(`Template field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no template role has`);
+  if (orphan)
+    throw invalidState(
+      `Template field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no template role has`,
+    );
   return parts;
 }
 
@@ -49,14 +70,25 @@ async function loadSendableTemplate(deps: AppDeps, orgId: string, templateId: st
 export async function createBulkSend(
   deps: AppDeps,
   actor: Actor,
-  input: { templateId: string; name?: string; settings: BulkSettings } & ({ rows: BulkRowT[] } | { csv: CsvTable }),
+  input: { templateId: string; name?: string; settings: BulkSettings } & (
+    | { rows: BulkRowT[] }
+    | { csv: CsvTable }
+  ),
 ) {
   const naming: RowNaming = 'csv' in input ? 'csv' : 'json';
   const templatePath = naming === 'csv' ? 'query.templateId' : 'body.templateId';
   const parts = await loadSendableTemplate(deps, actor.orgId, input.templateId, templatePath);
   const { expiresAt } = input.settings;
-  if (expiresAt && Date.parse(expiresAt) <= deps.clock.now().getTime()) throw validation('body.expiresAt', 'must be in the future');
-  const rows = 'csv' in input ? csvToRows(input.csv, openRoles(parts.roles).map((r) => r.name), parts.fields.map((f) => f.label)) : input.rows;
+  if (expiresAt && Date.parse(expiresAt) <= deps.clock.now().getTime())
+    throw validation('body.expiresAt', 'must be in the future');
+  const rows =
+    'csv' in input
+      ? csvToRows(
+          input.csv,
+          openRoles(parts.roles).map((r) => r.name),
+          parts.fields.map((f) => f.label),
+        )
+      : input.rows;
   const name = input.name ?? parts.template.name;
   const stored = validateRows(rows, parts.roles, parts.fields, naming, name);
 
@@ -71,7 +103,10 @@ export async function createBulkSend(
     total: stored.length,
     sent: 0,
     failed: 0,
-    settings: JSON.stringify({ settings: input.settings, meta: actor.meta } satisfies StoredSettings),
+    settings: JSON.stringify({
+      settings: input.settings,
+      meta: actor.meta,
+    } satisfies StoredSettings),
     created_at: now,
     updated_at: now,
     completed_at: null,
@@ -88,19 +123,37 @@ export async function createBulkSend(
   await deps.db.transaction().execute(async (trx) => {
     await repo.insertBulkSend(trx, row, rowRecords);
     for (let from = 0; from < stored.length; from += ROWS_PER_JOB) {
-      await enqueueJob(trx, deps.clock, 'bulk_send', { bulkSendId: id, from, to: Math.min(stored.length, from + ROWS_PER_JOB) });
+      await enqueueJob(trx, deps.clock, 'bulk_send', {
+        bulkSendId: id,
+        from,
+        to: Math.min(stored.length, from + ROWS_PER_JOB),
+      });
     }
   });
   return repo.toBulkSend(row);
 }
 
 /** The CSV form: `templateId` and `name` come from the query string. */
-export async function createBulkSendFromCsv(deps: AppDeps, actor: Actor, query: { templateId?: string; name?: string }, csv: CsvTable) {
+export async function createBulkSendFromCsv(
+  deps: AppDeps,
+  actor: Actor,
+  query: { templateId?: string; name?: string },
+  csv: CsvTable,
+) {
   if (!query.templateId) throw validation('query.templateId', 'is required with a text/csv body');
-  return createBulkSend(deps, actor, { templateId: query.templateId, name: query.name, settings: {}, csv });
+  return createBulkSend(deps, actor, {
+    templateId: query.templateId,
+    name: query.name,
+    settings: {},
+    csv,
+  });
 }
 
-export async function createBulkSendFromJson(deps: AppDeps, actor: Actor, body: CreateBulkSendInput) {
+export async function createBulkSendFromJson(
+  deps: AppDeps,
+  actor: Actor,
+  body: CreateBulkSendInput,
+) {
   const { templateId, name, rows, ...settings } = body;
   return createBulkSend(deps, actor, { templateId, name, settings, rows });
 }
@@ -112,7 +165,12 @@ export async function getBulkSend(deps: AppDeps, orgId: string, id: string) {
 }
 
 export async function listBulkSends(deps: AppDeps, orgId: string, query: ListBulkSendsQueryT) {
-  const { rows, meta } = await repo.listBulkSends(deps.db, orgId, { status: query.status as BulkSendStatus | undefined }, { list: 'bulk-sends', limit: query.limit, cursor: query.cursor });
+  const { rows, meta } = await repo.listBulkSends(
+    deps.db,
+    orgId,
+    { status: query.status as BulkSendStatus | undefined },
+    { list: 'bulk-sends', limit: query.limit, cursor: query.cursor },
+  );
   return { data: rows.map(repo.toBulkSend), meta };
 }
 
@@ -121,12 +179,18 @@ export async function listBulkSends(deps: AppDeps, orgId: string, query: ListBul
  * `cancelDocuments`: then a background job cancels each of them as `POST /documents/{id}/cancel`
  * does (its signers are notified). 409 once the bulk send is completed or cancelled.
  */
-export async function cancelBulkSend(deps: AppDeps, actor: Actor, id: string, cancelDocuments: boolean) {
+export async function cancelBulkSend(
+  deps: AppDeps,
+  actor: Actor,
+  id: string,
+  cancelDocuments: boolean,
+) {
   await deps.db.transaction().execute(async (trx) => {
     const row = await repo.findBulkSend(trx, actor.orgId, id);
     if (!row) throw notFound('Bulk send');
     const now = deps.clock.now().toISOString();
-    if (!(await cancelBulkSendRows(trx, id, now))) throw invalidState(`Cannot cancel a ${row.status} bulk send`);
+    if (!(await cancelBulkSendRows(trx, id, now)))
+      throw invalidState(`Cannot cancel a ${row.status} bulk send`);
     if (cancelDocuments) await enqueueJob(trx, deps.clock, 'bulk_send_cancel', { bulkSendId: id });
   });
   return getBulkSend(deps, actor.orgId, id);

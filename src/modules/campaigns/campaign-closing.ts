@@ -15,11 +15,20 @@ import { toCampaign } from './campaigns.mappers.ts';
 
 export type CloseReason = (typeof CLOSE_REASONS)[number];
 
-export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) => row.expires_at !== null && Date.parse(row.expires_at) <= nowMs;
+export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) =>
+  row.expires_at !== null && Date.parse(row.expires_at) <= nowMs;
 
 /** `campaign.closed` with the campaign as it is now and why it closed. */
-export async function emitClosed(trx: Executor, deps: AppDeps, campaign: CampaignRow, reason: CloseReason): Promise<void> {
-  await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.closed', { campaign: toCampaign(campaign, deps.config.publicUrl), reason });
+export async function emitClosed(
+  trx: Executor,
+  deps: AppDeps,
+  campaign: CampaignRow,
+  reason: CloseReason,
+): Promise<void> {
+  await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.closed', {
+    campaign: toCampaign(campaign, deps.config.publicUrl),
+    reason,
+  });
 }
 
 /**
@@ -33,17 +42,22 @@ export async function closeCampaign(
   reason: CloseReason,
 ): Promise<{ campaign: CampaignRow; closed: boolean }> {
   const now = deps.clock.now().toISOString();
-  if (!(await moveCampaign(trx, campaign.id, ['active'], 'closed', { updated_at: now }))) return { campaign, closed: false };
+  if (!(await moveCampaign(trx, campaign.id, ['active'], 'closed', { updated_at: now })))
+    return { campaign, closed: false };
   const closed: CampaignRow = { ...campaign, status: 'closed', updated_at: now };
   await emitClosed(trx, deps, closed, reason);
   return { campaign: closed, closed: true };
 }
 
-async function expire(deps: AppDeps, campaign: CampaignRow): Promise<{ campaign: CampaignRow; closed: boolean }> {
+async function expire(
+  deps: AppDeps,
+  campaign: CampaignRow,
+): Promise<{ campaign: CampaignRow; closed: boolean }> {
   return deps.db.transaction().execute(async (trx) => {
     const locked = await repo.lockCampaign(trx, campaign.org_id, campaign.id);
     if (!locked) return { campaign, closed: false };
-    if (locked.status !== 'active' || !isExpired(locked, deps.clock.now().getTime())) return { campaign: locked, closed: false };
+    if (locked.status !== 'active' || !isExpired(locked, deps.clock.now().getTime()))
+      return { campaign: locked, closed: false };
     return closeCampaign(trx, deps, locked, 'expired');
   });
 }
@@ -53,7 +67,8 @@ async function expire(deps: AppDeps, campaign: CampaignRow): Promise<{ campaign:
  * Reads never show an active campaign that can no longer take submissions.
  */
 export async function closeIfExpired(deps: AppDeps, campaign: CampaignRow): Promise<CampaignRow> {
-  if (campaign.status !== 'active' || !isExpired(campaign, deps.clock.now().getTime())) return campaign;
+  if (campaign.status !== 'active' || !isExpired(campaign, deps.clock.now().getTime()))
+    return campaign;
   return (await expire(deps, campaign)).campaign;
 }
 

@@ -6,7 +6,13 @@ import { HOUR } from '../../http/counters.ts';
 import { retryOnConflict } from '../../db/conflicts.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { composeMail, type OutgoingMail } from '../../mail/templates.ts';
-import { newOtpCode, nextOtpSend, OTP_MAX_ATTEMPTS, OTP_TTL_MS, resendAfter } from '../signing/otp-window.ts';
+import {
+  newOtpCode,
+  nextOtpSend,
+  OTP_MAX_ATTEMPTS,
+  OTP_TTL_MS,
+  resendAfter,
+} from '../signing/otp-window.ts';
 import { maskEmail } from '../signing/signing-rules.ts';
 import type { OtpResultT } from '../signing/signing.schemas.ts';
 
@@ -27,61 +33,79 @@ function otpMailFor(campaign: CampaignRow, to: string, code: string): OutgoingMa
   const minutes = OTP_TTL_MS / 60_000;
   return composeMail(campaign.org_id, to, `Your signing code: ${code}`, {
     greeting: 'Hello,',
-    paragraphs: [`Your code to sign "${campaign.name}" is ${code}. It is valid for ${minutes} minutes.`],
+    paragraphs: [
+      `Your code to sign "${campaign.name}" is ${code}. It is valid for ${minutes} minutes.`,
+    ],
     code,
-    after: ['If you did not ask for it, ignore this email; nobody can sign with your address without the code.'],
+    after: [
+      'If you did not ask for it, ignore this email; nobody can sign with your address without the code.',
+    ],
   });
 }
 
 /** Emails a fresh code to `email` for this campaign (a new code voids the previous one). */
-export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawEmail: string): Promise<OtpResultT> {
+export async function sendCampaignOtp(
+  deps: AppDeps,
+  campaign: CampaignRow,
+  rawEmail: string,
+): Promise<OtpResultT> {
   const email = normalize(rawEmail);
   // Two requests for the same address at once both find no code and both insert one: the loser retries and is refused as a resend.
-  return retryOnConflict(() => deps.db.transaction().execute(async (trx) => {
-    const nowMs = deps.clock.now().getTime();
-    const previous = await trx
-      .selectFrom('campaign_otps')
-      .selectAll()
-      .where('campaign_id', '=', campaign.id)
-      .where('email', '=', email)
-      .executeTakeFirst();
-    const sends = nextOtpSend(previous, nowMs);
-    // Mail to strangers' addresses is bounded per form and per address (across forms), not only per pair.
-    const { campaignOtpMailsPerHour, addressOtpMailsPerHour } = deps.config.limits;
-    await deps.counters.takeAll(
-      [
-        { key: `otp-mail:address:${email}`, max: addressOtpMailsPerHour, what: 'codes per hour to one email address' },
-        { key: `otp-mail:campaign:${campaign.id}`, max: campaignOtpMailsPerHour, what: 'codes per hour from this form' },
-      ],
-      HOUR,
-    );
-    const code = newOtpCode();
-    const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
-    // Only the code read above is replaced: a code another request put there meanwhile stays, and
-    // the insert below then conflicts with it (retried, and refused as a resend). Deleting whatever
-    // is there would let both requests succeed on PostgreSQL, each mailing a code.
-    if (previous) {
-      await trx
-        .deleteFrom('campaign_otps')
+  return retryOnConflict(() =>
+    deps.db.transaction().execute(async (trx) => {
+      const nowMs = deps.clock.now().getTime();
+      const previous = await trx
+        .selectFrom('campaign_otps')
+        .selectAll()
         .where('campaign_id', '=', campaign.id)
         .where('email', '=', email)
-        .where('code_hash', '=', previous.code_hash)
+        .executeTakeFirst();
+      const sends = nextOtpSend(previous, nowMs);
+      // Mail to strangers' addresses is bounded per form and per address (across forms), not only per pair.
+      const { campaignOtpMailsPerHour, addressOtpMailsPerHour } = deps.config.limits;
+      await deps.counters.takeAll(
+        [
+          {
+            key: `otp-mail:address:${email}`,
+            max: addressOtpMailsPerHour,
+            what: 'codes per hour to one email address',
+          },
+          {
+            key: `otp-mail:campaign:${campaign.id}`,
+            max: campaignOtpMailsPerHour,
+            what: 'codes per hour from this form',
+          },
+        ],
+        HOUR,
+      );
+      const code = newOtpCode();
+      const expiresAt = new Date(nowMs + OTP_TTL_MS).toISOString();
+      // Only the code read above is replaced: a code another request put there meanwhile stays, and
+      // the insert below then conflicts with it (retried, and refused as a resend). Deleting whatever
+      // is there would let both requests succeed on PostgreSQL, each mailing a code.
+      if (previous) {
+        await trx
+          .deleteFrom('campaign_otps')
+          .where('campaign_id', '=', campaign.id)
+          .where('email', '=', email)
+          .where('code_hash', '=', previous.code_hash)
+          .execute();
+      }
+      await trx
+        .insertInto('campaign_otps')
+        .values({
+          campaign_id: campaign.id,
+          email,
+          code_hash: codeHash(deps, campaign.id, email, code),
+          expires_at: expiresAt,
+          attempts: 0,
+          ...sends,
+        })
         .execute();
-    }
-    await trx
-      .insertInto('campaign_otps')
-      .values({
-        campaign_id: campaign.id,
-        email,
-        code_hash: codeHash(deps, campaign.id, email, code),
-        expires_at: expiresAt,
-        attempts: 0,
-        ...sends,
-      })
-      .execute();
-    await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code));
-    return { sentTo: maskEmail(email), expiresAt, resendAfter: resendAfter(nowMs) };
-  }));
+      await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code));
+      return { sentTo: maskEmail(email), expiresAt, resendAfter: resendAfter(nowMs) };
+    }),
+  );
 }
 
 /**
@@ -89,10 +113,19 @@ export async function sendCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawE
  * is counted in its own statement before comparing, so parallel guesses cannot exceed the limit
  * and a wrong guess counts even though the request fails. `consumeCampaignOtp` spends the code.
  */
-export async function verifyCampaignOtp(deps: AppDeps, campaign: CampaignRow, rawEmail: string, code: string | undefined): Promise<void> {
+export async function verifyCampaignOtp(
+  deps: AppDeps,
+  campaign: CampaignRow,
+  rawEmail: string,
+  code: string | undefined,
+): Promise<void> {
   const email = normalize(rawEmail);
   const request = `request one with POST /api/v1/public/campaigns/${campaign.slug}/otp`;
-  if (!code) throw new AppError('otp_required', `This campaign confirms your email address with a code: ${request} and send it as \`otp\``);
+  if (!code)
+    throw new AppError(
+      'otp_required',
+      `This campaign confirms your email address with a code: ${request} and send it as \`otp\``,
+    );
   const now = deps.clock.now().toISOString();
   const taken = await deps.db
     .updateTable('campaign_otps')
@@ -104,9 +137,16 @@ export async function verifyCampaignOtp(deps: AppDeps, campaign: CampaignRow, ra
     .returning(['code_hash', 'attempts'])
     .executeTakeFirst();
   if (!taken) {
-    const row = await deps.db.selectFrom('campaign_otps').selectAll().where('campaign_id', '=', campaign.id).where('email', '=', email).executeTakeFirst();
-    if (!row) throw new AppError('otp_required', `No code was sent to this address yet: ${request}`);
-    if (row.expires_at <= now) throw new AppError('invalid_otp', 'The code has expired; request a new one');
+    const row = await deps.db
+      .selectFrom('campaign_otps')
+      .selectAll()
+      .where('campaign_id', '=', campaign.id)
+      .where('email', '=', email)
+      .executeTakeFirst();
+    if (!row)
+      throw new AppError('otp_required', `No code was sent to this address yet: ${request}`);
+    if (row.expires_at <= now)
+      throw new AppError('invalid_otp', 'The code has expired; request a new one');
     throw new AppError('invalid_otp', 'Too many wrong codes; request a new one');
   }
   const expected = Buffer.from(taken.code_hash, 'hex');
@@ -115,13 +155,23 @@ export async function verifyCampaignOtp(deps: AppDeps, campaign: CampaignRow, ra
   const left = OTP_MAX_ATTEMPTS - taken.attempts;
   throw new AppError(
     'invalid_otp',
-    left > 0 ? `The code is wrong; ${left} attempt(s) left` : 'The code is wrong and no attempts are left; request a new code',
+    left > 0
+      ? `The code is wrong; ${left} attempt(s) left`
+      : 'The code is wrong and no attempts are left; request a new code',
     [{ path: 'body.otp', message: 'is wrong', attemptsLeft: left }],
   );
 }
 
 /** Spends the visitor's code inside the submission's transaction: a code makes one submission. */
-export async function consumeCampaignOtp(trx: Executor, campaignId: string, rawEmail: string): Promise<boolean> {
-  const result = await trx.deleteFrom('campaign_otps').where('campaign_id', '=', campaignId).where('email', '=', normalize(rawEmail)).executeTakeFirst();
+export async function consumeCampaignOtp(
+  trx: Executor,
+  campaignId: string,
+  rawEmail: string,
+): Promise<boolean> {
+  const result = await trx
+    .deleteFrom('campaign_otps')
+    .where('campaign_id', '=', campaignId)
+    .where('email', '=', normalize(rawEmail))
+    .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }

@@ -21,37 +21,53 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
   const assetBase = `/assets/app/${assets.version}/`;
   const pdfjsBase = `/assets/pdfjs/${assets.pdfjsVersion}/`;
 
-  app.get<{ Params: { '*': string } }>('/c/*', { schema: { hide: true } }, async (request, reply) => {
-    setPageHeaders(reply);
-    const slug = request.params['*'];
-    const found = slug.length <= 80 && SLUG.test(slug) ? await repo.findCampaignBySlug(deps.db, slug) : undefined;
-    if (!found) {
-      return reply.code(404).send(
+  app.get<{ Params: { '*': string } }>(
+    '/c/*',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      setPageHeaders(reply);
+      const slug = request.params['*'];
+      const found =
+        slug.length <= 80 && SLUG.test(slug)
+          ? await repo.findCampaignBySlug(deps.db, slug)
+          : undefined;
+      if (!found) {
+        return reply.code(404).send(
+          renderShell({
+            title: 'Link not valid · Signet',
+            assetBase,
+            main: renderMessage(
+              'This link is not valid',
+              'It does not lead to a form. Check that you opened or copied the whole link.',
+            ),
+          }),
+        );
+      }
+      const campaign = await closeIfExpired(deps, found);
+      const why = unavailability(campaign, deps.clock.now().getTime());
+      if (why) {
+        return reply.code(409).send(
+          renderShell({
+            title: `${campaign.name} · Signet`,
+            assetBase,
+            main: renderMessage(why.title, why.message),
+          }),
+        );
+      }
+      return reply.send(
         renderShell({
-          title: 'Link not valid · Signet',
+          title: `${campaign.welcome_title || campaign.name} · Signet`,
           assetBase,
-          main: renderMessage('This link is not valid', 'It does not lead to a form. Check that you opened or copied the whole link.'),
-        }),
-      );
-    }
-    const campaign = await closeIfExpired(deps, found);
-    const why = unavailability(campaign, deps.clock.now().getTime());
-    if (why) {
-      return reply.code(409).send(renderShell({ title: `${campaign.name} · Signet`, assetBase, main: renderMessage(why.title, why.message) }));
-    }
-    return reply.send(
-      renderShell({
-        title: `${campaign.welcome_title || campaign.name} · Signet`,
-        assetBase,
-        script: 'campaign.js',
-        data: { pdfjs: pdfjsBase },
-        main: `
+          script: 'campaign.js',
+          data: { pdfjs: pdfjsBase },
+          main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>
       <p>Loading the form…</p>
     </div>
     <noscript><p class="noscript">This form needs JavaScript. Please enable it and reload this page.</p></noscript>`,
-      }),
-    );
-  });
+        }),
+      );
+    },
+  );
 }

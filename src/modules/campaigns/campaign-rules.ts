@@ -43,13 +43,18 @@ export function checkRedirectUrl(url: string | undefined): void {
   } catch {
     parsed = undefined;
   }
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !/^https?:\/\/[^\s]+$/i.test(url)) {
+  if (
+    !parsed ||
+    !['http:', 'https:'].includes(parsed.protocol) ||
+    !/^https?:\/\/[^\s]+$/i.test(url)
+  ) {
     throw validation('body.redirectUrl', 'must be an absolute http or https URL');
   }
 }
 
 export function checkFutureExpiry(expiresAt: string | null | undefined, nowMs: number): void {
-  if (expiresAt && Date.parse(expiresAt) <= nowMs) throw validation('body.expiresAt', 'must be in the future');
+  if (expiresAt && Date.parse(expiresAt) <= nowMs)
+    throw validation('body.expiresAt', 'must be in the future');
 }
 
 /** Who signs what on a campaign submission: the visitor takes the first role; later roles have fixed signers. */
@@ -70,18 +75,28 @@ export interface SubmissionPlan {
  * (`invalid_state`).
  * A template without roles has one implicit role at order 0.
  */
-export function planSubmission(template: TemplateRow, roles: TemplateRoleRow[], fields: TemplateFieldRow[]): SubmissionPlan {
-  if (!template.file_key) throw new AppError('missing_file', 'The template has no file yet; upload one first');
-  if (fields.length === 0) throw new AppError('missing_fields', 'The template has no fields; add at least one');
+export function planSubmission(
+  template: TemplateRow,
+  roles: TemplateRoleRow[],
+  fields: TemplateFieldRow[],
+): SubmissionPlan {
+  if (!template.file_key)
+    throw new AppError('missing_file', 'The template has no file yet; upload one first');
+  if (fields.length === 0)
+    throw new AppError('missing_fields', 'The template has no fields; add at least one');
   const offPage = fieldBeyondPages(fields, template.page_count);
   if (offPage) {
-    throw invalidState(`Template field ${offPage.id} is on page ${offPage.page}, but the file has ${template.page_count} page(s); move or delete the field`);
+    throw invalidState(
+      `Template field ${offPage.id} is on page ${offPage.page}, but the file has ${template.page_count} page(s); move or delete the field`,
+    );
   }
   const sorted = [...roles].sort((a, b) => a.position - b.position);
   const first = sorted[0];
   const submitterOrder = first ? first.position : 0;
   if (!fields.some((f) => f.assigned_to === submitterOrder)) {
-    throw invalidState(`The template's first role (order ${submitterOrder}) has no field for the visitor to fill`);
+    throw invalidState(
+      `The template's first role (order ${submitterOrder}) has no field for the visitor to fill`,
+    );
   }
   const byOrder = new Map(sorted.map((r) => [r.position, r]));
   const fixedSigners: SubmissionPlan['fixedSigners'] = [];

@@ -18,7 +18,13 @@ export const CAMPAIGN_TRANSITIONS: Transitions<CampaignStatus> = {
  * `from` (so `campaign.closed` is emitted once). Throws IllegalTransitionError when the table
  * forbids a move.
  */
-export async function moveCampaign(db: Executor, id: string, from: readonly CampaignStatus[], to: CampaignStatus, changes: CampaignUpdate): Promise<boolean> {
+export async function moveCampaign(
+  db: Executor,
+  id: string,
+  from: readonly CampaignStatus[],
+  to: CampaignStatus,
+  changes: CampaignUpdate,
+): Promise<boolean> {
   checkTransition('campaign', CAMPAIGN_TRANSITIONS, from, to);
   const result = await db
     .updateTable('campaigns')

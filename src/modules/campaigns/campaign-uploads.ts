@@ -23,23 +23,46 @@ export const CAMPAIGN_UPLOADS_PER_IP_HOUR = 30;
 export const CAMPAIGN_UPLOAD_TTL_MS = 24 * HOUR;
 
 /** Stores a visitor's file for one of the form's `file` fields; answers the attachment id the submission names. */
-export async function uploadCampaignFile(deps: AppDeps, slug: string, fieldId: string, upload: FieldUpload, meta: RequestMeta): Promise<{ attachmentId: string }> {
+export async function uploadCampaignFile(
+  deps: AppDeps,
+  slug: string,
+  fieldId: string,
+  upload: FieldUpload,
+  meta: RequestMeta,
+): Promise<{ attachmentId: string }> {
   const open = await openCampaign(deps, slug);
   const { campaign } = open;
   const field = visitorFields(open).find((f) => f.id === fieldId);
   if (!field) throw notFound('Field');
-  if (field.type !== 'file') throw invalidState(`Field ${fieldId} is a ${field.type} field, not a file field`);
-  if (campaign.require_kyc === 1) throw invalidState('This form verifies your identity first; attach the file on your signing page');
+  if (field.type !== 'file')
+    throw invalidState(`Field ${fieldId} is a ${field.type} field, not a file field`);
+  if (campaign.require_kyc === 1)
+    throw invalidState(
+      'This form verifies your identity first; attach the file on your signing page',
+    );
   // Each upload costs up to 10 MB of storage until it is submitted or purged: bounded per form
   // (twice its submissions) and per address.
   await deps.counters.takeAll(
     [
-      { key: `campaign-upload:${campaign.id}`, max: 2 * deps.config.limits.campaignSubmissionsPerHour, what: 'file uploads per hour to this form' },
-      { key: `campaign-upload:${campaign.id}:${meta.ipAddress}`, max: CAMPAIGN_UPLOADS_PER_IP_HOUR, what: 'file uploads per hour to this form from one address' },
+      {
+        key: `campaign-upload:${campaign.id}`,
+        max: 2 * deps.config.limits.campaignSubmissionsPerHour,
+        what: 'file uploads per hour to this form',
+      },
+      {
+        key: `campaign-upload:${campaign.id}:${meta.ipAddress}`,
+        max: CAMPAIGN_UPLOADS_PER_IP_HOUR,
+        what: 'file uploads per hour to this form from one address',
+      },
     ],
     HOUR,
   );
-  const stored = await intakeFieldFile(deps, upload, field.label, (id, name) => `orgs/${campaign.org_id}/campaigns/${campaign.id}/uploads/${id}/${name}`);
+  const stored = await intakeFieldFile(
+    deps,
+    upload,
+    field.label,
+    (id, name) => `orgs/${campaign.org_id}/campaigns/${campaign.id}/uploads/${id}/${name}`,
+  );
   try {
     await deps.db
       .insertInto('campaign_uploads')
@@ -63,12 +86,25 @@ export async function uploadCampaignFile(deps: AppDeps, slug: string, fieldId: s
 }
 
 /** The uploads of this campaign that `values` names, by template field id (for resolveValues). */
-export async function namedUploads(db: Executor, campaignId: string, values: Record<string, unknown>): Promise<Map<string, { id: string }>> {
-  const ids = Object.values(values).filter((v): v is string => typeof v === 'string' && v.startsWith('att_'));
+export async function namedUploads(
+  db: Executor,
+  campaignId: string,
+  values: Record<string, unknown>,
+): Promise<Map<string, { id: string }>> {
+  const ids = Object.values(values).filter(
+    (v): v is string => typeof v === 'string' && v.startsWith('att_'),
+  );
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('campaign_uploads').select(['id', 'field_id']).where('campaign_id', '=', campaignId).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('campaign_uploads')
+    .select(['id', 'field_id'])
+    .where('campaign_id', '=', campaignId)
+    .where('id', 'in', ids)
+    .execute();
   // Only an upload made for the field that names it counts.
-  return new Map(rows.filter((r) => values[r.field_id] === r.id).map((r) => [r.field_id, { id: r.id }]));
+  return new Map(
+    rows.filter((r) => values[r.field_id] === r.id).map((r) => [r.field_id, { id: r.id }]),
+  );
 }
 
 /**
@@ -79,15 +115,29 @@ export async function namedUploads(db: Executor, campaignId: string, values: Rec
 export async function takeUploads(
   trx: Executor,
   deps: AppDeps,
-  target: { orgId: string; documentId: string; signerId: string; who: string; fieldIds: ReadonlyMap<string, string>; campaignId: string },
+  target: {
+    orgId: string;
+    documentId: string;
+    signerId: string;
+    who: string;
+    fieldIds: ReadonlyMap<string, string>;
+    campaignId: string;
+  },
   uploads: ReadonlyMap<string, { id: string }>,
   meta: RequestMeta,
 ): Promise<void> {
   for (const [templateFieldId, { id }] of uploads) {
-    const upload = await trx.deleteFrom('campaign_uploads').where('id', '=', id).where('campaign_id', '=', target.campaignId).returningAll().executeTakeFirst();
+    const upload = await trx
+      .deleteFrom('campaign_uploads')
+      .where('id', '=', id)
+      .where('campaign_id', '=', target.campaignId)
+      .returningAll()
+      .executeTakeFirst();
     if (!upload) {
       const path = `body.values.${templateFieldId}`;
-      throw new AppError('validation_error', `${path} names a file already submitted`, [{ path, message: 'names a file already submitted; attach it again' }]);
+      throw new AppError('validation_error', `${path} names a file already submitted`, [
+        { path, message: 'names a file already submitted; attach it again' },
+      ]);
     }
     const fieldId = target.fieldIds.get(templateFieldId)!;
     await trx
@@ -121,11 +171,25 @@ export async function takeUploads(
  * first, so a submission taking the upload at that moment either gets it whole or fails; a crash
  * before the files are deleted leaves unreferenced files, never an attachment without its file.
  */
-export async function purgeUnclaimedUploads(deps: AppDeps, before: string, limit: number): Promise<number> {
-  const stale = await deps.db.selectFrom('campaign_uploads').select('id').where('created_at', '<', before).orderBy('created_at').limit(limit).execute();
+export async function purgeUnclaimedUploads(
+  deps: AppDeps,
+  before: string,
+  limit: number,
+): Promise<number> {
+  const stale = await deps.db
+    .selectFrom('campaign_uploads')
+    .select('id')
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
   if (stale.length === 0) return 0;
   const ids = stale.map((u) => u.id);
-  const gone = await deps.db.deleteFrom('campaign_uploads').where('id', 'in', ids).returning('file_key').execute();
+  const gone = await deps.db
+    .deleteFrom('campaign_uploads')
+    .where('id', 'in', ids)
+    .returning('file_key')
+    .execute();
   await discardObjects(
     deps.storage,
     gone.map((u) => u.file_key),

@@ -200,7 +200,13 @@ export const campaignExamples = {
   getPublicCampaignFile: {},
   sendPublicCampaignOtp: {
     body: { email: 'marie@example.com' },
-    response: { data: { sentTo: 'm***@example.com', expiresAt: AT.expires, resendAfter: '2026-11-25T03:40:47.553Z' } },
+    response: {
+      data: {
+        sentTo: 'm***@example.com',
+        expiresAt: AT.expires,
+        resendAfter: '2026-11-25T03:40:47.553Z',
+      },
+    },
   },
   submitToCampaign: {
     body: {

@@ -1,5 +1,10 @@
 import type { CampaignRow, SignerRow } from '../../db/database.ts';
-import type { CampaignListItemT, CampaignT, CreatedCampaignT, SubmissionT } from './campaigns.schemas.ts';
+import type {
+  CampaignListItemT,
+  CampaignT,
+  CreatedCampaignT,
+  SubmissionT,
+} from './campaigns.schemas.ts';
 
 /** `publicUrl` is `PUBLIC_URL`: the campaign's public link is `{publicUrl}/c/{slug}`. */
 export function toCampaign(row: CampaignRow, publicUrl: string): CampaignT {
@@ -65,7 +70,13 @@ export function toCreatedCampaign(row: CampaignRow, publicUrl: string): CreatedC
 }
 
 export function toSubmission(
-  doc: { id: string; name: string; status: string; completed_at: string | null; created_at: string },
+  doc: {
+    id: string;
+    name: string;
+    status: string;
+    completed_at: string | null;
+    created_at: string;
+  },
   signers: SignerRow[],
 ): SubmissionT {
   return {
@@ -74,6 +85,12 @@ export function toSubmission(
     status: doc.status as SubmissionT['status'],
     completedAt: doc.completed_at,
     createdAt: doc.created_at,
-    signers: signers.map((s) => ({ id: s.id, name: s.name, email: s.email, status: s.status as SubmissionT['signers'][number]['status'], signedAt: s.signed_at })),
+    signers: signers.map((s) => ({
+      id: s.id,
+      name: s.name,
+      email: s.email,
+      status: s.status as SubmissionT['signers'][number]['status'],
+      signedAt: s.signed_at,
+    })),
   };
 }

@@ -43,7 +43,8 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           "Your organization's campaigns, newest first. `status` and `search` (case-insensitive, on the name) filter.",
         querystring: ListCampaignsQuery,
-        response: { 200: Page(CampaignListItem, "The page of campaigns") }, errorCodes: [],
+        response: { 200: Page(CampaignListItem, 'The page of campaigns') },
+        errorCodes: [],
       },
     },
     async (request) => service.listCampaigns(deps, authOf(request).orgId, request.query),
@@ -60,10 +61,14 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Create a campaign (a public signing link) from a template',
         description: CREATE_RULES,
         body: CreateCampaignBody,
-        response: { 201: Data(CreatedCampaign, "The created campaign, with its public url") }, errorCodes: ['not_found', 'missing_file', 'missing_fields'],
+        response: { 201: Data(CreatedCampaign, 'The created campaign, with its public url') },
+        errorCodes: ['not_found', 'missing_file', 'missing_fields'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.createCampaign(deps, authOf(request).orgId, request.body) }),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send({ data: await service.createCampaign(deps, authOf(request).orgId, request.body) }),
   );
 
   app.get(
@@ -75,13 +80,15 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'getCampaign',
         example: campaignExamples.getCampaign,
         summary: 'Get a campaign',
-        description:
-          "One campaign, with its welcome texts and its public `url`.",
+        description: 'One campaign, with its welcome texts and its public `url`.',
         params: IdParams,
-        response: { 200: Data(Campaign, "The campaign") }, errorCodes: ['not_found'],
+        response: { 200: Data(Campaign, 'The campaign') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => ({ data: await service.getCampaign(deps, authOf(request).orgId, request.params.id) }),
+    async (request) => ({
+      data: await service.getCampaign(deps, authOf(request).orgId, request.params.id),
+    }),
   );
 
   app.patch(
@@ -100,10 +107,18 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
           'the create rules. Closing emits `campaign.closed`.',
         params: IdParams,
         body: UpdateCampaignBody,
-        response: { 200: Data(Campaign, "The updated campaign") }, errorCodes: ['not_found', 'limit_reached'],
+        response: { 200: Data(Campaign, 'The updated campaign') },
+        errorCodes: ['not_found', 'limit_reached'],
       },
     },
-    async (request) => ({ data: await service.updateCampaign(deps, authOf(request).orgId, request.params.id, request.body) }),
+    async (request) => ({
+      data: await service.updateCampaign(
+        deps,
+        authOf(request).orgId,
+        request.params.id,
+        request.body,
+      ),
+    }),
   );
 
   app.delete(
@@ -115,9 +130,11 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'deleteCampaign',
         example: campaignExamples.deleteCampaign,
         summary: 'Delete a campaign for good',
-        description: 'The public link stops working at once. Submissions stay as documents, with the campaign id in `campaignId`.',
+        description:
+          'The public link stops working at once. Submissions stay as documents, with the campaign id in `campaignId`.',
         params: IdParams,
-        response: { 204: NoContent }, errorCodes: ['not_found'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found'],
       },
     },
     async (request, reply) => {
@@ -136,12 +153,14 @@ export async function campaignsRoutes(fastify: FastifyInstance): Promise<void> {
         example: campaignExamples.listCampaignSubmissions,
         summary: 'List the documents submitted through a campaign, newest first',
         description:
-          "The documents submitted through the campaign, newest first, each with its signers and their emails.",
+          'The documents submitted through the campaign, newest first, each with its signers and their emails.',
         params: IdParams,
         querystring: ListSubmissionsQuery,
-        response: { 200: Page(Submission, "The page of submissions") }, errorCodes: ['not_found'],
+        response: { 200: Page(Submission, 'The page of submissions') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => service.listSubmissions(deps, authOf(request).orgId, request.params.id, request.query),
+    async (request) =>
+      service.listSubmissions(deps, authOf(request).orgId, request.params.id, request.query),
   );
 }

@@ -7,7 +7,12 @@ import { closeCampaign, closeIfExpired, emitClosed, isExpired } from './campaign
 import { checkFutureExpiry, checkRedirectUrl, newSlug, planSubmission } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
 import { moveCampaign } from './campaign-status.ts';
-import { toCampaign, toCampaignListItem, toCreatedCampaign, toSubmission } from './campaigns.mappers.ts';
+import {
+  toCampaign,
+  toCampaignListItem,
+  toCreatedCampaign,
+  toSubmission,
+} from './campaigns.mappers.ts';
 import {
   DEFAULT_BRAND_COLOR,
   MAX_SUBMISSIONS_LIMIT,
@@ -17,7 +22,8 @@ import {
   type UpdateCampaignInput,
 } from './campaigns.schemas.ts';
 
-const isoOrNull = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
+const isoOrNull = (value: string | null | undefined) =>
+  value ? new Date(value).toISOString() : null;
 
 /** The campaign of the organization, or 404 (another organization's campaign is 404 too). */
 async function requireCampaign(db: Executor, orgId: string, id: string): Promise<CampaignRow> {
@@ -30,7 +36,11 @@ async function requireCampaign(db: Executor, orgId: string, id: string): Promise
  * The template a campaign is built on: it must be the organization's (400, like any reference in a
  * body) and able to back a public link (409, see `planSubmission`).
  */
-async function requireUsableTemplate(trx: Executor, orgId: string, templateId: string): Promise<void> {
+async function requireUsableTemplate(
+  trx: Executor,
+  orgId: string,
+  templateId: string,
+): Promise<void> {
   const parts = await loadTemplateParts(trx, orgId, templateId);
   if (!parts) throw validation('body.templateId', 'is not a template of your organization');
   planSubmission(parts.template, parts.roles, parts.fields);
@@ -78,7 +88,10 @@ export async function createCampaign(deps: AppDeps, orgId: string, input: Create
 }
 
 export async function getCampaign(deps: AppDeps, orgId: string, id: string) {
-  return toCampaign(await closeIfExpired(deps, await requireCampaign(deps.db, orgId, id)), deps.config.publicUrl);
+  return toCampaign(
+    await closeIfExpired(deps, await requireCampaign(deps.db, orgId, id)),
+    deps.config.publicUrl,
+  );
 }
 
 export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCampaignsQueryT) {
@@ -90,7 +103,11 @@ export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCam
   );
   // Campaigns found past their expiresAt are closed now rather than shown active until the next sweep.
   const nowMs = deps.clock.now().getTime();
-  const current = await Promise.all(rows.map((row) => (row.status === 'active' && isExpired(row, nowMs) ? closeIfExpired(deps, row) : row)));
+  const current = await Promise.all(
+    rows.map((row) =>
+      row.status === 'active' && isExpired(row, nowMs) ? closeIfExpired(deps, row) : row,
+    ),
+  );
   return { data: current.map((row) => toCampaignListItem(row, deps.config.publicUrl)), meta };
 }
 
@@ -100,30 +117,51 @@ export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCam
  * or past its `expiresAt` (409 `invalid_state`: set a later one). `maxSubmissions` cannot go below
  * the submissions already received (400); set to exactly that number, it closes the campaign.
  */
-export async function updateCampaign(deps: AppDeps, orgId: string, id: string, input: UpdateCampaignInput) {
+export async function updateCampaign(
+  deps: AppDeps,
+  orgId: string,
+  id: string,
+  input: UpdateCampaignInput,
+) {
   const nowMs = deps.clock.now().getTime();
   checkFutureExpiry(input.expiresAt, nowMs);
   checkRedirectUrl(input.redirectUrl);
   return deps.db.transaction().execute(async (trx) => {
     const current = await repo.lockCampaign(trx, orgId, id);
     if (!current) throw notFound('Campaign');
-    if (input.templateId !== undefined && input.templateId !== current.template_id) await requireUsableTemplate(trx, orgId, input.templateId);
+    if (input.templateId !== undefined && input.templateId !== current.template_id)
+      await requireUsableTemplate(trx, orgId, input.templateId);
 
     const maxSubmissions = input.maxSubmissions ?? current.max_submissions;
     if (maxSubmissions < current.submission_count) {
-      throw validation('body.maxSubmissions', `must be at least ${current.submission_count}, the submissions already received`);
+      throw validation(
+        'body.maxSubmissions',
+        `must be at least ${current.submission_count}, the submissions already received`,
+      );
     }
-    const expiresAt = input.expiresAt === undefined ? current.expires_at : isoOrNull(input.expiresAt);
+    const expiresAt =
+      input.expiresAt === undefined ? current.expires_at : isoOrNull(input.expiresAt);
     const full = current.submission_count >= maxSubmissions;
     const expired = isExpired({ expires_at: expiresAt }, nowMs);
     if (input.status === 'active') {
       if (full) {
-        throw new AppError('limit_reached', `The campaign has its ${maxSubmissions} submissions; raise maxSubmissions to reopen it`);
+        throw new AppError(
+          'limit_reached',
+          `The campaign has its ${maxSubmissions} submissions; raise maxSubmissions to reopen it`,
+        );
       }
-      if (expired) throw new AppError('invalid_state', 'The campaign has expired; set a later expiresAt (or null) to reopen it');
+      if (expired)
+        throw new AppError(
+          'invalid_state',
+          'The campaign has expired; set a later expiresAt (or null) to reopen it',
+        );
     }
 
-    const changes: CampaignUpdate = { updated_at: deps.clock.now().toISOString(), max_submissions: maxSubmissions, expires_at: expiresAt };
+    const changes: CampaignUpdate = {
+      updated_at: deps.clock.now().toISOString(),
+      max_submissions: maxSubmissions,
+      expires_at: expiresAt,
+    };
     if (input.templateId !== undefined) changes.template_id = input.templateId;
     if (input.name !== undefined) {
       changes.name = input.name;
@@ -138,14 +176,16 @@ export async function updateCampaign(deps: AppDeps, orgId: string, id: string, i
     if (input.redirectUrl !== undefined) changes.redirect_url = input.redirectUrl;
     await repo.updateCampaign(trx, id, changes);
     // The row is locked: the move succeeds unless the status stays the same.
-    if (input.status !== undefined && input.status !== current.status) await moveCampaign(trx, id, [current.status], input.status, {});
+    if (input.status !== undefined && input.status !== current.status)
+      await moveCampaign(trx, id, [current.status], input.status, {});
     let updated: CampaignRow = { ...current, ...changes, status: input.status ?? current.status };
 
     if (current.status !== 'closed' && updated.status === 'closed') {
       await emitClosed(trx, deps, updated, 'manual');
     } else if (updated.status === 'active' && (full || expired)) {
       // Still active after the edit, but it can take no more submissions: it closes as it would on its own.
-      updated = (await closeCampaign(trx, deps, updated, full ? 'max_submissions' : 'expired')).campaign;
+      updated = (await closeCampaign(trx, deps, updated, full ? 'max_submissions' : 'expired'))
+        .campaign;
     }
     return toCampaign(updated, deps.config.publicUrl);
   });
@@ -160,9 +200,29 @@ export async function deleteCampaign(deps: AppDeps, orgId: string, id: string): 
 }
 
 /** The documents submitted through the campaign, newest first, each with its signers. */
-export async function listSubmissions(deps: AppDeps, orgId: string, id: string, query: ListSubmissionsQueryT) {
+export async function listSubmissions(
+  deps: AppDeps,
+  orgId: string,
+  id: string,
+  query: ListSubmissionsQueryT,
+) {
   await requireCampaign(deps.db, orgId, id);
-  const { rows, meta } = await repo.listSubmissionsPage(deps.db, orgId, id, { list: `submissions:${id}`, limit: query.limit, cursor: query.cursor });
-  const signers = await repo.listSignersOf(deps.db, rows.map((r) => r.id));
-  return { data: rows.map((doc) => toSubmission(doc, signers.filter((s) => s.document_id === doc.id))), meta };
+  const { rows, meta } = await repo.listSubmissionsPage(deps.db, orgId, id, {
+    list: `submissions:${id}`,
+    limit: query.limit,
+    cursor: query.cursor,
+  });
+  const signers = await repo.listSignersOf(
+    deps.db,
+    rows.map((r) => r.id),
+  );
+  return {
+    data: rows.map((doc) =>
+      toSubmission(
+        doc,
+        signers.filter((s) => s.document_id === doc.id),
+      ),
+    ),
+    meta,
+  };
 }

@@ -7,7 +7,13 @@ import { Data } from '../../http/schemas.ts';
 import { OtpResult } from '../signing/signing.schemas.ts';
 import * as service from './public.service.ts';
 import { openCampaign } from './public.service.ts';
-import { OtpBody, PublicCampaign, SlugParams, SubmissionBody, SubmissionResult } from './public.schemas.ts';
+import {
+  OtpBody,
+  PublicCampaign,
+  SlugParams,
+  SubmissionBody,
+  SubmissionResult,
+} from './public.schemas.ts';
 import { submitToCampaign } from './submission.ts';
 import { campaignExamples } from './campaigns.examples.ts';
 
@@ -60,7 +66,12 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         description:
           "The template's PDF, for the public campaign page to render. No API key. A paused, closed, expired or full campaign answers 409.",
         params: SlugParams,
-        response: { 200: Type.Unsafe<unknown>({ description: 'The PDF bytes', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }) },
+        response: {
+          200: Type.Unsafe<unknown>({
+            description: 'The PDF bytes',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          }),
+        },
         errorCodes: [...CAMPAIGN_CODES, 'storage_unavailable'],
       },
     },
@@ -92,7 +103,8 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         security: [],
         operationId: 'sendPublicCampaignOtp',
         example: campaignExamples.sendPublicCampaignOtp,
-        summary: 'Email a 6-digit code to the address the visitor will submit (campaigns with `requireOtp`)',
+        summary:
+          'Email a 6-digit code to the address the visitor will submit (campaigns with `requireOtp`)',
         description:
           'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute ' +
           'and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes.',
@@ -102,7 +114,9 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         errorCodes: CAMPAIGN_CODES,
       },
     },
-    async (request) => ({ data: await service.requestOtp(deps, request.params.slug, request.body.email) }),
+    async (request) => ({
+      data: await service.requestOtp(deps, request.params.slug, request.body.email),
+    }),
   );
 
   app.post(
@@ -132,6 +146,8 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
       },
     },
     async (request, reply) =>
-      reply.code(201).send({ data: await submitToCampaign(deps, request.params.slug, request.body, requestMeta(request)) }),
+      reply.code(201).send({
+        data: await submitToCampaign(deps, request.params.slug, request.body, requestMeta(request)),
+      }),
   );
 }

@@ -12,27 +12,51 @@ import * as repo from './campaigns.repository.ts';
 import type { PublicCampaignT } from './public.schemas.ts';
 
 /** Why a campaign takes no submissions now, in words for the visitor (the page shows them as they are). */
-export type Unavailable = { reason: 'paused' | 'closed' | 'expired' | 'full'; title: string; message: string };
+export type Unavailable = {
+  reason: 'paused' | 'closed' | 'expired' | 'full';
+  title: string;
+  message: string;
+};
 
 export function unavailability(campaign: CampaignRow, nowMs: number): Unavailable | null {
   if (campaign.status === 'paused') {
-    return { reason: 'paused', title: 'This form is paused', message: 'The organizer has paused this form for now. Please try again later.' };
+    return {
+      reason: 'paused',
+      title: 'This form is paused',
+      message: 'The organizer has paused this form for now. Please try again later.',
+    };
   }
   if (campaign.submission_count >= campaign.max_submissions) {
-    return { reason: 'full', title: 'This form is closed', message: 'It has received all the submissions it accepts.' };
+    return {
+      reason: 'full',
+      title: 'This form is closed',
+      message: 'It has received all the submissions it accepts.',
+    };
   }
   if (isExpired(campaign, nowMs)) {
-    return { reason: 'expired', title: 'This form has expired', message: 'It no longer accepts submissions.' };
+    return {
+      reason: 'expired',
+      title: 'This form has expired',
+      message: 'It no longer accepts submissions.',
+    };
   }
   if (campaign.status === 'closed') {
-    return { reason: 'closed', title: 'This form is closed', message: 'The organizer has closed it; it no longer accepts submissions.' };
+    return {
+      reason: 'closed',
+      title: 'This form is closed',
+      message: 'The organizer has closed it; it no longer accepts submissions.',
+    };
   }
   return null;
 }
 
 /** 409 for a campaign that takes no submissions: `limit_reached` when full, `invalid_state` otherwise; `details` names the reason. */
 export function unavailableError(why: Unavailable): AppError {
-  return new AppError(why.reason === 'full' ? 'limit_reached' : 'invalid_state', `${why.title}: ${why.message}`, [{ reason: why.reason }]);
+  return new AppError(
+    why.reason === 'full' ? 'limit_reached' : 'invalid_state',
+    `${why.title}: ${why.message}`,
+    [{ reason: why.reason }],
+  );
 }
 
 export interface OpenCampaign {
@@ -60,7 +84,8 @@ export async function openCampaign(deps: AppDeps, slug: string): Promise<OpenCam
   } catch {
     plan = undefined;
   }
-  if (!parts || !plan) throw invalidState('This form cannot take submissions right now; please contact its organizer');
+  if (!parts || !plan)
+    throw invalidState('This form cannot take submissions right now; please contact its organizer');
   return { campaign, parts, plan };
 }
 
@@ -70,8 +95,8 @@ export function asFieldRow(f: TemplateFieldRow): FieldRow {
   return { ...rest, document_id: template_id, value: null };
 }
 
-
-export const visitorFields = (open: OpenCampaign) => open.parts.fields.filter((f) => f.assigned_to === open.plan.submitterOrder);
+export const visitorFields = (open: OpenCampaign) =>
+  open.parts.fields.filter((f) => f.assigned_to === open.plan.submitterOrder);
 
 /** What the public page shows. */
 export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<PublicCampaignT> {
@@ -96,7 +121,10 @@ export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<Pu
 }
 
 /** The template's PDF, for the page to render. */
-export async function openPublicFile(deps: AppDeps, slug: string): Promise<{ stream: Readable; size: number; name: string }> {
+export async function openPublicFile(
+  deps: AppDeps,
+  slug: string,
+): Promise<{ stream: Readable; size: number; name: string }> {
   const { parts } = await openCampaign(deps, slug);
   const key = parts.template.file_key!;
   const stat = await deps.storage.stat(key);
@@ -111,7 +139,10 @@ export async function requestOtp(deps: AppDeps, slug: string, email: string) {
 }
 
 /** The organization's name and logo, as the campaign page shows them. */
-async function brandOf(deps: AppDeps, orgId: string): Promise<{ senderName: string; logoUrl: string | null }> {
+async function brandOf(
+  deps: AppDeps,
+  orgId: string,
+): Promise<{ senderName: string; logoUrl: string | null }> {
   const brand = await orgBrandOf(deps.db, deps.config.publicUrl, orgId);
   return { senderName: brand.name, logoUrl: brand.logoUrl };
 }

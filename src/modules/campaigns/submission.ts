@@ -15,13 +15,24 @@ import { mailYourTurn } from '../signing/signing-flow.ts';
 import { completeSigning } from '../signing/signing.service.ts';
 import { resolveValues } from '../signing/signing-values.ts';
 import { HOUR } from '../../http/counters.ts';
-import { copyFields, copyTemplateFile, discardFiles, signerRow } from '../templates/template-copy.ts';
+import {
+  copyFields,
+  copyTemplateFile,
+  discardFiles,
+  signerRow,
+} from '../templates/template-copy.ts';
 import { closeCampaign } from './campaign-closing.ts';
 import { consumeCampaignOtp, verifyCampaignOtp } from './campaign-otp.ts';
 import { namedUploads, takeUploads } from './campaign-uploads.ts';
 import * as repo from './campaigns.repository.ts';
 import { toCampaign } from './campaigns.mappers.ts';
-import { asFieldRow, openCampaign, unavailability, unavailableError, visitorFields } from './public.service.ts';
+import {
+  asFieldRow,
+  openCampaign,
+  unavailability,
+  unavailableError,
+  visitorFields,
+} from './public.service.ts';
 import type { SubmissionBodyT, SubmissionResultT } from './public.schemas.ts';
 
 /*
@@ -47,7 +58,12 @@ function documentName(campaign: CampaignRow, visitor: string): string {
 const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 /** Creates the submission; see the module comment. */
-export async function submitToCampaign(deps: AppDeps, slug: string, input: SubmissionBodyT, meta: RequestMeta): Promise<SubmissionResultT> {
+export async function submitToCampaign(
+  deps: AppDeps,
+  slug: string,
+  input: SubmissionBodyT,
+  meta: RequestMeta,
+): Promise<SubmissionResultT> {
   const open = await openCampaign(deps, slug);
   const { campaign, parts, plan } = open;
   const kyc = campaign.require_kyc === 1;
@@ -64,15 +80,30 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
   // Everything the visitor can get wrong is refused before a slot is taken or a file copied: the
   // values get the check completeSigning makes below, on the template's fields.
   // A `file` field's value is the attachment id its upload answered (campaign-uploads.ts).
-  const uploads = kyc ? new Map<string, { id: string }>() : await namedUploads(deps.db, campaign.id, input.values ?? {});
-  if (!kyc) resolveValues(visitorFields(open).map(asFieldRow), { values: input.values ?? {}, signature: input.signature }, uploads);
+  const uploads = kyc
+    ? new Map<string, { id: string }>()
+    : await namedUploads(deps.db, campaign.id, input.values ?? {});
+  if (!kyc)
+    resolveValues(
+      visitorFields(open).map(asFieldRow),
+      { values: input.values ?? {}, signature: input.signature },
+      uploads,
+    );
   if (campaign.require_otp === 1) await verifyCampaignOtp(deps, campaign, input.email, input.otp);
   // Each submission mails its address (invitations, the signed copy): bounded per form and per address across forms.
   const { campaignSubmissionsPerHour, addressSubmissionsPerHour } = deps.config.limits;
   await deps.counters.takeAll(
     [
-      { key: `submit:address:${input.email.trim().toLowerCase()}`, max: addressSubmissionsPerHour, what: 'submissions per hour from one email address' },
-      { key: `submit:campaign:${campaign.id}`, max: campaignSubmissionsPerHour, what: 'submissions per hour to this form' },
+      {
+        key: `submit:address:${input.email.trim().toLowerCase()}`,
+        max: addressSubmissionsPerHour,
+        what: 'submissions per hour from one email address',
+      },
+      {
+        key: `submit:campaign:${campaign.id}`,
+        max: campaignSubmissionsPerHour,
+        what: 'submissions per hour to this form',
+      },
     ],
     HOUR,
   );
@@ -88,9 +119,18 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       if (!taken) {
         const current = await repo.findCampaign(trx, campaign.org_id, campaign.id);
         if (!current) throw notFound('Campaign');
-        throw unavailableError(unavailability(current, deps.clock.now().getTime()) ?? { reason: 'closed', title: 'This form is closed', message: '' });
+        throw unavailableError(
+          unavailability(current, deps.clock.now().getTime()) ?? {
+            reason: 'closed',
+            title: 'This form is closed',
+            message: '',
+          },
+        );
       }
-      if (campaign.require_otp === 1 && !(await consumeCampaignOtp(trx, campaign.id, input.email))) {
+      if (
+        campaign.require_otp === 1 &&
+        !(await consumeCampaignOtp(trx, campaign.id, input.email))
+      ) {
         throw new AppError('invalid_otp', 'This code was already used; request a new one');
       }
 
@@ -108,13 +148,32 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       });
       Object.assign(doc, columns);
       await insertDocument(trx, doc);
-      const visitor = { ...signerRow(documentId, { order: plan.submitterOrder, name: input.name.trim(), email: input.email, phone: input.phone }, now), status: 'sent' as const };
+      const visitor = {
+        ...signerRow(
+          documentId,
+          {
+            order: plan.submitterOrder,
+            name: input.name.trim(),
+            email: input.email,
+            phone: input.phone,
+          },
+          now,
+        ),
+        status: 'sent' as const,
+      };
       const fixed = plan.fixedSigners.map((s) => signerRow(documentId, s, now));
       await insertSigners(trx, [visitor, ...fixed]);
       const fieldRows = copyFields(documentId, parts.fields, now);
       await insertFields(trx, fieldRows);
       const fieldIds = new Map(parts.fields.map((f, i) => [f.id, fieldRows[i].id!]));
-      const target = { orgId: campaign.org_id, documentId, signerId: visitor.id!, who: `${visitor.name} <${visitor.email}>`, fieldIds, campaignId: campaign.id };
+      const target = {
+        orgId: campaign.org_id,
+        documentId,
+        signerId: visitor.id!,
+        who: `${visitor.name} <${visitor.email}>`,
+        fieldIds,
+        campaignId: campaign.id,
+      };
       await takeUploads(trx, deps, target, uploads, meta);
 
       const who = `${visitor.name} <${visitor.email}>`;
@@ -135,8 +194,12 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
       const data = await documentEventData(trx, campaign.org_id, documentId);
       await emitEvent(trx, deps.clock, campaign.org_id, 'document.created', data);
       await emitEvent(trx, deps.clock, campaign.org_id, 'document.sent', data);
-      await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.submission.created', { ...data, campaign: toCampaign(taken, deps.config.publicUrl) });
-      if (taken.submission_count >= taken.max_submissions) await closeCampaign(trx, deps, taken, 'max_submissions');
+      await emitEvent(trx, deps.clock, campaign.org_id, 'campaign.submission.created', {
+        ...data,
+        campaign: toCampaign(taken, deps.config.publicUrl),
+      });
+      if (taken.submission_count >= taken.max_submissions)
+        await closeCampaign(trx, deps, taken, 'max_submissions');
 
       // Parallel signing: the fixed signers may sign at once, so they are invited now; in sequential
       // mode the completion path invites each in turn.
@@ -157,9 +220,25 @@ export async function submitToCampaign(deps: AppDeps, slug: string, input: Submi
   }
 
   const redirectUrl = campaign.redirect_url;
-  if (kyc) return { id: documentId, status: 'pending', allSigned: false, redirectUrl, signingUrl: link };
-  const documentValues = Object.fromEntries(Object.entries(input.values ?? {}).map(([templateFieldId, v]) => [fieldIds.get(templateFieldId)!, v]));
-  const done = await completeSigning(deps, tokenOf(link), { values: documentValues, signature: input.signature }, meta);
-  return { id: documentId, status: done.documentStatus, allSigned: done.allSigned, redirectUrl, signingUrl: '' };
+  if (kyc)
+    return { id: documentId, status: 'pending', allSigned: false, redirectUrl, signingUrl: link };
+  const documentValues = Object.fromEntries(
+    Object.entries(input.values ?? {}).map(([templateFieldId, v]) => [
+      fieldIds.get(templateFieldId)!,
+      v,
+    ]),
+  );
+  const done = await completeSigning(
+    deps,
+    tokenOf(link),
+    { values: documentValues, signature: input.signature },
+    meta,
+  );
+  return {
+    id: documentId,
+    status: done.documentStatus,
+    allSigned: done.allSigned,
+    redirectUrl,
+    signingUrl: '',
+  };
 }
-

@@ -16,7 +16,14 @@ import { toCreatedDocument, toDocumentListItemOf } from './documents.mappers.ts'
 import type { CreateDocumentInput } from './documents.schemas.ts';
 
 /** A new draft's rows, as `createDocument` inserts them; bulk sends insert them in their own transaction. */
-export function buildNewDocument(deps: AppDeps, actor: Actor, id: string, input: CreateDocumentInput, seed: DocumentSeed | undefined, now: string) {
+export function buildNewDocument(
+  deps: AppDeps,
+  actor: Actor,
+  id: string,
+  input: CreateDocumentInput,
+  seed: DocumentSeed | undefined,
+  now: string,
+) {
   const row = newDocumentRow({
     id,
     orgId: actor.orgId,
@@ -36,9 +43,21 @@ export function buildNewDocument(deps: AppDeps, actor: Actor, id: string, input:
   });
   if (seed) Object.assign(row, seed.file);
   const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);
-  const signerRows = [...(seed?.signers ?? []), ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers')];
-  const fieldRows = [...(seed?.fields ?? []), ...buildFieldRows(id, input.fields ?? [], now, 'body.fields')];
-  const audit = { orgId: actor.orgId, documentId: id, action: 'document.created', details: `Document "${input.name}" created`, meta: actor.meta } as const;
+  const signerRows = [
+    ...(seed?.signers ?? []),
+    ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers'),
+  ];
+  const fieldRows = [
+    ...(seed?.fields ?? []),
+    ...buildFieldRows(id, input.fields ?? [], now, 'body.fields'),
+  ];
+  const audit = {
+    orgId: actor.orgId,
+    documentId: id,
+    action: 'document.created',
+    details: `Document "${input.name}" created`,
+    meta: actor.meta,
+  } as const;
   return { row, signerRows, fieldRows, audit };
 }
 
@@ -46,7 +65,11 @@ export type NewDocument = ReturnType<typeof buildNewDocument>;
 
 /** The `document.created` payload of what was just built (no read back: nothing else can have changed it yet). */
 function createdEventData({ row, signerRows, fieldRows }: NewDocument) {
-  return toDocumentListItemOf(row, { signer_count: signerRows.length, field_count: fieldRows.length, attachment_count: 0 });
+  return toDocumentListItemOf(row, {
+    signer_count: signerRows.length,
+    field_count: fieldRows.length,
+    attachment_count: 0,
+  });
 }
 
 /** What buildNewDocument built as the rows of one batched insert (PostgreSQL), its audit entry and event included. */
@@ -61,7 +84,11 @@ function batchRowsOf(deps: AppDeps, built: NewDocument): BatchRows {
 }
 
 /** Inserts what buildNewDocument built, with its audit entry and `document.created`, inside `trx`. */
-export async function insertNewDocument(trx: Executor, deps: AppDeps, built: NewDocument): Promise<void> {
+export async function insertNewDocument(
+  trx: Executor,
+  deps: AppDeps,
+  built: NewDocument,
+): Promise<void> {
   const { row, signerRows, fieldRows, audit } = built;
   await repo.insertDocument(trx, row);
   await insertSigners(trx, signerRows);
@@ -74,8 +101,20 @@ export async function insertNewDocument(trx: Executor, deps: AppDeps, built: New
  * insertNewDocument for several documents inside `trx`: on PostgreSQL all their rows go as one
  * statement (a bulk send's group of rows), on SQLite one document after the other.
  */
-export async function insertNewDocuments(trx: Executor, deps: AppDeps, builts: NewDocument[]): Promise<void> {
-  if (deps.config.perfOff.has('batched-creates') || !(await repo.insertDocumentsBatchedIn(deps.db, trx, deps.dialect, builts.map((b) => batchRowsOf(deps, b))))) {
+export async function insertNewDocuments(
+  trx: Executor,
+  deps: AppDeps,
+  builts: NewDocument[],
+): Promise<void> {
+  if (
+    deps.config.perfOff.has('batched-creates') ||
+    !(await repo.insertDocumentsBatchedIn(
+      deps.db,
+      trx,
+      deps.dialect,
+      builts.map((b) => batchRowsOf(deps, b)),
+    ))
+  ) {
     for (const built of builts) await insertNewDocument(trx, deps, built);
   }
 }
@@ -85,13 +124,16 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
   const now = deps.clock.now().toISOString();
   const id = newId('doc');
   // From a template: a copy of its file, its fields and its fixed signers (src/modules/templates/template-copy.ts).
-  const seed = input.templateId ? await seedFromTemplate(deps, actor.orgId, id, input.templateId, now) : undefined;
+  const seed = input.templateId
+    ? await seedFromTemplate(deps, actor.orgId, id, input.templateId, now)
+    : undefined;
   try {
     const built = buildNewDocument(deps, actor, id, input, seed, now);
     const { row } = built;
     // A folder to check or a template's files to discard on failure take the transaction below.
     if (!input.folderId && !seed && !deps.config.perfOff.has('batched-creates')) {
-      if (await repo.insertDocumentBatched(deps.db, deps.dialect, batchRowsOf(deps, built))) return toCreatedDocument(row);
+      if (await repo.insertDocumentBatched(deps.db, deps.dialect, batchRowsOf(deps, built)))
+        return toCreatedDocument(row);
     }
     await deps.db.transaction().execute(async (trx) => {
       await checkFolder(trx, actor.orgId, input.folderId);

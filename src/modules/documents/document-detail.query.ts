@@ -1,6 +1,12 @@
 import { CompiledQuery } from 'kysely';
 import type { Dialect } from '../../db/create-db.ts';
-import type { AttachmentRow, DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
+import type {
+  AttachmentRow,
+  DocumentRow,
+  Executor,
+  FieldRow,
+  SignerRow,
+} from '../../db/database.ts';
 import { nameStatement } from '../../db/named-statements.ts';
 
 /*
@@ -12,13 +18,49 @@ import { nameStatement } from '../../db/named-statements.ts';
 
 export type DetailSigner = Pick<
   SignerRow,
-  'id' | 'name' | 'email' | 'phone' | 'role' | 'position' | 'status' | 'signed_at' | 'created_at' | 'delivery_failed_at' | 'delivery_error' | 'verification_status'
+  | 'id'
+  | 'name'
+  | 'email'
+  | 'phone'
+  | 'role'
+  | 'position'
+  | 'status'
+  | 'signed_at'
+  | 'created_at'
+  | 'delivery_failed_at'
+  | 'delivery_error'
+  | 'verification_status'
 >;
 export type DetailField = Pick<
   FieldRow,
-  'id' | 'type' | 'label' | 'page' | 'x' | 'y' | 'width' | 'height' | 'required' | 'read_only' | 'assigned_to' | 'placeholder' | 'default_value' | 'options' | 'value'
+  | 'id'
+  | 'type'
+  | 'label'
+  | 'page'
+  | 'x'
+  | 'y'
+  | 'width'
+  | 'height'
+  | 'required'
+  | 'read_only'
+  | 'assigned_to'
+  | 'placeholder'
+  | 'default_value'
+  | 'options'
+  | 'value'
 >;
-export type DetailAttachment = Pick<AttachmentRow, 'id' | 'name' | 'content_type' | 'file_size' | 'sha256' | 'kind' | 'signer_id' | 'field_id' | 'created_at'>;
+export type DetailAttachment = Pick<
+  AttachmentRow,
+  | 'id'
+  | 'name'
+  | 'content_type'
+  | 'file_size'
+  | 'sha256'
+  | 'kind'
+  | 'signer_id'
+  | 'field_id'
+  | 'created_at'
+>;
 
 export interface DocumentDetailRows {
   row: DocumentRow;
@@ -28,12 +70,47 @@ export interface DocumentDetailRows {
 }
 
 const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
-  'id', 'name', 'email', 'phone', 'role', 'position', 'status', 'signed_at', 'created_at', 'delivery_failed_at', 'delivery_error', 'verification_status',
+  'id',
+  'name',
+  'email',
+  'phone',
+  'role',
+  'position',
+  'status',
+  'signed_at',
+  'created_at',
+  'delivery_failed_at',
+  'delivery_error',
+  'verification_status',
 ];
 const FIELD_COLUMNS: (keyof DetailField)[] = [
-  'id', 'type', 'label', 'page', 'x', 'y', 'width', 'height', 'required', 'read_only', 'assigned_to', 'placeholder', 'default_value', 'options', 'value',
+  'id',
+  'type',
+  'label',
+  'page',
+  'x',
+  'y',
+  'width',
+  'height',
+  'required',
+  'read_only',
+  'assigned_to',
+  'placeholder',
+  'default_value',
+  'options',
+  'value',
 ];
-const ATTACHMENT_COLUMNS: (keyof DetailAttachment)[] = ['id', 'name', 'content_type', 'file_size', 'sha256', 'kind', 'signer_id', 'field_id', 'created_at'];
+const ATTACHMENT_COLUMNS: (keyof DetailAttachment)[] = [
+  'id',
+  'name',
+  'content_type',
+  'file_size',
+  'sha256',
+  'kind',
+  'signer_id',
+  'field_id',
+  'created_at',
+];
 
 function childArray(dialect: Dialect, table: string, columns: string[], orderBy: string): string {
   const pairs = columns.map((c) => `'${c}', c.${c}`).join(', ');
@@ -55,16 +132,25 @@ function detailSql(dialect: Dialect): string {
   );
 }
 
-const SQL: Record<Dialect, string> = { sqlite: detailSql('sqlite'), postgres: nameStatement(detailSql('postgres')) };
+const SQL: Record<Dialect, string> = {
+  sqlite: detailSql('sqlite'),
+  postgres: nameStatement(detailSql('postgres')),
+};
 
 /** SQLite hands JSON back as text; the PostgreSQL driver has already parsed it. */
-const parsed = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+const parsed = <T>(value: unknown): T =>
+  (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 /** A live document of the organization with the children its detail shows; undefined when there is none. */
-export async function findDocumentDetail(db: Executor, dialect: Dialect, orgId: string, id: string): Promise<DocumentDetailRows | undefined> {
-  const { rows } = await db.executeQuery<DocumentRow & { detail_signers: unknown; detail_fields: unknown; detail_attachments: unknown }>(
-    CompiledQuery.raw(SQL[dialect], [id, orgId]),
-  );
+export async function findDocumentDetail(
+  db: Executor,
+  dialect: Dialect,
+  orgId: string,
+  id: string,
+): Promise<DocumentDetailRows | undefined> {
+  const { rows } = await db.executeQuery<
+    DocumentRow & { detail_signers: unknown; detail_fields: unknown; detail_attachments: unknown }
+  >(CompiledQuery.raw(SQL[dialect], [id, orgId]));
   const row = rows[0];
   if (!row) return undefined;
   // The row keeps the three aggregate columns (no copy of its ~40 columns); readers ignore them.

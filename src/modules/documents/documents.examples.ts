@@ -35,7 +35,9 @@ export const documentExamples = {
     },
   },
   deleteDocument: {},
-  sendDocument: { response: { data: { id: EX.doc, status: 'pending', signerCount: 1, sentAt: AT.sent } } },
+  sendDocument: {
+    response: { data: { id: EX.doc, status: 'pending', signerCount: 1, sentAt: AT.sent } },
+  },
   cancelDocument: { response: { data: { id: EX.doc, status: 'cancelled', cancelledSigners: 1 } } },
   listDocumentAudit: {
     querystring: { limit: 50 },
@@ -64,7 +66,8 @@ export const documentExamples = {
         {
           id: 'aud_01jdxck8nbtpqtf2nj5m16yfv1',
           action: 'document.uploaded',
-          details: 'Uploaded application/pdf (1097 bytes, SHA-256 9b83be56a6da153a53c6b0d73d206e2510c810269dab3f5d1e3b7e53ecf89de4); 2 page(s)',
+          details:
+            'Uploaded application/pdf (1097 bytes, SHA-256 9b83be56a6da153a53c6b0d73d206e2510c810269dab3f5d1e3b7e53ecf89de4); 2 page(s)',
           ipAddress: '127.0.0.1',
           userAgent: 'lightMyRequest',
           geoCity: '',
@@ -84,7 +87,8 @@ export const documentExamples = {
         {
           id: 'aud_01jdxck90ar4kh64ey0k0jvm6q',
           action: 'signer.updated',
-          details: 'Updated approver Charles Babbage <charles.babbage@example.com> (order 1): changed email',
+          details:
+            'Updated approver Charles Babbage <charles.babbage@example.com> (order 1): changed email',
           ipAddress: '127.0.0.1',
           userAgent: 'lightMyRequest',
           geoCity: '',
@@ -144,7 +148,8 @@ export const documentExamples = {
         {
           id: 'aud_01jdxckbbr7b1ysswfxwfj6m2s',
           action: 'signer.link_created',
-          details: 'Signing link created for Ada Lovelace <ada@example.com>, valid until 2026-12-25T03:39:42.328Z',
+          details:
+            'Signing link created for Ada Lovelace <ada@example.com>, valid until 2026-12-25T03:39:42.328Z',
           ipAddress: '127.0.0.1',
           userAgent: 'lightMyRequest',
           geoCity: '',

@@ -1,6 +1,10 @@
 import { fieldView } from '../fields/field-view.ts';
 import type { AuditLogRow, DocumentRow } from '../../db/database.ts';
-import type { DocumentCounts, DocumentListRow, DocumentWithCounts } from './documents.repository.ts';
+import type {
+  DocumentCounts,
+  DocumentListRow,
+  DocumentWithCounts,
+} from './documents.repository.ts';
 import type { DetailAttachment, DetailField, DetailSigner } from './document-detail.query.ts';
 import type { DocumentDetailT, DocumentListItemT } from './documents.schemas.ts';
 import type { SignerT } from '../signers/signers.schemas.ts';
@@ -14,7 +18,10 @@ export function toDocumentListItem(row: DocumentWithCounts): DocumentListItemT {
 }
 
 /** The list item of a row and its counts given apart (no merged copy of the row to build). */
-export function toDocumentListItemOf(row: DocumentListRow, counts: DocumentCounts): DocumentListItemT {
+export function toDocumentListItemOf(
+  row: DocumentListRow,
+  counts: DocumentCounts,
+): DocumentListItemT {
   return {
     id: row.id,
     name: row.name,
@@ -29,7 +36,11 @@ export function toDocumentListItemOf(row: DocumentListRow, counts: DocumentCount
     campaignId: row.campaign_id,
     bulkSendId: row.bulk_send_id,
     folderId: row.folder_id,
-    _count: { signers: Number(counts.signer_count), fields: Number(counts.field_count), attachments: Number(counts.attachment_count) },
+    _count: {
+      signers: Number(counts.signer_count),
+      fields: Number(counts.field_count),
+      attachments: Number(counts.attachment_count),
+    },
   };
 }
 
@@ -57,8 +68,17 @@ export function toField(row: DetailField): FieldT {
  * spread object through a slow path that cost 40 times the whole mapping (12 µs against 0.3 µs
  * per detail, measured), on the API's most read answer.
  */
-export function toDocumentDetail(row: DocumentRow, signers: DetailSigner[], fields: DetailField[], attachments: DetailAttachment[]): DocumentDetailT {
-  const detail = toDocumentListItemOf(row, { signer_count: signers.length, field_count: fields.length, attachment_count: attachments.length }) as DocumentDetailT;
+export function toDocumentDetail(
+  row: DocumentRow,
+  signers: DetailSigner[],
+  fields: DetailField[],
+  attachments: DetailAttachment[],
+): DocumentDetailT {
+  const detail = toDocumentListItemOf(row, {
+    signer_count: signers.length,
+    field_count: fields.length,
+    attachment_count: attachments.length,
+  }) as DocumentDetailT;
   detail.documentHash = row.document_hash;
   detail.signedFileHash = row.signed_file_hash;
   detail.message = row.message;

@@ -1,6 +1,19 @@
 import { sql } from 'kysely';
-import type { Db, DocumentRow, DocumentStatus, DocumentUpdate, Executor, NewDocumentRow } from '../../db/database.ts';
-import { likePattern, pageQuery, paginate, type PageMeta, type PageRequest } from '../../http/pagination.ts';
+import type {
+  Db,
+  DocumentRow,
+  DocumentStatus,
+  DocumentUpdate,
+  Executor,
+  NewDocumentRow,
+} from '../../db/database.ts';
+import {
+  likePattern,
+  pageQuery,
+  paginate,
+  type PageMeta,
+  type PageRequest,
+} from '../../http/pagination.ts';
 import { nameStatement } from '../../db/named-statements.ts';
 import { notFound } from '../../http/errors.ts';
 import { allColumns, prepared, preparedInsert } from '../../db/prepared.ts';
@@ -10,12 +23,27 @@ import { DELIVERIES_OF_EVENTS_PG } from '../events/emit.ts';
 
 /** The columns a list item shows. */
 const LIST_COLUMNS = [
-  'id', 'name', 'status', 'signing_type', 'file_size', 'expires_at', 'completed_at', 'created_at', 'updated_at',
-  'template_id', 'campaign_id', 'bulk_send_id', 'folder_id',
+  'id',
+  'name',
+  'status',
+  'signing_type',
+  'file_size',
+  'expires_at',
+  'completed_at',
+  'created_at',
+  'updated_at',
+  'template_id',
+  'campaign_id',
+  'bulk_send_id',
+  'folder_id',
 ] as const;
 
 export type DocumentListRow = Pick<DocumentRow, (typeof LIST_COLUMNS)[number]>;
-export type DocumentCounts = { signer_count: number; field_count: number; attachment_count: number };
+export type DocumentCounts = {
+  signer_count: number;
+  field_count: number;
+  attachment_count: number;
+};
 export type DocumentWithCounts = DocumentListRow & DocumentCounts;
 
 /** A list item's columns and its children's counts; only those, a list page reads 26 rows. */
@@ -24,8 +52,16 @@ function withCounts(db: Executor) {
     .selectFrom('documents')
     .select(LIST_COLUMNS.map((c) => `documents.${c}` as const))
     .select((eb) => [
-      eb.selectFrom('signers').select(eb.fn.countAll<number>().as('n')).whereRef('signers.document_id', '=', 'documents.id').as('signer_count'),
-      eb.selectFrom('fields').select(eb.fn.countAll<number>().as('n')).whereRef('fields.document_id', '=', 'documents.id').as('field_count'),
+      eb
+        .selectFrom('signers')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('signers.document_id', '=', 'documents.id')
+        .as('signer_count'),
+      eb
+        .selectFrom('fields')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('fields.document_id', '=', 'documents.id')
+        .as('field_count'),
       eb
         .selectFrom('attachments')
         .select(eb.fn.countAll<number>().as('n'))
@@ -35,7 +71,11 @@ function withCounts(db: Executor) {
 }
 
 /** A live (not deleted) document of the organization. */
-export async function findDocument(db: Executor, orgId: string, id: string): Promise<DocumentRow | undefined> {
+export async function findDocument(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<DocumentRow | undefined> {
   return db
     .selectFrom('documents')
     .selectAll()
@@ -46,7 +86,11 @@ export async function findDocument(db: Executor, orgId: string, id: string): Pro
 }
 
 /** findDocumentWithCounts for several documents in one read, in the order of `ids` (those found). */
-export async function findDocumentsWithCounts(db: Executor, orgId: string, ids: readonly string[]): Promise<DocumentWithCounts[]> {
+export async function findDocumentsWithCounts(
+  db: Executor,
+  orgId: string,
+  ids: readonly string[],
+): Promise<DocumentWithCounts[]> {
   const rows = (await withCounts(db)
     .where('documents.id', 'in', ids)
     .where('documents.org_id', '=', orgId)
@@ -56,7 +100,11 @@ export async function findDocumentsWithCounts(db: Executor, orgId: string, ids: 
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-export async function findDocumentWithCounts(db: Executor, orgId: string, id: string): Promise<DocumentWithCounts | undefined> {
+export async function findDocumentWithCounts(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<DocumentWithCounts | undefined> {
   return (await findDocumentsWithCounts(db, orgId, [id]))[0];
 }
 
@@ -66,11 +114,14 @@ export async function listDocuments(
   filter: { status?: DocumentStatus; search?: string; folderId?: string; bulkSendId?: string },
   page: PageRequest,
 ): Promise<{ rows: DocumentWithCounts[]; meta: PageMeta }> {
-  let q = withCounts(db).where('documents.org_id', '=', orgId).where('documents.deleted_at', 'is', null);
+  let q = withCounts(db)
+    .where('documents.org_id', '=', orgId)
+    .where('documents.deleted_at', 'is', null);
   if (filter.status) q = q.where('documents.status', '=', filter.status);
   if (filter.folderId) q = q.where('documents.folder_id', '=', filter.folderId);
   if (filter.bulkSendId) q = q.where('documents.bulk_send_id', '=', filter.bulkSendId);
-  if (filter.search) q = q.where(sql<boolean>`documents.search_name like ${likePattern(filter.search)} escape '\\'`);
+  if (filter.search)
+    q = q.where(sql<boolean>`documents.search_name like ${likePattern(filter.search)} escape '\\'`);
   // The most read list: a named statement on PostgreSQL (db/named-statements.ts); its text
   // varies only with which filters are given.
   const paged = pageQuery(q, { ...page, table: 'documents' });
@@ -82,17 +133,56 @@ export async function listDocuments(
 }
 
 const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
-  'id', 'org_id', 'name', 'search_name', 'status', 'signing_type', 'message', 'email_subject', 'email_message',
-  'reminder_frequency', 'otp_method', 'require_kyc', 'expires_at', 'completed_at', 'sent_at', 'template_id', 'campaign_id',
-  'bulk_send_id', 'folder_id', 'file_key', 'original_file_key', 'original_content_type', 'file_size', 'page_count',
-  'document_hash', 'signed_file_key', 'signed_file_hash', 'created_at', 'updated_at', 'deleted_at', 'pending_upload_key',
-  'pending_upload_content_type', 'pending_upload_max_bytes', 'pending_upload_expires_at', 'sealing_error',
-  'pades_level', 'timestamp_expires_at', 'timestamp_renewal_claimed_until',
+  'id',
+  'org_id',
+  'name',
+  'search_name',
+  'status',
+  'signing_type',
+  'message',
+  'email_subject',
+  'email_message',
+  'reminder_frequency',
+  'otp_method',
+  'require_kyc',
+  'expires_at',
+  'completed_at',
+  'sent_at',
+  'template_id',
+  'campaign_id',
+  'bulk_send_id',
+  'folder_id',
+  'file_key',
+  'original_file_key',
+  'original_content_type',
+  'file_size',
+  'page_count',
+  'document_hash',
+  'signed_file_key',
+  'signed_file_hash',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'pending_upload_key',
+  'pending_upload_content_type',
+  'pending_upload_max_bytes',
+  'pending_upload_expires_at',
+  'sealing_error',
+  'pades_level',
+  'timestamp_expires_at',
+  'timestamp_renewal_claimed_until',
 ]);
 
-export const insertDocument: (db: Executor, row: NewDocumentRow) => Promise<void> = preparedInsert('documents', DOCUMENT_COLUMNS);
+export const insertDocument: (db: Executor, row: NewDocumentRow) => Promise<void> = preparedInsert(
+  'documents',
+  DOCUMENT_COLUMNS,
+);
 
-export async function updateDocument(db: Executor, id: string, changes: DocumentUpdate): Promise<void> {
+export async function updateDocument(
+  db: Executor,
+  id: string,
+  changes: DocumentUpdate,
+): Promise<void> {
   await db.updateTable('documents').set(changes).where('id', '=', id).execute();
 }
 
@@ -118,20 +208,32 @@ export async function clearPendingUpload(db: Executor, id: string, key: string):
   return Number(result.numUpdatedRows) === 1;
 }
 
-
 export async function listAttachments(db: Executor, documentId: string) {
-  return db.selectFrom('attachments').selectAll().where('document_id', '=', documentId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('attachments')
+    .selectAll()
+    .where('document_id', '=', documentId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function listAudit(db: Executor, documentId: string, page: PageRequest) {
-  return paginate(db.selectFrom('audit_logs').selectAll().where('document_id', '=', documentId), { ...page, direction: 'asc' });
+  return paginate(db.selectFrom('audit_logs').selectAll().where('document_id', '=', documentId), {
+    ...page,
+    direction: 'asc',
+  });
 }
 
 const folderOfOrg = prepared<{ orgId: string; folderId: string }>((db, p) =>
   db.selectFrom('folders').select('id').where('id', '=', p.folderId).where('org_id', '=', p.orgId),
 );
 
-export async function folderExists(db: Executor, orgId: string, folderId: string): Promise<boolean> {
+export async function folderExists(
+  db: Executor,
+  orgId: string,
+  folderId: string,
+): Promise<boolean> {
   const { rows } = await folderOfOrg.execute(db, { orgId, folderId });
   return rows.length > 0;
 }
@@ -143,12 +245,20 @@ export async function folderExists(db: Executor, orgId: string, folderId: string
  * signer order and the draft-only rule cannot be raced past. An edit that waits behind a send
  * then sees the document pending and is refused. Undefined when there is no such document.
  */
-export async function lockLiveDocument(trx: Executor, orgId: string, id: string): Promise<DocumentRow | undefined> {
+export async function lockLiveDocument(
+  trx: Executor,
+  orgId: string,
+  id: string,
+): Promise<DocumentRow | undefined> {
   return (await lockLiveDocuments(trx, orgId, [id]))[0];
 }
 
 /** lockLiveDocument for several documents at once: those that are live documents of the organization. */
-export async function lockLiveDocuments(trx: Executor, orgId: string, ids: readonly string[]): Promise<DocumentRow[]> {
+export async function lockLiveDocuments(
+  trx: Executor,
+  orgId: string,
+  ids: readonly string[],
+): Promise<DocumentRow[]> {
   return trx
     .updateTable('documents')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
@@ -160,12 +270,20 @@ export async function lockLiveDocuments(trx: Executor, orgId: string, ids: reado
 }
 
 /** `lockLiveDocument`, or 404. */
-export async function lockDocumentForEdit(trx: Executor, orgId: string, id: string): Promise<DocumentRow> {
+export async function lockDocumentForEdit(
+  trx: Executor,
+  orgId: string,
+  id: string,
+): Promise<DocumentRow> {
   return (await lockDocumentsForEdit(trx, orgId, [id]))[0];
 }
 
 /** `lockLiveDocuments`, in the order of `ids`; 404 unless every one is there. */
-export async function lockDocumentsForEdit(trx: Executor, orgId: string, ids: readonly string[]): Promise<DocumentRow[]> {
+export async function lockDocumentsForEdit(
+  trx: Executor,
+  orgId: string,
+  ids: readonly string[],
+): Promise<DocumentRow[]> {
   const byId = new Map((await lockLiveDocuments(trx, orgId, ids)).map((row) => [row.id, row]));
   return ids.map((id) => {
     const row = byId.get(id);
@@ -179,7 +297,11 @@ export async function lockDocumentsForEdit(trx: Executor, orgId: string, ids: re
  * creates of this turn, on PostgreSQL (db/pg-insert-batch.ts). False on SQLite, where the caller
  * inserts them in its own transaction.
  */
-export async function insertDocumentBatched(db: Db, dialect: Dialect, rows: BatchRows): Promise<boolean> {
+export async function insertDocumentBatched(
+  db: Db,
+  dialect: Dialect,
+  rows: BatchRows,
+): Promise<boolean> {
   if (dialect !== 'postgres') return false;
   await insertBatched(db, rows, DELIVERIES_OF_EVENTS_PG);
   return true;
@@ -189,7 +311,12 @@ export async function insertDocumentBatched(db: Db, dialect: Dialect, rows: Batc
  * Several new documents' rows as one statement inside `trx` (a transaction of `db`), on
  * PostgreSQL. False on SQLite, where the caller inserts them one by one.
  */
-export async function insertDocumentsBatchedIn(db: Db, trx: Executor, dialect: Dialect, creates: BatchRows[]): Promise<boolean> {
+export async function insertDocumentsBatchedIn(
+  db: Db,
+  trx: Executor,
+  dialect: Dialect,
+  creates: BatchRows[],
+): Promise<boolean> {
   if (dialect !== 'postgres') return false;
   await insertBatchedIn(db, trx, creates, DELIVERIES_OF_EVENTS_PG);
   return true;

@@ -48,7 +48,8 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
           'Items show the file as last verified: with `STORAGE=s3`, a file sent straight to the bucket is verified when the document ' +
           'is next read on its own (`GET /api/v1/documents/{id}`), sent or downloaded, and shows `fileSize` 0 here until then.',
         querystring: ListDocumentsQuery,
-        response: { 200: Page(DocumentListItem, "The page of documents") }, errorCodes: [],
+        response: { 200: Page(DocumentListItem, 'The page of documents') },
+        errorCodes: [],
       },
     },
     async (request) => service.listDocuments(deps, authOf(request).orgId, request.query),
@@ -66,10 +67,12 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           "Creates a document in `draft`. `signers` and `fields` may come inline (the bodies of `addSigner` and `addField`), or from a template with `templateId` (the template's file and fields are copied; `signers` fill its roles without fixed signers, lowest order first). `expiresAt` must be in the future; `folderId` must be a folder of your organization (404 otherwise). Next: upload the PDF (`requestDocumentUpload`), then `sendDocument`.",
         body: CreateDocumentBody,
-        response: { 201: Data(CreatedDocument, "The created draft") }, errorCodes: ['not_found', 'limit_reached', 'invalid_state', 'storage_unavailable'],
+        response: { 201: Data(CreatedDocument, 'The created draft') },
+        errorCodes: ['not_found', 'limit_reached', 'invalid_state', 'storage_unavailable'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await createDocument(deps, actorOf(request), request.body) }),
+    async (request, reply) =>
+      reply.code(201).send({ data: await createDocument(deps, actorOf(request), request.body) }),
   );
 
   app.get(
@@ -83,10 +86,18 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Get a document with its signers, fields and attachments',
         description: DIRECT_UPLOAD_VERIFICATION,
         params: IdParams,
-        response: { 200: Data(DocumentDetail, "The document") }, errorCodes: ['not_found', 'payload_too_large', 'unsupported_media_type', 'storage_unavailable'],
+        response: { 200: Data(DocumentDetail, 'The document') },
+        errorCodes: [
+          'not_found',
+          'payload_too_large',
+          'unsupported_media_type',
+          'storage_unavailable',
+        ],
       },
     },
-    async (request) => ({ data: await service.getDocument(deps, authOf(request).orgId, request.params.id) }),
+    async (request) => ({
+      data: await service.getDocument(deps, authOf(request).orgId, request.params.id),
+    }),
   );
 
   app.patch(
@@ -98,13 +109,17 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'updateDocument',
         example: documentDetailExamples.updateDocument,
         summary: 'Edit a draft document',
-        description: 'Answers the detail, which verifies a file sent straight to the S3 bucket first (see `getDocument`; 413/415 when it is refused).',
+        description:
+          'Answers the detail, which verifies a file sent straight to the S3 bucket first (see `getDocument`; 413/415 when it is refused).',
         params: IdParams,
         body: UpdateDocumentBody,
-        response: { 200: Data(DocumentDetail, "The updated document") }, errorCodes: ['not_found', 'invalid_state', 'storage_unavailable'],
+        response: { 200: Data(DocumentDetail, 'The updated document') },
+        errorCodes: ['not_found', 'invalid_state', 'storage_unavailable'],
       },
     },
-    async (request) => ({ data: await service.updateDocument(deps, actorOf(request), request.params.id, request.body) }),
+    async (request) => ({
+      data: await service.updateDocument(deps, actorOf(request), request.params.id, request.body),
+    }),
   );
 
   app.delete(
@@ -117,9 +132,10 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         example: documentExamples.deleteDocument,
         summary: 'Delete a document (soft); refused while pending or action_required',
         description:
-          "Soft-deletes the document: it disappears from lists and reads (404 afterwards) and `document.deleted` is delivered. Refused while the document is `pending` or `action_required` (409 `invalid_state`): cancel it first.",
+          'Soft-deletes the document: it disappears from lists and reads (404 afterwards) and `document.deleted` is delivered. Refused while the document is `pending` or `action_required` (409 `invalid_state`): cancel it first.',
         params: IdParams,
-        response: { 204: NoContent }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request, reply) => {
@@ -143,7 +159,15 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
           'bytes PUT to its URL afterwards are never used. 409 `invalid_state` also when a field is assigned to an order no signer or ' +
           'approver has, or is on a page the file does not have (fields placed before the file arrived, or kept when it was replaced by a shorter one).',
         params: IdParams,
-        response: { 200: Data(SendResult, "The document is out for signature") }, errorCodes: ['not_found', 'invalid_state', 'missing_signers', 'missing_fields', 'missing_file', 'storage_unavailable'],
+        response: { 200: Data(SendResult, 'The document is out for signature') },
+        errorCodes: [
+          'not_found',
+          'invalid_state',
+          'missing_signers',
+          'missing_fields',
+          'missing_file',
+          'storage_unavailable',
+        ],
       },
     },
     async (request) => ({ data: await sendDocument(deps, actorOf(request), request.params.id) }),
@@ -159,9 +183,10 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         example: documentExamples.cancelDocument,
         summary: 'Cancel a document out for signature',
         description:
-          "Cancels a document that is `pending` or `action_required` (409 `invalid_state` otherwise). Signers who had not finished are told by email and their links stop working; `cancelledSigners` counts them. Delivers `document.cancelled`.",
+          'Cancels a document that is `pending` or `action_required` (409 `invalid_state` otherwise). Signers who had not finished are told by email and their links stop working; `cancelledSigners` counts them. Delivers `document.cancelled`.',
         params: IdParams,
-        response: { 200: Data(CancelResult, "The cancelled document") }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 200: Data(CancelResult, 'The cancelled document') },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({ data: await cancelDocument(deps, actorOf(request), request.params.id) }),
@@ -182,7 +207,8 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
           '`pending` and sealing is queued again; the answer is the detail. Any other document: 409 `invalid_state`. When sealing fails ' +
           'again for good, the document is `action_required` again and `document.action_required` is delivered again.',
         params: IdParams,
-        response: { 200: Data(DocumentDetail, "The document, sealing again") }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 200: Data(DocumentDetail, 'The document, sealing again') },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({ data: await resealDocument(deps, actorOf(request), request.params.id) }),
@@ -198,12 +224,14 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         example: documentExamples.listDocumentAudit,
         summary: 'The audit log of a document, oldest first',
         description:
-          "Every action on the document, oldest first: created, uploaded, sent, viewed, signed, completed, downloaded and so on, with the IP address, user agent and, where known, city and country. These are not webhook events (see `listEvents`).",
+          'Every action on the document, oldest first: created, uploaded, sent, viewed, signed, completed, downloaded and so on, with the IP address, user agent and, where known, city and country. These are not webhook events (see `listEvents`).',
         params: IdParams,
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: Page(AuditEntry, "The page of audit entries") }, errorCodes: ['not_found'],
+        response: { 200: Page(AuditEntry, 'The page of audit entries') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => service.listAuditLog(deps, authOf(request).orgId, request.params.id, request.query),
+    async (request) =>
+      service.listAuditLog(deps, authOf(request).orgId, request.params.id, request.query),
   );
 }

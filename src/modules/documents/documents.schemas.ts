@@ -1,18 +1,29 @@
 import { Type, type Static } from 'typebox';
 import { DOCUMENT_STATUSES } from '../../db/database.ts';
-import { Id, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
+import {
+  Id,
+  Nullable,
+  NullableTimestamp,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../../http/schemas.ts';
 import { SignerInput, SignerSchema } from '../signers/signers.schemas.ts';
 import { FieldInput, FieldSchema } from '../fields/fields.schemas.ts';
 
 /** The list filter accepts every status but `action_required` (SPEC.md). */
 export const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
 
-
 export const SigningType = StringEnum(['sequential', 'parallel'] as const);
 export const OtpMethod = Nullable(StringEnum(['email'] as const));
 export const ReminderFrequency = Nullable(StringEnum(['daily', 'every_3_days', 'weekly'] as const));
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1-200 characters, not blank' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: '1-200 characters, not blank',
+});
 const Message = Type.String({ maxLength: 5000 });
 
 export const DocumentListItem = Type.Object(
@@ -30,7 +41,11 @@ export const DocumentListItem = Type.Object(
     campaignId: Nullable(Type.String()),
     bulkSendId: Nullable(Type.String()),
     folderId: Nullable(Type.String()),
-    _count: Type.Object({ signers: Type.Integer(), fields: Type.Integer(), attachments: Type.Integer() }),
+    _count: Type.Object({
+      signers: Type.Integer(),
+      fields: Type.Integer(),
+      attachments: Type.Integer(),
+    }),
   },
   { $id: 'DocumentListItem' },
 );
@@ -42,8 +57,13 @@ export const Attachment = Type.Object(
     name: Type.String(),
     contentType: Type.String(),
     fileSize: Type.Integer({ description: 'Bytes' }),
-    sha256: Type.String({ description: 'SHA-256 hex of the bytes as stored (download them with `GET /api/v1/documents/{id}/attachments/{attachmentId}`)' }),
-    kind: StringEnum(['signer_upload', 'identity_evidence'] as const, { description: '`signer_upload`: a file field; `identity_evidence`: an ID photo (`requireKyc`)' }),
+    sha256: Type.String({
+      description:
+        'SHA-256 hex of the bytes as stored (download them with `GET /api/v1/documents/{id}/attachments/{attachmentId}`)',
+    }),
+    kind: StringEnum(['signer_upload', 'identity_evidence'] as const, {
+      description: '`signer_upload`: a file field; `identity_evidence`: an ID photo (`requireKyc`)',
+    }),
     signerId: Nullable(Type.String()),
     fieldId: Nullable(Type.String({ description: 'The `file` field it fills (signer uploads)' })),
     createdAt: Timestamp,
@@ -54,8 +74,16 @@ export const Attachment = Type.Object(
 export const ActionRequired = Nullable(
   Type.Object(
     {
-      reason: StringEnum(['identity_review', 'invitation_undeliverable', 'sealing_failed'] as const),
-      signerId: Type.Optional(Type.String({ description: 'The signer concerned (identity_review, invitation_undeliverable)' })),
+      reason: StringEnum([
+        'identity_review',
+        'invitation_undeliverable',
+        'sealing_failed',
+      ] as const),
+      signerId: Type.Optional(
+        Type.String({
+          description: 'The signer concerned (identity_review, invitation_undeliverable)',
+        }),
+      ),
       message: Type.String({ description: 'What happened and what the sender can do' }),
     },
     { additionalProperties: false },
@@ -71,8 +99,12 @@ export const ActionRequired = Nullable(
 export const DocumentDetail = Type.Object(
   {
     ...DocumentListItem.properties,
-    documentHash: Type.String({ description: 'SHA-256 hex of the file as uploaded; "" before upload' }),
-    signedFileHash: Type.String({ description: 'SHA-256 hex of the signed PDF; "" until completed' }),
+    documentHash: Type.String({
+      description: 'SHA-256 hex of the file as uploaded; "" before upload',
+    }),
+    signedFileHash: Type.String({
+      description: 'SHA-256 hex of the signed PDF; "" until completed',
+    }),
     message: Type.String(),
     emailSubject: Nullable(Type.String()),
     emailMessage: Nullable(Type.String()),
@@ -103,7 +135,14 @@ export const CreatedDocument = Type.Object({
 const editable = {
   signingType: Type.Optional(SigningType),
   message: Type.Optional(Message),
-  expiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 with a time zone; must be in the future' }))),
+  expiresAt: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'ISO 8601 with a time zone; must be in the future',
+      }),
+    ),
+  ),
   folderId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
   emailSubject: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   emailMessage: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
@@ -120,7 +159,8 @@ export const CreateDocumentBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 64,
-        description: "A template of your organization: the document gets a copy of its file and fields, and its roles' fixed signers; `signers` without an `order` fill the other roles, lowest order first",
+        description:
+          "A template of your organization: the document gets a copy of its file and fields, and its roles' fixed signers; `signers` without an `order` fill the other roles, lowest order first",
       }),
     ),
     signers: Type.Optional(Type.Array(SignerInput, { maxItems: 50 })),
@@ -130,16 +170,27 @@ export const CreateDocumentBody = Type.Object(
 );
 export type CreateDocumentInput = Static<typeof CreateDocumentBody>;
 
-export const UpdateDocumentBody = Type.Object({ name: Type.Optional(Name), ...editable }, { additionalProperties: false, minProperties: 1 });
+export const UpdateDocumentBody = Type.Object(
+  { name: Type.Optional(Name), ...editable },
+  { additionalProperties: false, minProperties: 1 },
+);
 export type UpdateDocumentInput = Static<typeof UpdateDocumentBody>;
 
 export const ListDocumentsQuery = Type.Object(
   {
     ...PageQuery,
     status: Type.Optional(StringEnum(LISTABLE_STATUSES)),
-    search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' })),
+    search: Type.Optional(
+      Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' }),
+    ),
     folderId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    bulkSendId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only the documents of this bulk send (`bsd_…`)' })),
+    bulkSendId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only the documents of this bulk send (`bsd_…`)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -169,7 +220,12 @@ export const CancelResult = Type.Object({
   cancelledSigners: Type.Integer(),
 });
 
-export const UPLOAD_CONTENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg', 'image/webp'] as const;
+export const UPLOAD_CONTENT_TYPES = [
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+] as const;
 export type UploadContentType = (typeof UPLOAD_CONTENT_TYPES)[number];
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
@@ -177,7 +233,9 @@ export const UploadBody = Type.Object(
   {
     filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: 'document.pdf' })),
     contentType: Type.Optional(StringEnum(UPLOAD_CONTENT_TYPES)),
-    fileSize: Type.Optional(Type.Integer({ minimum: 1, description: 'Bytes, at most 50 MB (52428800); more is 413' })),
+    fileSize: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Bytes, at most 50 MB (52428800); more is 413' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -188,7 +246,7 @@ export type UploadInput = Static<typeof UploadBody>;
  * PUT), for every route that settles them: one wording of one rule.
  */
 export const DIRECT_UPLOAD_VERIFICATION =
-  'With `STORAGE=s3` the file goes from the client straight to the bucket, so it is verified on the document\'s next use: ' +
+  "With `STORAGE=s3` the file goes from the client straight to the bucket, so it is verified on the document's next use: " +
   'this detail, `send` or `download` (list items are not verified: that would read every pending object of the page, so a list shows ' +
   '`fileSize` 0 until then). While the object has not arrived, the document simply has no new file (it keeps a previous one). ' +
   'Once it has: at most the declared `fileSize` or 50 MB (413 `payload_too_large`), first bytes of the declared type and a readable PDF or ' +

@@ -24,7 +24,11 @@ export interface Actor {
 }
 
 /** The live document of the actor's organization, or 404. */
-export async function requireDocument(db: Executor, orgId: string, id: string): Promise<DocumentRow> {
+export async function requireDocument(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<DocumentRow> {
   const row = await repo.findDocument(db, orgId, id);
   if (!row) throw notFound('Document');
   return row;
@@ -32,7 +36,8 @@ export async function requireDocument(db: Executor, orgId: string, id: string): 
 
 /** Refuses edits outside `draft`. */
 export function requireDraft(doc: DocumentRow, action: string): void {
-  if (doc.status !== 'draft') throw invalidState(`Cannot ${action}: the document is ${doc.status}, not draft`);
+  if (doc.status !== 'draft')
+    throw invalidState(`Cannot ${action}: the document is ${doc.status}, not draft`);
 }
 
 export function checkExpiry(deps: AppDeps, expiresAt: string | null | undefined): void {
@@ -41,13 +46,18 @@ export function checkExpiry(deps: AppDeps, expiresAt: string | null | undefined)
   }
 }
 
-export async function checkFolder(db: Executor, orgId: string, folderId: string | null | undefined): Promise<void> {
+export async function checkFolder(
+  db: Executor,
+  orgId: string,
+  folderId: string | null | undefined,
+): Promise<void> {
   if (folderId && !(await repo.folderExists(db, orgId, folderId))) {
     throw validation('body.folderId', 'is not a folder of your organization');
   }
 }
 
-export const isoOrNull = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
+export const isoOrNull = (value: string | null | undefined) =>
+  value ? new Date(value).toISOString() : null;
 
 /** The list-item view of a document, as sent in event payloads. */
 export async function documentEventData(db: Executor, orgId: string, id: string) {
@@ -56,13 +66,20 @@ export async function documentEventData(db: Executor, orgId: string, id: string)
   return toDocumentListItem(row);
 }
 
-export async function updateDocument(deps: AppDeps, actor: Actor, id: string, input: UpdateDocumentInput) {
+export async function updateDocument(
+  deps: AppDeps,
+  actor: Actor,
+  id: string,
+  input: UpdateDocumentInput,
+) {
   checkExpiry(deps, input.expiresAt);
   await deps.db.transaction().execute(async (trx) => {
     const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
     requireDraft(doc, 'edit the document');
     await checkFolder(trx, actor.orgId, input.folderId);
-    const changes: Parameters<typeof repo.updateDocument>[2] = { updated_at: deps.clock.now().toISOString() };
+    const changes: Parameters<typeof repo.updateDocument>[2] = {
+      updated_at: deps.clock.now().toISOString(),
+    };
     if (input.name !== undefined) {
       changes.name = input.name;
       changes.search_name = input.name.toLowerCase();
@@ -109,7 +126,12 @@ export async function listDocuments(deps: AppDeps, orgId: string, query: ListDoc
   const { rows, meta } = await repo.listDocuments(
     deps.db,
     orgId,
-    { status: query.status, search: query.search, folderId: query.folderId, bulkSendId: query.bulkSendId },
+    {
+      status: query.status,
+      search: query.search,
+      folderId: query.folderId,
+      bulkSendId: query.bulkSendId,
+    },
     { list: 'documents', limit: query.limit, cursor: query.cursor },
   );
   return { data: rows.map(toDocumentListItem), meta };
@@ -125,12 +147,23 @@ export async function deleteDocument(deps: AppDeps, actor: Actor, id: string): P
     const data = await documentEventData(trx, actor.orgId, id);
     const now = deps.clock.now().toISOString();
     await repo.updateDocument(trx, id, { deleted_at: now, updated_at: now });
-    await writeAudit(trx, deps.clock, { orgId: actor.orgId, documentId: id, action: 'document.deleted', details: 'Document deleted', meta: actor.meta });
+    await writeAudit(trx, deps.clock, {
+      orgId: actor.orgId,
+      documentId: id,
+      action: 'document.deleted',
+      details: 'Document deleted',
+      meta: actor.meta,
+    });
     await emitEvent(trx, deps.clock, actor.orgId, 'document.deleted', { ...data, updatedAt: now });
   });
 }
 
-export async function listAuditLog(deps: AppDeps, orgId: string, id: string, page: Omit<PageRequest, 'list'>) {
+export async function listAuditLog(
+  deps: AppDeps,
+  orgId: string,
+  id: string,
+  page: Omit<PageRequest, 'list'>,
+) {
   await requireDocument(deps.db, orgId, id);
   const { rows, meta } = await repo.listAudit(deps.db, id, { ...page, list: `audit:${id}` });
   return { data: rows.map(toAuditEntry), meta };

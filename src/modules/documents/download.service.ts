@@ -21,22 +21,41 @@ export interface DownloadInfo {
  * (the upload, or its conversion from an image). 404 `not_found` before any upload. A pending
  * direct upload is settled first.
  */
-export async function findDownload(deps: AppDeps, orgId: string, id: string): Promise<DownloadInfo> {
+export async function findDownload(
+  deps: AppDeps,
+  orgId: string,
+  id: string,
+): Promise<DownloadInfo> {
   const doc = await settlePendingUpload(deps, await requireDocument(deps.db, orgId, id));
   const signed = doc.status === 'completed';
   const key = signed ? doc.signed_file_key : doc.file_key;
   if (!key) {
-    throw new AppError('not_found', signed ? 'The signed PDF of this document is not available' : 'No file has been uploaded for this document yet');
+    throw new AppError(
+      'not_found',
+      signed
+        ? 'The signed PDF of this document is not available'
+        : 'No file has been uploaded for this document yet',
+    );
   }
   const stat = await deps.storage.stat(key);
   // A key in the database without its object is damage, not a client error: a 500, logged.
   if (!stat) throw new Error(`Document ${doc.id}: stored object ${key} is missing`);
   // SPEC.md names the file "<name> - Signed.pdf" whatever the status; kept to the letter.
-  return { documentId: doc.id, key, signed, size: stat.size, disposition: contentDisposition('attachment', `${doc.name} - Signed.pdf`) };
+  return {
+    documentId: doc.id,
+    key,
+    signed,
+    size: stat.size,
+    disposition: contentDisposition('attachment', `${doc.name} - Signed.pdf`),
+  };
 }
 
 /** The download itself: the file's stream, after the audit entry `document.downloaded`. */
-export async function openDownload(deps: AppDeps, actor: Actor, id: string): Promise<DownloadInfo & { stream: Readable }> {
+export async function openDownload(
+  deps: AppDeps,
+  actor: Actor,
+  id: string,
+): Promise<DownloadInfo & { stream: Readable }> {
   const file = await findDownload(deps, actor.orgId, id);
   await writeAudit(deps.db, deps.clock, {
     orgId: actor.orgId,

@@ -3,7 +3,11 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import { expiredMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
-import { isFinishedSigner, moveSigner, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
+import {
+  isFinishedSigner,
+  moveSigner,
+  UNFINISHED_SIGNER_STATUSES,
+} from '../signers/signer-status.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { lockDocument } from '../signing/signing.repository.ts';
 import { orgNameOf } from '../orgs/org-name.ts';
@@ -39,13 +43,18 @@ export async function expireDocuments(deps: AppDeps): Promise<number> {
   for (const { id } of due) {
     const done = await deps.db.transaction().execute(async (trx) => {
       const doc = await lockDocument(trx, id);
-      if (!doc || !isOpenDocument(doc.status) || !doc.expires_at || doc.expires_at > now) return false;
+      if (!doc || !isOpenDocument(doc.status) || !doc.expires_at || doc.expires_at > now)
+        return false;
       const signers = await listSigners(trx, id);
       if (openSigners(signers).length === 0) return false;
-      if (!(await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'expired', { updated_at: now }))) return false;
+      if (!(await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'expired', { updated_at: now })))
+        return false;
       const orgName = await orgNameOf(trx, doc.org_id);
       for (const signer of signers) {
-        if (!isFinishedSigner(signer.status)) await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
+        if (!isFinishedSigner(signer.status))
+          await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
+            updated_at: now,
+          });
         await enqueueJob(trx, deps.clock, 'mail', expiredMail({ doc, recipient: signer, orgName }));
       }
       await writeAudit(trx, deps.clock, {
@@ -55,7 +64,13 @@ export async function expireDocuments(deps: AppDeps): Promise<number> {
         details: `Expired at ${doc.expires_at} before everyone signed; ${signers.length} recipient(s) notified`,
         meta: UNKNOWN_ACTOR,
       });
-      await emitEvent(trx, deps.clock, doc.org_id, 'document.expired', await documentEventData(trx, doc.org_id, id));
+      await emitEvent(
+        trx,
+        deps.clock,
+        doc.org_id,
+        'document.expired',
+        await documentEventData(trx, doc.org_id, id),
+      );
       return true;
     });
     if (done) expired++;

@@ -32,7 +32,8 @@ const TYPE_NAMES: Record<UploadContentType, string> = {
 };
 
 /** Where this document's own files live; only objects under it are ever deleted on replacement. */
-const documentPrefix = (orgId: string, documentId: string) => `orgs/${orgId}/documents/${documentId}/`;
+const documentPrefix = (orgId: string, documentId: string) =>
+  `orgs/${orgId}/documents/${documentId}/`;
 
 /**
  * A filename safe as the last segment of a storage key on every driver: letters, digits, `.`,
@@ -49,10 +50,12 @@ export function safeFilename(name: string): string {
 }
 
 /** A new storage key under `prefix`: a random folder per call, so no two writers share an object. */
-export const newKeyUnder = (prefix: string, filename: string) => `${prefix}${randomBytes(12).toString('base64url')}/${safeFilename(filename)}`;
+export const newKeyUnder = (prefix: string, filename: string) =>
+  `${prefix}${randomBytes(12).toString('base64url')}/${safeFilename(filename)}`;
 
 /** A new storage key for a document's file. */
-export const newUploadKey = (orgId: string, documentId: string, filename: string) => newKeyUnder(documentPrefix(orgId, documentId), filename);
+export const newUploadKey = (orgId: string, documentId: string, filename: string) =>
+  newKeyUnder(documentPrefix(orgId, documentId), filename);
 
 /** The columns a document or template records its file in. */
 export const fileColumns = (file: IngestedFile) => ({
@@ -65,11 +68,20 @@ export const fileColumns = (file: IngestedFile) => ({
 });
 
 /** The objects a file occupies in storage. */
-export const writtenKeys = (file: IngestedFile) => (file.pdfKey === file.key ? [file.key] : [file.key, file.pdfKey]);
+export const writtenKeys = (file: IngestedFile) =>
+  file.pdfKey === file.key ? [file.key] : [file.key, file.pdfKey];
 
 /** The objects of a replaced file that may go: those under the owner's own prefix that the new file does not use. */
-export const staleKeys = (replaced: { file_key: string | null; original_file_key: string | null }, prefix: string, written: string[]) =>
-  new Set([replaced.file_key, replaced.original_file_key].filter((k): k is string => !!k && k.startsWith(prefix) && !written.includes(k)));
+export const staleKeys = (
+  replaced: { file_key: string | null; original_file_key: string | null },
+  prefix: string,
+  written: string[],
+) =>
+  new Set(
+    [replaced.file_key, replaced.original_file_key].filter(
+      (k): k is string => !!k && k.startsWith(prefix) && !written.includes(k),
+    ),
+  );
 
 /** What the bytes must be: the type declared when the upload was requested, and at most `maxBytes`. */
 export interface FileLimits {
@@ -99,9 +111,18 @@ async function readAll(storage: Storage, key: string): Promise<Buffer> {
  * The PDF signers will see: a PDF upload itself (read for its page count and to prove that
  * sealing can read it), or a one-page PDF made from an image and stored next to it.
  */
-async function pdfOf(storage: Storage, key: string, type: UploadContentType, size: number): Promise<{ pdfKey: string; pageCount: number }> {
+async function pdfOf(
+  storage: Storage,
+  key: string,
+  type: UploadContentType,
+  size: number,
+): Promise<{ pdfKey: string; pageCount: number }> {
   if (type === 'application/pdf') {
-    if (size <= REPAIR_LIMIT_BYTES) return { pdfKey: key, pageCount: await countPdfPages({ bytes: await readAll(storage, key) }) };
+    if (size <= REPAIR_LIMIT_BYTES)
+      return {
+        pdfKey: key,
+        pageCount: await countPdfPages({ bytes: await readAll(storage, key) }),
+      };
     // Larger files are read from a copy on local disk (whatever the storage), never held whole.
     const dir = await mkdtemp(path.join(os.tmpdir(), 'signet-intake-'));
     try {
@@ -114,7 +135,11 @@ async function pdfOf(storage: Storage, key: string, type: UploadContentType, siz
   }
   const pdf = await imageToPdf(await readAll(storage, key), type as ImageType);
   const pdfKey = `${key}.pdf`;
-  await storage.put(pdfKey, Readable.from(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)), 'application/pdf');
+  await storage.put(
+    pdfKey,
+    Readable.from(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)),
+    'application/pdf',
+  );
   return { pdfKey, pageCount: 1 };
 }
 
@@ -129,18 +154,34 @@ export async function discardObjects(storage: Storage, keys: Iterable<string>): 
  * `ImageConversionError` (`refusalOf` turns them into the API's answer), having deleted whatever
  * it wrote.
  */
-export async function ingestFile(storage: Storage, key: string, body: Readable, limits: FileLimits): Promise<IngestedFile> {
+export async function ingestFile(
+  storage: Storage,
+  key: string,
+  body: Readable,
+  limits: FileLimits,
+): Promise<IngestedFile> {
   try {
     const file = await streamToStorage(storage, key, body, limits);
     const { pdfKey, pageCount } = await pdfOf(storage, key, limits.contentType, file.size);
-    return { key, pdfKey, contentType: limits.contentType, size: file.size, sha256: file.sha256, pageCount };
+    return {
+      key,
+      pdfKey,
+      contentType: limits.contentType,
+      size: file.size,
+      sha256: file.sha256,
+      pageCount,
+    };
   } catch (err) {
     await discardObjects(storage, [key]);
     throw err;
   }
 }
 
-export const tooLarge = (maxBytes: number) => new AppError('payload_too_large', `The file is larger than the ${maxBytes} bytes this upload URL allows`);
+export const tooLarge = (maxBytes: number) =>
+  new AppError(
+    'payload_too_large',
+    `The file is larger than the ${maxBytes} bytes this upload URL allows`,
+  );
 
 /** The API's answer when the bytes themselves are unacceptable; undefined for any other failure (storage, network). */
 export function refusalOf(err: unknown, limits: FileLimits): AppError | undefined {
@@ -152,9 +193,19 @@ export function refusalOf(err: unknown, limits: FileLimits): AppError | undefine
       : `The bytes are not ${expected}${err.sniffed ? ` (they look like ${TYPE_NAMES[err.sniffed]})` : ''}; request an upload URL with the file's real contentType`;
     return new AppError('unsupported_media_type', message);
   }
-  if (err instanceof UnreadablePdfError) return new AppError(err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type', err.message, undefined, undefined, err.cause);
+  if (err instanceof UnreadablePdfError)
+    return new AppError(
+      err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type',
+      err.message,
+      undefined,
+      undefined,
+      err.cause,
+    );
   if (err instanceof ImageConversionError) {
-    return new AppError(err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type', err.message);
+    return new AppError(
+      err.reason === 'too_large' ? 'payload_too_large' : 'unsupported_media_type',
+      err.message,
+    );
   }
   return undefined;
 }
@@ -178,11 +229,20 @@ export interface RecordOptions {
  * replaced are deleted. Returns false, having deleted the new file's objects, when `admit`
  * declined; rethrows (likewise) whatever the transaction threw.
  */
-export async function recordFile(deps: AppDeps, ref: { orgId: string; documentId: string }, file: IngestedFile, options: RecordOptions): Promise<boolean> {
+export async function recordFile(
+  deps: AppDeps,
+  ref: { orgId: string; documentId: string },
+  file: IngestedFile,
+  options: RecordOptions,
+): Promise<boolean> {
   const written = writtenKeys(file);
   const details =
     `Uploaded ${file.contentType} (${file.size} bytes, SHA-256 ${file.sha256})` +
-    (file.pdfKey !== file.key ? '; converted to a 1-page PDF' : file.pageCount === null ? '' : `; ${file.pageCount} page(s)`) +
+    (file.pdfKey !== file.key
+      ? '; converted to a 1-page PDF'
+      : file.pageCount === null
+        ? ''
+        : `; ${file.pageCount} page(s)`) +
     (options.note ? `; ${options.note}` : '');
   let replaced: DocumentRow | undefined;
   try {
@@ -195,7 +255,13 @@ export async function recordFile(deps: AppDeps, ref: { orgId: string; documentId
         ...fileColumns(file),
         updated_at: deps.clock.now().toISOString(),
       });
-      await writeAudit(trx, deps.clock, { orgId: ref.orgId, documentId: ref.documentId, action: 'document.uploaded', details, meta: options.meta });
+      await writeAudit(trx, deps.clock, {
+        orgId: ref.orgId,
+        documentId: ref.documentId,
+        action: 'document.uploaded',
+        details,
+        meta: options.meta,
+      });
       return current;
     });
   } catch (err) {
@@ -207,6 +273,9 @@ export async function recordFile(deps: AppDeps, ref: { orgId: string; documentId
     return false;
   }
   // Only this document's own files: a file shared with a template is never deleted from here.
-  await discardObjects(deps.storage, staleKeys(replaced, documentPrefix(ref.orgId, ref.documentId), written));
+  await discardObjects(
+    deps.storage,
+    staleKeys(replaced, documentPrefix(ref.orgId, ref.documentId), written),
+  );
   return true;
 }

@@ -11,7 +11,7 @@ export const fileExamples = {
         fileKey: `orgs/${EX.org}/documents/${EX.doc}/CCgZlg68Pq1KFXRC/agreement.pdf`,
         expiresIn: 3600,
         method: 'PUT',
-        headers: { "Content-Type": 'application/pdf' },
+        headers: { 'Content-Type': 'application/pdf' },
       },
     },
   },

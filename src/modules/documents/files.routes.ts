@@ -6,16 +6,27 @@ import { requestMeta } from '../../http/request-meta.ts';
 import { EX } from '../../http/examples.ts';
 import { Data, IdParams } from '../../http/schemas.ts';
 import { actorOf } from './documents.routes.ts';
-import { DocumentDetail, MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES, UploadBody, UploadTicket } from './documents.schemas.ts';
+import {
+  DocumentDetail,
+  MAX_UPLOAD_BYTES,
+  UPLOAD_CONTENT_TYPES,
+  UploadBody,
+  UploadTicket,
+} from './documents.schemas.ts';
 import { findDownload, openDownload } from './download.service.ts';
 import { TemplateDetail } from '../templates/templates.schemas.ts';
 import { receiveTemplateUpload } from '../templates/template-upload.ts';
-import { createUploadTicket, receiveDocumentUpload, receiveUpload, UPLOAD_URL_TTL_SECONDS, type GrantedUpload } from './upload.service.ts';
+import {
+  createUploadTicket,
+  receiveDocumentUpload,
+  receiveUpload,
+  UPLOAD_URL_TTL_SECONDS,
+  type GrantedUpload,
+} from './upload.service.ts';
 import type { UploadGrant } from './upload-token.ts';
 import { fileExamples } from './files.examples.ts';
 
 const tags = ['Documents'];
-
 
 const Binary = { type: 'string', format: 'binary' } as const;
 
@@ -51,10 +62,15 @@ export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
           'log, as `document.upload_refused`), then voids that URL and deletes what was sent to it.',
         params: IdParams,
         body: UploadBody,
-        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' } }, errorCodes: ['not_found', 'invalid_state', 'storage_unavailable'],
+        response: {
+          200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' },
+        },
+        errorCodes: ['not_found', 'invalid_state', 'storage_unavailable'],
       },
     },
-    async (request) => ({ data: await createUploadTicket(deps, actorOf(request), request.params.id, request.body) }),
+    async (request) => ({
+      data: await createUploadTicket(deps, actorOf(request), request.params.id, request.body),
+    }),
   );
 
   app.get(
@@ -73,15 +89,25 @@ export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
           'to the bucket is verified first (see `getDocument`): 404 while its object has not arrived, 413/415 when it is refused.',
         params: IdParams,
         response: {
-          200: Type.Unsafe<unknown>({ description: 'The PDF bytes', content: { 'application/pdf': { schema: Binary } } }),
+          200: Type.Unsafe<unknown>({
+            description: 'The PDF bytes',
+            content: { 'application/pdf': { schema: Binary } },
+          }),
         },
-        errorCodes: ['not_found', 'payload_too_large', 'unsupported_media_type', 'storage_unavailable'],
+        errorCodes: [
+          'not_found',
+          'payload_too_large',
+          'unsupported_media_type',
+          'storage_unavailable',
+        ],
       },
     },
     async (request, reply) => {
       // HEAD (Fastify answers it with this handler) tells the size without reading or auditing a download.
       const head = request.method === 'HEAD';
-      const file = head ? await findDownload(deps, actorOf(request).orgId, request.params.id) : await openDownload(deps, actorOf(request), request.params.id);
+      const file = head
+        ? await findDownload(deps, actorOf(request).orgId, request.params.id)
+        : await openDownload(deps, actorOf(request), request.params.id);
       reply.headers({
         'content-type': 'application/pdf',
         'content-disposition': file.disposition,
@@ -100,7 +126,12 @@ export async function filesRoutes(fastify: FastifyInstance): Promise<void> {
 
 /** The token is a credential for an hour: request logs show the route, never the token. */
 function redactedRequest(request: FastifyRequest) {
-  return { method: request.method, url: '/uploads/[redacted]', host: request.host, remoteAddress: request.ip };
+  return {
+    method: request.method,
+    url: '/uploads/[redacted]',
+    host: request.host,
+    remoteAddress: request.ip,
+  };
 }
 
 /**
@@ -137,9 +168,15 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
           url: '/uploads/{token}',
           schema: {
             ...schema,
-            params: Type.Object({ token: Type.String({ description: 'The token part of `uploadUrl`', examples: [EX.uploadToken] }) }),
+            params: Type.Object({
+              token: Type.String({
+                description: 'The token part of `uploadUrl`',
+                examples: [EX.uploadToken],
+              }),
+            }),
             body: {
-              description: 'The file bytes, at most the size limit bound to the URL (50 MB by default)',
+              description:
+                'The file bytes, at most the size limit bound to the URL (50 MB by default)',
               content: Object.fromEntries(UPLOAD_CONTENT_TYPES.map((t) => [t, { schema: Binary }])),
             },
           },
@@ -162,11 +199,18 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
         response: {
           200: {
             ...Data(Type.Union([DocumentDetail, TemplateDetail])),
-            description: 'The document (or, for a template\'s upload URL, the template), with its new `fileSize` and `documentHash`',
+            description:
+              "The document (or, for a template's upload URL, the template), with its new `fileSize` and `documentHash`",
           },
         },
         // 400 an upload cut short; 401 an expired URL; 403 a forged one; 409 a document no longer a draft or deleted.
-        errorCodes: ['unauthorized', 'forbidden', 'invalid_state', 'unsupported_media_type', 'storage_unavailable'],
+        errorCodes: [
+          'unauthorized',
+          'forbidden',
+          'invalid_state',
+          'unsupported_media_type',
+          'storage_unavailable',
+        ],
       },
     },
     async (request) => {

@@ -48,7 +48,13 @@ function finalizeInput(
   const signerName = new Map(signers.map((s) => [s.id, s.name]));
   return {
     sourcePath,
-    document: { id: doc.id, name: doc.name, documentHash: doc.document_hash, completedAt, verifyUrl },
+    document: {
+      id: doc.id,
+      name: doc.name,
+      documentHash: doc.document_hash,
+      completedAt,
+      verifyUrl,
+    },
     signers: signers.filter(isSigningRole).map((s) => ({
       name: s.name,
       email: s.email,
@@ -58,12 +64,22 @@ function finalizeInput(
       userAgent: s.user_agent ?? '',
       geoCity: s.geo_city ?? '',
       geoCountry: s.geo_country ?? '',
-      signature: fields.find((f) => f.type === 'signature' && f.assigned_to === s.position && f.value)?.value ?? null,
+      signature:
+        fields.find((f) => f.type === 'signature' && f.assigned_to === s.position && f.value)
+          ?.value ?? null,
     })),
     fields: fields
       .filter((f) => f.value !== null && f.value !== '')
       // A file field shows the name of the file attached (its value is the attachment id).
-      .map((f) => ({ type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, value: f.type === 'file' ? (byId.get(f.value!)?.name ?? f.value) : f.value })),
+      .map((f) => ({
+        type: f.type,
+        page: f.page,
+        x: f.x,
+        y: f.y,
+        width: f.width,
+        height: f.height,
+        value: f.type === 'file' ? (byId.get(f.value!)?.name ?? f.value) : f.value,
+      })),
     attachments: attachments.map((a) => ({
       name: a.name,
       contentType: a.content_type,
@@ -76,13 +92,24 @@ function finalizeInput(
 }
 
 /** Every recipient gets the signed PDF: attached, or a 30-day download link when it is too large to mail. */
-async function mailSignedCopies(trx: Executor, deps: AppDeps, doc: DocumentRow, key: string, size: number): Promise<void> {
+async function mailSignedCopies(
+  trx: Executor,
+  deps: AppDeps,
+  doc: DocumentRow,
+  key: string,
+  size: number,
+): Promise<void> {
   const orgName = await orgNameOf(trx, doc.org_id);
   const filename = `${doc.name.replace(/[\\/\r\n]/g, '_')} - Signed.pdf`;
   for (const recipient of await listSigners(trx, doc.id)) {
     if (size > deps.config.mailAttachmentMaxBytes) {
       const { url } = await issueLink(trx, deps, doc, recipient, 'download');
-      await enqueueJob(trx, deps.clock, 'mail', completedMail({ doc, recipient, orgName, downloadLink: url }));
+      await enqueueJob(
+        trx,
+        deps.clock,
+        'mail',
+        completedMail({ doc, recipient, orgName, downloadLink: url }),
+      );
     } else {
       await enqueueJob(trx, deps.clock, 'mail', {
         ...completedMail({ doc, recipient, orgName }),
@@ -117,10 +144,25 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
     let sealed: FinalizeResult;
     try {
-      sealed = await finalizeInWorker(finalizeInput(doc, sourcePath, completedAt, signers, fields, attachments, await documentTimeline(deps.db, doc.id), `${deps.config.publicUrl}/verify`), { ...deps.certificate.config, longTerm: deps.config.longTerm }, outputPath, deps.config.finalizeTimeoutMs);
+      sealed = await finalizeInWorker(
+        finalizeInput(
+          doc,
+          sourcePath,
+          completedAt,
+          signers,
+          fields,
+          attachments,
+          await documentTimeline(deps.db, doc.id),
+          `${deps.config.publicUrl}/verify`,
+        ),
+        { ...deps.certificate.config, longTerm: deps.config.longTerm },
+        outputPath,
+        deps.config.finalizeTimeoutMs,
+      );
     } catch (err) {
       // The same file would break the same bound again: no retry, and no other document waits on it.
-      if (err instanceof WorkerLimitError || err instanceof PdfLimitError) throw new PermanentJobError(`Sealing refused: ${err.message}`);
+      if (err instanceof WorkerLimitError || err instanceof PdfLimitError)
+        throw new PermanentJobError(`Sealing refused: ${err.message}`);
       throw err;
     } finally {
       stopTimer();
@@ -144,7 +186,13 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
         updated_at: now,
       });
       if (!moved) return false;
-      const completed: DocumentRow = { ...locked, status: 'completed', completed_at: completedAt, signed_file_key: key, signed_file_hash: sha256 };
+      const completed: DocumentRow = {
+        ...locked,
+        status: 'completed',
+        completed_at: completedAt,
+        signed_file_key: key,
+        signed_file_hash: sha256,
+      };
       await writeAudit(trx, deps.clock, {
         orgId: doc.org_id,
         documentId: doc.id,
@@ -152,14 +200,24 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
         details: `Completed; signed PDF SHA-256 ${sha256} (${size} bytes, PAdES ${level})`,
         meta: UNKNOWN_ACTOR,
       });
-      await emitEvent(trx, deps.clock, doc.org_id, 'document.completed', await documentEventData(trx, doc.org_id, doc.id));
+      await emitEvent(
+        trx,
+        deps.clock,
+        doc.org_id,
+        'document.completed',
+        await documentEventData(trx, doc.org_id, doc.id),
+      );
       await mailSignedCopies(trx, deps, completed, key, size);
       return true;
     });
     if (!recorded) {
       // Read even a deleted document: another run may have recorded this very key (the same
       // signed bytes) before the document was deleted, and its file must stay.
-      const current = await deps.db.selectFrom('documents').select('signed_file_key').where('id', '=', doc.id).executeTakeFirst();
+      const current = await deps.db
+        .selectFrom('documents')
+        .select('signed_file_key')
+        .where('id', '=', doc.id)
+        .executeTakeFirst();
       if (current?.signed_file_key !== key) await deps.storage.delete(key);
     }
   } finally {

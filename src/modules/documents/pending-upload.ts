@@ -6,7 +6,15 @@ import { StorageNotFound } from '../../storage/storage.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
 import { MAX_UPLOAD_BYTES, type UploadContentType } from './documents.schemas.ts';
-import { discardObjects, ingestFile, newUploadKey, recordFile, refusalOf, tooLarge, type FileLimits } from './file-intake.ts';
+import {
+  discardObjects,
+  ingestFile,
+  newUploadKey,
+  recordFile,
+  refusalOf,
+  tooLarge,
+  type FileLimits,
+} from './file-intake.ts';
 
 /*
  * Uploads that bypass Signet: with the S3 driver a client PUTs the bytes straight into the bucket
@@ -17,7 +25,8 @@ import { discardObjects, ingestFile, newUploadKey, recordFile, refusalOf, tooLar
  */
 
 /** A presigned PUT's target: apart from verified files, so a bucket lifecycle rule on `incoming/` can expire strays. */
-export const newIncomingKey = (orgId: string, documentId: string, filename: string) => `incoming/${newUploadKey(orgId, documentId, filename)}`;
+export const newIncomingKey = (orgId: string, documentId: string, filename: string) =>
+  `incoming/${newUploadKey(orgId, documentId, filename)}`;
 
 /**
  * How long after its URL expired a pending upload is still looked for: the bucket checks the URL
@@ -52,7 +61,12 @@ async function current(deps: AppDeps, ref: Ref): Promise<DocumentRow> {
  * Drops a refused upload and deletes its object. Throws the refusal when this request dropped it;
  * when another request settled the upload first, its outcome stands and the document is returned.
  */
-async function refuse(deps: AppDeps, ref: Ref, pending: PendingUpload, refusal: AppError): Promise<DocumentRow> {
+async function refuse(
+  deps: AppDeps,
+  ref: Ref,
+  pending: PendingUpload,
+  refusal: AppError,
+): Promise<DocumentRow> {
   const dropped = await deps.db.transaction().execute(async (trx) => {
     if (!(await repo.clearPendingUpload(trx, ref.documentId, pending.key))) return false;
     await writeAudit(trx, deps.clock, {
@@ -69,7 +83,11 @@ async function refuse(deps: AppDeps, ref: Ref, pending: PendingUpload, refusal: 
   throw refusal;
 }
 
-async function verify(deps: AppDeps, doc: DocumentRow, pending: PendingUpload): Promise<DocumentRow> {
+async function verify(
+  deps: AppDeps,
+  doc: DocumentRow,
+  pending: PendingUpload,
+): Promise<DocumentRow> {
   const ref = { orgId: doc.org_id, documentId: doc.id };
   const object = await deps.storage.stat(pending.key);
   if (!object) {
@@ -93,7 +111,12 @@ async function verify(deps: AppDeps, doc: DocumentRow, pending: PendingUpload): 
   try {
     // A fresh key per attempt: two requests verifying at once never write the same object, and a
     // second PUT to the still-valid URL can never change a file once it is recorded.
-    file = await ingestFile(deps.storage, newUploadKey(ref.orgId, ref.documentId, pending.key.split('/').at(-1)!), body, pending);
+    file = await ingestFile(
+      deps.storage,
+      newUploadKey(ref.orgId, ref.documentId, pending.key.split('/').at(-1)!),
+      body,
+      pending,
+    );
   } catch (err) {
     const refusal = refusalOf(err, pending);
     if (refusal) return refuse(deps, ref, pending, refusal);
@@ -143,4 +166,6 @@ export async function settlePendingUpload(deps: AppDeps, doc: DocumentRow): Prom
 }
 
 /** True for the answers of `settlePendingUpload` that refuse the bytes (as opposed to failures of storage). */
-export const isRefusal = (err: unknown) => err instanceof AppError && (err.code === 'unsupported_media_type' || err.code === 'payload_too_large');
+export const isRefusal = (err: unknown) =>
+  err instanceof AppError &&
+  (err.code === 'unsupported_media_type' || err.code === 'payload_too_large');

@@ -18,17 +18,29 @@ import { getDocument } from './documents.service.ts';
  */
 
 /** Names of errors that another attempt cannot fix: the certificate or the PDF itself is unusable. */
-const PERMANENT_SEALING_ERRORS = new Set(['SigningCertificateError', 'PdfSyntaxError', 'PdfUnsupportedError', 'PdfLimitError']);
+const PERMANENT_SEALING_ERRORS = new Set([
+  'SigningCertificateError',
+  'PdfSyntaxError',
+  'PdfUnsupportedError',
+  'PdfLimitError',
+]);
 
 export function isPermanentSealingError(err: unknown): boolean {
-  return err instanceof PermanentJobError || (err instanceof Error && PERMANENT_SEALING_ERRORS.has(err.name));
+  return (
+    err instanceof PermanentJobError ||
+    (err instanceof Error && PERMANENT_SEALING_ERRORS.has(err.name))
+  );
 }
 
 /**
  * The finalize job gave up on a document (attempts exhausted, or a permanent error). Idempotent:
  * a document already completed, cancelled, or already marked, is left alone.
  */
-export async function onSealingFailed(deps: AppDeps, documentId: string, error: string): Promise<void> {
+export async function onSealingFailed(
+  deps: AppDeps,
+  documentId: string,
+  error: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocument(trx, documentId);
     if (!doc || !isOpenDocument(doc.status) || doc.sealing_error !== null) return;
@@ -50,10 +62,15 @@ export async function resealDocument(deps: AppDeps, actor: Actor, id: string) {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
     if (doc.status !== 'action_required' || doc.sealing_error === null) {
-      throw invalidState(`Only a document whose sealing failed can be resealed; this one is ${doc.status}`);
+      throw invalidState(
+        `Only a document whose sealing failed can be resealed; this one is ${doc.status}`,
+      );
     }
     const now = deps.clock.now().toISOString();
-    const moved = await moveDocument(trx, id, ['action_required'], 'pending', { sealing_error: null, updated_at: now });
+    const moved = await moveDocument(trx, id, ['action_required'], 'pending', {
+      sealing_error: null,
+      updated_at: now,
+    });
     if (!moved) throw invalidState('The document changed status meanwhile');
     await writeAudit(trx, deps.clock, {
       orgId: actor.orgId,

@@ -12,9 +12,19 @@ import { moveSigner, moveSigners, UNFINISHED_SIGNER_STATUSES } from '../signers/
 import { listSigners, listSignersOfDocuments } from '../signers/signers.repository.ts';
 import { issueLinks } from '../signing/signing-links.ts';
 import * as repo from './documents.repository.ts';
-import { isOpenDocument, moveDocument, moveDocuments, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
+import {
+  isOpenDocument,
+  moveDocument,
+  moveDocuments,
+  OPEN_DOCUMENT_STATUSES,
+} from './document-status.ts';
 import { toDocumentListItem } from './documents.mappers.ts';
-import { documentEventData, requireDocument, requireDraft, type Actor } from './documents.service.ts';
+import {
+  documentEventData,
+  requireDocument,
+  requireDraft,
+  type Actor,
+} from './documents.service.ts';
 import { settlePendingUpload } from './pending-upload.ts';
 
 /**
@@ -48,19 +58,36 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
   const fieldsOf = await listFieldsOfDocuments(trx, ids);
   for (const doc of docs) checkSendable(deps, doc, signersOf.get(doc.id)!, fieldsOf.get(doc.id)!);
   const now = deps.clock.now().toISOString();
-  const moved = await moveDocuments(trx, ids, ['draft'], 'pending', { sent_at: now, updated_at: now, ...repo.NO_PENDING_UPLOAD });
+  const moved = await moveDocuments(trx, ids, ['draft'], 'pending', {
+    sent_at: now,
+    updated_at: now,
+    ...repo.NO_PENDING_UPLOAD,
+  });
   if (moved !== ids.length) throw invalidState('The document is no longer a draft');
   const org = await orgNameOf(trx, actor.orgId);
   // Whose turn it is: every signer and approver in parallel mode, the lowest order in sequential mode.
   const invited = docs.flatMap((doc) => {
     const signers = signersOf.get(doc.id)!;
     const firstTurn = Math.min(...signers.filter((s) => s.role !== 'cc').map((s) => s.position));
-    return signers.map((signer) => ({ doc, signer, mayAct: signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn) }));
+    return signers.map((signer) => ({
+      doc,
+      signer,
+      mayAct:
+        signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn),
+    }));
   });
-  await moveSigners(trx, invited.filter((i) => i.mayAct).map((i) => i.signer.id), ['pending'], 'sent', { last_notified_at: now, updated_at: now });
+  await moveSigners(
+    trx,
+    invited.filter((i) => i.mayAct).map((i) => i.signer.id),
+    ['pending'],
+    'sent',
+    { last_notified_at: now, updated_at: now },
+  );
   // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
   const withLink = invited.filter((i) => i.signer.role !== 'cc');
-  const links = new Map((await issueLinks(trx, deps, withLink)).map((link, k) => [withLink[k].signer.id, link.url]));
+  const links = new Map(
+    (await issueLinks(trx, deps, withLink)).map((link, k) => [withLink[k].signer.id, link.url]),
+  );
   await enqueueJobs(
     trx,
     deps.clock,
@@ -80,30 +107,53 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
       orgId: actor.orgId,
       documentId: doc.id,
       action: 'document.sent',
-      details: `Sent to ${signersOf.get(doc.id)!.map((s) => s.email).join(', ')}`,
+      details: `Sent to ${signersOf
+        .get(doc.id)!
+        .map((s) => s.email)
+        .join(', ')}`,
       meta: actor.meta,
     })),
   );
   const sent = await repo.findDocumentsWithCounts(trx, actor.orgId, ids);
   await emitEvents(trx, deps.clock, actor.orgId, 'document.sent', sent.map(toDocumentListItem));
-  return docs.map((doc) => ({ id: doc.id, status: 'pending', signerCount: signersOf.get(doc.id)!.length, sentAt: now }));
+  return docs.map((doc) => ({
+    id: doc.id,
+    status: 'pending',
+    signerCount: signersOf.get(doc.id)!.length,
+    sentAt: now,
+  }));
 }
 
 /** The send preconditions of API.md §2 for one draft, its signers and fields. */
-function checkSendable(deps: AppDeps, doc: DocumentRow, signers: SignerRow[], fields: FieldRow[]): void {
-  if (signers.length === 0) throw new AppError('missing_signers', 'Add at least one signer before sending');
-  if (fields.length === 0) throw new AppError('missing_fields', 'Add at least one field before sending');
+function checkSendable(
+  deps: AppDeps,
+  doc: DocumentRow,
+  signers: SignerRow[],
+  fields: FieldRow[],
+): void {
+  if (signers.length === 0)
+    throw new AppError('missing_signers', 'Add at least one signer before sending');
+  if (fields.length === 0)
+    throw new AppError('missing_fields', 'Add at least one field before sending');
   if (!doc.file_key) throw new AppError('missing_file', 'Upload the document file before sending');
   const signing = signers.filter((s) => s.role !== 'cc');
-  if (signing.length === 0) throw new AppError('missing_signers', 'Add at least one signer or approver (cc recipients do not sign)');
+  if (signing.length === 0)
+    throw new AppError(
+      'missing_signers',
+      'Add at least one signer or approver (cc recipients do not sign)',
+    );
   const orders = new Set(signing.map((s) => s.position));
   const orphan = fields.find((f) => !orders.has(f.assigned_to));
   if (orphan) {
-    throw invalidState(`Field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no signer or approver has`);
+    throw invalidState(
+      `Field ${orphan.id} is assigned to order ${orphan.assigned_to}, which no signer or approver has`,
+    );
   }
   const offPage = fieldBeyondPages(fields, doc.page_count);
   if (offPage) {
-    throw invalidState(`Field ${offPage.id} is on page ${offPage.page}, but the file has ${doc.page_count} page(s); move or delete the field`);
+    throw invalidState(
+      `Field ${offPage.id} is on page ${offPage.page}, but the file has ${doc.page_count} page(s); move or delete the field`,
+    );
   }
   if (doc.expires_at && Date.parse(doc.expires_at) <= deps.clock.now().getTime()) {
     throw invalidState('The document expiresAt has passed; set a later one before sending');
@@ -116,13 +166,17 @@ export async function cancelDocument(deps: AppDeps, actor: Actor, id: string) {
     const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
     if (!isOpenDocument(doc.status)) throw invalidState(`Cannot cancel a ${doc.status} document`);
     const now = deps.clock.now().toISOString();
-    const moved = await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'cancelled', { updated_at: now });
+    const moved = await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'cancelled', {
+      updated_at: now,
+    });
     if (!moved) throw invalidState('The document changed status meanwhile');
     const signers = await listSigners(trx, id);
     const open = signers.filter((s) => s.status !== 'completed');
     const org = await orgNameOf(trx, actor.orgId);
     for (const signer of open) {
-      await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
+      await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
+        updated_at: now,
+      });
       await enqueueJob(trx, deps.clock, 'mail', cancellationMail({ doc, signer, orgName: org }));
     }
     await writeAudit(trx, deps.clock, {
@@ -132,7 +186,13 @@ export async function cancelDocument(deps: AppDeps, actor: Actor, id: string) {
       details: `Cancelled; ${open.length} recipient(s) notified`,
       meta: actor.meta,
     });
-    await emitEvent(trx, deps.clock, actor.orgId, 'document.cancelled', await documentEventData(trx, actor.orgId, id));
+    await emitEvent(
+      trx,
+      deps.clock,
+      actor.orgId,
+      'document.cancelled',
+      await documentEventData(trx, actor.orgId, id),
+    );
     return { id, status: 'cancelled', cancelledSigners: open.length };
   });
 }

@@ -64,7 +64,8 @@ class UploadMeter extends Transform {
     const head = Buffer.concat(this.head);
     this.head = [];
     const sniffed = sniffType(head);
-    if (sniffed !== this.expected) return callback(new UploadTypeMismatch(sniffed, head.length === 0));
+    if (sniffed !== this.expected)
+      return callback(new UploadTypeMismatch(sniffed, head.length === 0));
     this.verified = true;
     callback(null, head);
   }

@@ -27,7 +27,9 @@ const DAY_MS = 24 * 3600 * 1000;
 const SHORT_LIVED_PAUSE_MS = 7 * DAY_MS;
 
 /** Renews the archive timestamps due within TIMESTAMP_RENEW_DAYS, up to a batch per pass; the failed ones are tried again an hour later. */
-export async function renewArchiveTimestamps(deps: AppDeps): Promise<{ renewed: number; failed: Array<{ documentId: string; error: string }> }> {
+export async function renewArchiveTimestamps(
+  deps: AppDeps,
+): Promise<{ renewed: number; failed: Array<{ documentId: string; error: string }> }> {
   const tsa = deps.config.longTerm.tsa;
   if (!tsa) return { renewed: 0, failed: [] };
   const now = deps.clock.now();
@@ -41,7 +43,12 @@ export async function renewArchiveTimestamps(deps: AppDeps): Promise<{ renewed: 
     .where('deleted_at', 'is', null)
     .where('signed_file_key', 'is not', null)
     .where('timestamp_expires_at', '<', horizon)
-    .where((eb) => eb.or([eb('timestamp_renewal_claimed_until', 'is', null), eb('timestamp_renewal_claimed_until', '<', nowIso)]))
+    .where((eb) =>
+      eb.or([
+        eb('timestamp_renewal_claimed_until', 'is', null),
+        eb('timestamp_renewal_claimed_until', '<', nowIso),
+      ]),
+    )
     .orderBy('timestamp_expires_at')
     .limit(BATCH)
     .execute();
@@ -54,11 +61,24 @@ export async function renewArchiveTimestamps(deps: AppDeps): Promise<{ renewed: 
       .set({ timestamp_renewal_claimed_until: claimedUntil })
       .where('id', '=', doc.id)
       .where('signed_file_key', '=', doc.signed_file_key!)
-      .where((eb) => eb.or([eb('timestamp_renewal_claimed_until', 'is', null), eb('timestamp_renewal_claimed_until', '<', nowIso)]))
+      .where((eb) =>
+        eb.or([
+          eb('timestamp_renewal_claimed_until', 'is', null),
+          eb('timestamp_renewal_claimed_until', '<', nowIso),
+        ]),
+      )
       .executeTakeFirst();
     if (Number(claim.numUpdatedRows) !== 1) continue; // another instance has it
     try {
-      await renewOne(deps, doc.id, doc.org_id, doc.signed_file_key!, doc.timestamp_expires_at, tsa, horizon);
+      await renewOne(
+        deps,
+        doc.id,
+        doc.org_id,
+        doc.signed_file_key!,
+        doc.timestamp_expires_at,
+        tsa,
+        horizon,
+      );
       renewed++;
     } catch (err) {
       // The claim stays until it lapses: the next attempt comes an hour later.
@@ -93,7 +113,9 @@ async function renewOne(
           signed_file_key: key,
           signed_file_hash: result.sha256,
           timestamp_expires_at: result.timestampExpiresAt,
-          timestamp_renewal_claimed_until: stillDue ? new Date(now.getTime() + SHORT_LIVED_PAUSE_MS).toISOString() : null,
+          timestamp_renewal_claimed_until: stillDue
+            ? new Date(now.getTime() + SHORT_LIVED_PAUSE_MS).toISOString()
+            : null,
           updated_at: now.toISOString(),
         })
         .where('id', '=', id)
@@ -104,7 +126,7 @@ async function renewOne(
         orgId,
         documentId: id,
         action: 'document.timestamp_renewed',
-        details: `Archive timestamp renewed (the previous one's certificate expires ${oldExpiry ?? 'unknown'}; the new one's ${result.timestampExpiresAt ?? 'unknown'}); signed PDF SHA-256 ${result.sha256} (${result.size} bytes)${stillDue ? '; the authority\'s certificate expires within TIMESTAMP_RENEW_DAYS, next renewal in 7 days' : ''}`,
+        details: `Archive timestamp renewed (the previous one's certificate expires ${oldExpiry ?? 'unknown'}; the new one's ${result.timestampExpiresAt ?? 'unknown'}); signed PDF SHA-256 ${result.sha256} (${result.size} bytes)${stillDue ? "; the authority's certificate expires within TIMESTAMP_RENEW_DAYS, next renewal in 7 days" : ''}`,
         meta: UNKNOWN_ACTOR,
       });
       return true;

@@ -36,13 +36,26 @@ function mac(secret: Buffer, payload: string): Buffer {
  * instance sharing the server secret can check it, and changing any bound value breaks the MAC.
  */
 export function signUploadToken(secret: Buffer, grant: UploadGrant): string {
-  const claims = { d: grant.targetId, o: grant.orgId, k: grant.fileKey, t: grant.contentType, m: grant.maxBytes, e: grant.expiresAt };
+  const claims = {
+    d: grant.targetId,
+    o: grant.orgId,
+    k: grant.fileKey,
+    t: grant.contentType,
+    m: grant.maxBytes,
+    e: grant.expiresAt,
+  };
   // `s` is only present for templates, so document tokens keep their shape.
-  const payload = Buffer.from(JSON.stringify(grant.target === 'template' ? { ...claims, s: 't' } : claims)).toString('base64url');
+  const payload = Buffer.from(
+    JSON.stringify(grant.target === 'template' ? { ...claims, s: 't' } : claims),
+  ).toString('base64url');
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
 }
 
-const forged = () => new AppError('forbidden', 'This upload URL is not valid; request a new one with POST /api/v1/documents/{id}/upload (or /api/v1/templates/{id}/upload)');
+const forged = () =>
+  new AppError(
+    'forbidden',
+    'This upload URL is not valid; request a new one with POST /api/v1/documents/{id}/upload (or /api/v1/templates/{id}/upload)',
+  );
 
 /**
  * The grant of a genuine, unexpired token. Forged or garbled: 403 `forbidden`; genuine but
@@ -62,20 +75,34 @@ export function verifyUploadToken(secret: Buffer, token: string, now: Date): Upl
   // Past the MAC the payload is ours, but it is still checked rather than trusted blindly.
   let claims: Record<string, unknown>;
   try {
-    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
   } catch {
     throw forged();
   }
   const { d, o, k, t, m, e, s } = claims;
   if (
     (s !== undefined && s !== 't') ||
-    typeof d !== 'string' || typeof o !== 'string' || typeof k !== 'string' ||
+    typeof d !== 'string' ||
+    typeof o !== 'string' ||
+    typeof k !== 'string' ||
     !UPLOAD_CONTENT_TYPES.includes(t as UploadContentType) ||
-    !Number.isSafeInteger(m) || !Number.isSafeInteger(e)
+    !Number.isSafeInteger(m) ||
+    !Number.isSafeInteger(e)
   ) {
     throw forged();
   }
-  const grant: UploadGrant = { target: s === 't' ? 'template' : 'document', targetId: d, orgId: o, fileKey: k, contentType: t as UploadContentType, maxBytes: m as number, expiresAt: e as number };
+  const grant: UploadGrant = {
+    target: s === 't' ? 'template' : 'document',
+    targetId: d,
+    orgId: o,
+    fileKey: k,
+    contentType: t as UploadContentType,
+    maxBytes: m as number,
+    expiresAt: e as number,
+  };
   if (now.getTime() >= grant.expiresAt) {
     throw new AppError(
       'unauthorized',

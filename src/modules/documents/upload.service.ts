@@ -6,7 +6,15 @@ import type { RequestMeta } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
 import { MAX_UPLOAD_BYTES, type UploadContentType, type UploadInput } from './documents.schemas.ts';
 import { getDocument, requireDocument, requireDraft, type Actor } from './documents.service.ts';
-import { discardObjects, ingestFile, newUploadKey, recordFile, refusalOf, tooLarge, type FileLimits } from './file-intake.ts';
+import {
+  discardObjects,
+  ingestFile,
+  newUploadKey,
+  recordFile,
+  refusalOf,
+  tooLarge,
+  type FileLimits,
+} from './file-intake.ts';
 import { isRefusal, newIncomingKey, settlePendingUpload } from './pending-upload.ts';
 import { signUploadToken, verifyUploadToken, type UploadGrant } from './upload-token.ts';
 import { UploadAborted } from './stream-to-storage.ts';
@@ -20,7 +28,13 @@ export const UPLOAD_URL_TTL_SECONDS = 3600;
  * through Signet would have been recorded at once (a refusal of them is only audited: the client is
  * replacing the file anyway); the earlier URL is void from then on.
  */
-async function presignedUpload(deps: AppDeps, doc: DocumentRow, presign: NonNullable<AppDeps['storage']['presignPut']>, limits: FileLimits, filename: string) {
+async function presignedUpload(
+  deps: AppDeps,
+  doc: DocumentRow,
+  presign: NonNullable<AppDeps['storage']['presignPut']>,
+  limits: FileLimits,
+  filename: string,
+) {
   await settlePendingUpload(deps, doc).catch((err: unknown) => {
     if (!isRefusal(err)) throw err;
   });
@@ -33,7 +47,9 @@ async function presignedUpload(deps: AppDeps, doc: DocumentRow, presign: NonNull
       pending_upload_key: fileKey,
       pending_upload_content_type: limits.contentType,
       pending_upload_max_bytes: limits.maxBytes,
-      pending_upload_expires_at: new Date(deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000).toISOString(),
+      pending_upload_expires_at: new Date(
+        deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000,
+      ).toISOString(),
     });
     return current.pending_upload_key;
   });
@@ -44,20 +60,37 @@ async function presignedUpload(deps: AppDeps, doc: DocumentRow, presign: NonNull
 /** What a step-1 request asks for: the type and size limit bound to the URL, and the file's name. */
 export function uploadRequest(input: UploadInput): { limits: FileLimits; filename: string } {
   if (input.fileSize !== undefined && input.fileSize > MAX_UPLOAD_BYTES) {
-    throw new AppError('payload_too_large', `fileSize ${input.fileSize} is over the limit of ${MAX_UPLOAD_BYTES} bytes (50 MB)`);
+    throw new AppError(
+      'payload_too_large',
+      `fileSize ${input.fileSize} is over the limit of ${MAX_UPLOAD_BYTES} bytes (50 MB)`,
+    );
   }
   return {
-    limits: { contentType: (input.contentType as UploadContentType | undefined) ?? 'application/pdf', maxBytes: input.fileSize ?? MAX_UPLOAD_BYTES },
+    limits: {
+      contentType: (input.contentType as UploadContentType | undefined) ?? 'application/pdf',
+      maxBytes: input.fileSize ?? MAX_UPLOAD_BYTES,
+    },
     filename: input.filename ?? 'document.pdf',
   };
 }
 
-const ticketOf = (limits: FileLimits) => ({ expiresIn: UPLOAD_URL_TTL_SECONDS, method: 'PUT' as const, headers: { 'Content-Type': limits.contentType } });
+const ticketOf = (limits: FileLimits) => ({
+  expiresIn: UPLOAD_URL_TTL_SECONDS,
+  method: 'PUT' as const,
+  headers: { 'Content-Type': limits.contentType },
+});
 
 /** Step 1 answered with Signet's own upload URL, `PUBLIC_URL/uploads/{token}`, the token carrying the grant. */
 export function signetUploadTicket(deps: AppDeps, grant: Omit<UploadGrant, 'expiresAt'>) {
-  const token = signUploadToken(deps.secret, { ...grant, expiresAt: deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000 });
-  return { uploadUrl: `${deps.config.publicUrl}/uploads/${token}`, fileKey: grant.fileKey, ...ticketOf(grant) };
+  const token = signUploadToken(deps.secret, {
+    ...grant,
+    expiresAt: deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000,
+  });
+  return {
+    uploadUrl: `${deps.config.publicUrl}/uploads/${token}`,
+    fileKey: grant.fileKey,
+    ...ticketOf(grant),
+  };
 }
 
 /**
@@ -65,14 +98,34 @@ export function signetUploadTicket(deps: AppDeps, grant: Omit<UploadGrant, 'expi
  * `fileSize` over 50 MB is refused now rather than after the client sent the bytes. With the local
  * driver the URL is Signet's own, carrying a signed token; with S3 it is a presigned PUT.
  */
-export async function createUploadTicket(deps: AppDeps, actor: Actor, id: string, input: UploadInput) {
+export async function createUploadTicket(
+  deps: AppDeps,
+  actor: Actor,
+  id: string,
+  input: UploadInput,
+) {
   const doc = await requireDocument(deps.db, actor.orgId, id);
   requireDraft(doc, 'upload a file');
   const { limits, filename } = uploadRequest(input);
   if (deps.storage.presignPut) {
-    return { ...(await presignedUpload(deps, doc, deps.storage.presignPut.bind(deps.storage), limits, filename)), ...ticketOf(limits) };
+    return {
+      ...(await presignedUpload(
+        deps,
+        doc,
+        deps.storage.presignPut.bind(deps.storage),
+        limits,
+        filename,
+      )),
+      ...ticketOf(limits),
+    };
   }
-  return signetUploadTicket(deps, { target: 'document', targetId: id, orgId: actor.orgId, fileKey: newUploadKey(actor.orgId, id, filename), ...limits });
+  return signetUploadTicket(deps, {
+    target: 'document',
+    targetId: id,
+    orgId: actor.orgId,
+    fileKey: newUploadKey(actor.orgId, id, filename),
+    ...limits,
+  });
 }
 
 export interface IncomingUpload {
@@ -88,13 +141,21 @@ export interface IncomingUpload {
 const mediaType = (header: string | undefined) => (header ?? '').split(';')[0].trim().toLowerCase();
 
 /** Takes the body of an upload whose token and headers were checked, for one kind of target; answers the target's detail. */
-export type GrantedUpload = (grant: UploadGrant, body: Readable, meta: RequestMeta) => Promise<unknown>;
+export type GrantedUpload = (
+  grant: UploadGrant,
+  body: Readable,
+  meta: RequestMeta,
+) => Promise<unknown>;
 
 /**
  * Step 2 of the upload, the PUT to the signed URL: checks the token and the request's headers,
  * then hands the body to the receiver of the token's target (a document here, or a template).
  */
-export async function receiveUpload(deps: AppDeps, upload: IncomingUpload, receivers: Record<UploadGrant['target'], GrantedUpload>) {
+export async function receiveUpload(
+  deps: AppDeps,
+  upload: IncomingUpload,
+  receivers: Record<UploadGrant['target'], GrantedUpload>,
+) {
   const grant = verifyUploadToken(deps.secret, upload.token, deps.clock.now());
   if (mediaType(upload.contentType) !== grant.contentType) {
     throw new AppError(
@@ -102,7 +163,8 @@ export async function receiveUpload(deps: AppDeps, upload: IncomingUpload, recei
       `Send the file with Content-Type: ${grant.contentType}, the contentType given when this upload URL was requested`,
     );
   }
-  if (upload.contentLength !== undefined && upload.contentLength > grant.maxBytes) throw tooLarge(grant.maxBytes);
+  if (upload.contentLength !== undefined && upload.contentLength > grant.maxBytes)
+    throw tooLarge(grant.maxBytes);
   return receivers[grant.target](grant, upload.body ?? Readable.from([]), upload.meta);
 }
 
@@ -112,12 +174,22 @@ export async function receiveUpload(deps: AppDeps, upload: IncomingUpload, recei
  * used a second time must not overwrite the file its first use gave the target: that file stays
  * intact until this upload has fully succeeded, so the bytes then go to a fresh key beside it.
  */
-export async function ingestGranted(deps: AppDeps, grant: UploadGrant, body: Readable, fresh: () => string, current: { file_key: string | null; original_file_key: string | null }) {
+export async function ingestGranted(
+  deps: AppDeps,
+  grant: UploadGrant,
+  body: Readable,
+  fresh: () => string,
+  current: { file_key: string | null; original_file_key: string | null },
+) {
   const inUse = grant.fileKey === current.original_file_key || grant.fileKey === current.file_key;
   try {
     return await ingestFile(deps.storage, inUse ? fresh() : grant.fileKey, body, grant);
   } catch (err) {
-    if (err instanceof UploadAborted) throw new AppError('validation_error', 'The upload was interrupted before every byte arrived');
+    if (err instanceof UploadAborted)
+      throw new AppError(
+        'validation_error',
+        'The upload was interrupted before every byte arrived',
+      );
     throw refusalOf(err, grant) ?? err;
   }
 }
@@ -126,11 +198,22 @@ export async function ingestGranted(deps: AppDeps, grant: UploadGrant, body: Rea
  * Step 2 for a document: checks it is still a draft, ingests the bytes, then records the file on
  * the document. A later upload in draft replaces the file; the replaced objects are deleted.
  */
-export async function receiveDocumentUpload(deps: AppDeps, grant: UploadGrant, body: Readable, meta: RequestMeta) {
+export async function receiveDocumentUpload(
+  deps: AppDeps,
+  grant: UploadGrant,
+  body: Readable,
+  meta: RequestMeta,
+) {
   const doc = await repo.findDocument(deps.db, grant.orgId, grant.targetId);
   if (!doc) throw invalidState('The document was deleted; it no longer accepts uploads');
   requireDraft(doc, 'upload a file');
-  const file = await ingestGranted(deps, grant, body, () => newUploadKey(grant.orgId, grant.targetId, grant.fileKey.split('/').at(-1)!), doc);
+  const file = await ingestGranted(
+    deps,
+    grant,
+    body,
+    () => newUploadKey(grant.orgId, grant.targetId, grant.fileKey.split('/').at(-1)!),
+    doc,
+  );
   const ref = { orgId: grant.orgId, documentId: grant.targetId };
   await recordFile(deps, ref, file, {
     meta,

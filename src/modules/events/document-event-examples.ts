@@ -3,7 +3,7 @@ import type { EventType } from './event-types.ts';
 
 /** A delivery of each document event, as a real flow produced it (test/docs/examples-live.test.ts captures them). */
 export const documentEventExamples: Partial<Record<EventType, unknown>> = {
-  "document.created": {
+  'document.created': {
     id: 'dlv_01jdxck86j9fead89f9e6b2191',
     event: 'document.created',
     api_version: '2026-11-21',
@@ -25,7 +25,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       _count: { signers: 1, fields: 2, attachments: 0 },
     },
   },
-  "document.sent": {
+  'document.sent': {
     id: 'dlv_01jdxck98pd45fe532b821af19',
     event: 'document.sent',
     api_version: '2026-11-21',
@@ -47,7 +47,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       _count: { signers: 1, fields: 2, attachments: 0 },
     },
   },
-  "document.viewed": {
+  'document.viewed': {
     id: 'dlv_01jdxckbcr721d763863392a01',
     event: 'document.viewed',
     api_version: '2026-11-21',
@@ -80,7 +80,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       },
     },
   },
-  "document.action_required": {
+  'document.action_required': {
     id: 'dlv_01jdxckdfe17be6ed6cf2fef76',
     event: 'document.action_required',
     api_version: '2026-11-21',
@@ -102,7 +102,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       _count: { signers: 1, fields: 2, attachments: 0 },
     },
   },
-  "document.completed": {
+  'document.completed': {
     id: 'dlv_01jdxckf065bf5beb114291ba9',
     event: 'document.completed',
     api_version: '2026-11-21',
@@ -124,7 +124,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       _count: { signers: 1, fields: 2, attachments: 0 },
     },
   },
-  "document.cancelled": {
+  'document.cancelled': {
     id: 'dlv_01jdxckfesf9458ae14f5bfe6f',
     event: 'document.cancelled',
     api_version: '2026-11-21',
@@ -146,7 +146,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       _count: { signers: 1, fields: 1, attachments: 0 },
     },
   },
-  "document.declined": {
+  'document.declined': {
     id: 'dlv_01jdxckfpd603e386e2b39ee35',
     event: 'document.declined',
     api_version: '2026-11-21',
@@ -168,7 +168,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       _count: { signers: 1, fields: 1, attachments: 0 },
     },
   },
-  "document.deleted": {
+  'document.deleted': {
     id: 'dlv_01jdxckgef16163ee0cd2df0b3',
     event: 'document.deleted',
     api_version: '2026-11-21',
@@ -190,7 +190,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
       _count: { signers: 0, fields: 0, attachments: 0 },
     },
   },
-  "document.expired": {
+  'document.expired': {
     id: 'dlv_01jdxckjxt249410d97d795ca7',
     event: 'document.expired',
     api_version: '2026-11-21',

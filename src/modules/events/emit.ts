@@ -8,7 +8,11 @@ import { prepared, preparedInsert } from '../../db/prepared.ts';
 
 const insertEvent = preparedInsert('events', ['id', 'org_id', 'type', 'data', 'created_at']);
 const activeWebhooks = prepared<{ orgId: string }, { id: string; events: string }>((db, p) =>
-  db.selectFrom('webhooks').select(['id', 'events']).where('org_id', '=', p.orgId).where('status', '=', 'active'),
+  db
+    .selectFrom('webhooks')
+    .select(['id', 'events'])
+    .where('org_id', '=', p.orgId)
+    .where('status', '=', 'active'),
 );
 
 /**
@@ -84,7 +88,10 @@ export async function emitEvents<T extends EventType>(
 
 /** The id of the delivery of event `eventId` to webhook `webhookId`. */
 export function deliveryId(eventId: string, webhookId: string): string {
-  return `dlv_${eventId.slice(4, 14)}${createHash('md5').update(eventId + webhookId).digest('hex').slice(0, 16)}`;
+  return `dlv_${eventId.slice(4, 14)}${createHash('md5')
+    .update(eventId + webhookId)
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 /**
@@ -98,6 +105,17 @@ from events_ e join webhooks w on w.org_id = e.org_id
 where w.status = 'active' and w.events::jsonb @> jsonb_build_array(e.type)`;
 
 /** The row of an event of `type`, stamped now (emitEvent, and creates batched on PostgreSQL). */
-export function eventRow<T extends EventType>(clock: Clock, orgId: string, type: T, data: EventData<T>) {
-  return { id: newId('evt'), org_id: orgId, type, data: JSON.stringify(data), created_at: clock.now().toISOString() };
+export function eventRow<T extends EventType>(
+  clock: Clock,
+  orgId: string,
+  type: T,
+  data: EventData<T>,
+) {
+  return {
+    id: newId('evt'),
+    org_id: orgId,
+    type,
+    data: JSON.stringify(data),
+    created_at: clock.now().toISOString(),
+  };
 }

@@ -4,14 +4,14 @@ import { documentEventExamples } from './document-event-examples.ts';
 
 /** A delivery of each event type, as a real flow produced it (test/docs/examples-live.test.ts captures them). */
 export const eventExamples: Partial<Record<EventType, unknown>> = {
-  "webhook.test": {
+  'webhook.test': {
     id: EX.dlv,
     event: 'webhook.test',
     api_version: '2026-11-21',
     created_at: AT.created,
     data: { webhookId: EX.whk, message: 'Test event sent with POST /api/v1/webhooks/{id}/test' },
   },
-  "signer.viewed": {
+  'signer.viewed': {
     id: 'dlv_01jdxckbcr439a104ca1668540',
     event: 'signer.viewed',
     api_version: '2026-11-21',
@@ -44,7 +44,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       },
     },
   },
-  "signer.completed": {
+  'signer.completed': {
     id: 'dlv_01jdxckbgw8f1707cf41929cbb',
     event: 'signer.completed',
     api_version: '2026-11-21',
@@ -77,7 +77,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       },
     },
   },
-  "signer.declined": {
+  'signer.declined': {
     id: 'dlv_01jdxckfpd784578337ce9e5d1',
     event: 'signer.declined',
     api_version: '2026-11-21',
@@ -110,7 +110,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       },
     },
   },
-  "campaign.submission.created": {
+  'campaign.submission.created': {
     id: 'dlv_01jdxckgw2eb57117d7b066e67',
     event: 'campaign.submission.created',
     api_version: '2026-11-21',
@@ -152,7 +152,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       },
     },
   },
-  "campaign.closed": {
+  'campaign.closed': {
     id: 'dlv_01jdxckgw2749f118efbcb34bb',
     event: 'campaign.closed',
     api_version: '2026-11-21',
@@ -181,7 +181,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       reason: 'max_submissions',
     },
   },
-  "bulk_send.completed": {
+  'bulk_send.completed': {
     id: 'dlv_01jdxckjm12b15eabf60adaa77',
     event: 'bulk_send.completed',
     api_version: '2026-11-21',

@@ -14,7 +14,8 @@ import type { EventType } from './event-types.ts';
 
 /** A document event: the document as a list item. */
 const DocumentData = Type.Object(DocumentListItem.properties, {
-  description: 'The document as `GET /api/v1/documents` lists it (documents of a bulk send carry its `bulkSendId`, campaign submissions their `campaignId`)',
+  description:
+    'The document as `GET /api/v1/documents` lists it (documents of a bulk send carry its `bulkSendId`, campaign submissions their `campaignId`)',
 });
 
 /** A signer event: the document, and the signer who acted. */
@@ -41,18 +42,24 @@ export const EVENT_DATA = {
   'signer.declined': SignerData,
   'campaign.submission.created': Type.Object(
     { ...DocumentListItem.properties, campaign: Campaign },
-    { description: 'The submitted document as a list item, plus the `campaign` it came through (with its new `submissionCount`)' },
+    {
+      description:
+        'The submitted document as a list item, plus the `campaign` it came through (with its new `submissionCount`)',
+    },
   ),
   'campaign.closed': Type.Object(
     {
       campaign: Campaign,
       reason: StringEnum(CLOSE_REASONS, {
-        description: '`max_submissions`: it reached `maxSubmissions`; `expired`: its `expiresAt` passed; `manual`: a PATCH set its status to `closed`',
+        description:
+          '`max_submissions`: it reached `maxSubmissions`; `expired`: its `expiresAt` passed; `manual`: a PATCH set its status to `closed`',
       }),
     },
     { description: 'The campaign, now `closed`, and why' },
   ),
-  'bulk_send.completed': Type.Object(BulkSend.properties, { description: 'The bulk send as `GET /api/v1/bulk-sends/{id}` answers it, every row done' }),
+  'bulk_send.completed': Type.Object(BulkSend.properties, {
+    description: 'The bulk send as `GET /api/v1/bulk-sends/{id}` answers it, every row done',
+  }),
   'webhook.test': Type.Object(
     {
       webhookId: Type.String({ description: 'The webhook tested (`whk_…`)' }),

@@ -17,16 +17,30 @@ export async function purgeEventLog(db: Executor, now: Date, days: number): Prom
   for (const { id: orgId } of orgs) {
     let after: { created_at: string; id: string } | null = null;
     for (;;) {
-      let q = db.selectFrom('events').select(['id', 'created_at']).where('org_id', '=', orgId).where('created_at', '<', cutoff);
+      let q = db
+        .selectFrom('events')
+        .select(['id', 'created_at'])
+        .where('org_id', '=', orgId)
+        .where('created_at', '<', cutoff);
       if (after) {
         const last = after;
-        q = q.where((eb) => eb.or([eb('created_at', '>', last.created_at), eb.and([eb('created_at', '=', last.created_at), eb('id', '>', last.id)])]));
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '>', last.created_at),
+            eb.and([eb('created_at', '=', last.created_at), eb('id', '>', last.id)]),
+          ]),
+        );
       }
       const batch = await q.orderBy('created_at').orderBy('id').limit(BATCH).execute();
       if (batch.length === 0) break;
       after = batch[batch.length - 1]!;
       const ids = batch.map((e) => e.id);
-      const finished = await db.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', ids).where('status', '!=', 'pending').execute();
+      const finished = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('event_id', 'in', ids)
+        .where('status', '!=', 'pending')
+        .execute();
       if (finished.length > 0) {
         const deliveryIds = finished.map((d) => d.id);
         await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveryIds).execute();
@@ -35,7 +49,15 @@ export async function purgeEventLog(db: Executor, now: Date, days: number): Prom
       const gone = await db
         .deleteFrom('events')
         .where('id', 'in', ids)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'events.id'))))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries')
+                .select('id')
+                .whereRef('webhook_deliveries.event_id', '=', 'events.id'),
+            ),
+          ),
+        )
         .executeTakeFirst();
       removed += Number(gone.numDeletedRows);
       if (batch.length < BATCH) break;

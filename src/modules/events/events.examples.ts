@@ -4,7 +4,11 @@ import type { OperationExample } from '../../http/operation-docs.ts';
 /** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
 export const eventExamples = {
   listEvents: {
-    querystring: { type: 'document.completed', createdAfter: '2026-11-21T09:30:00.000Z', order: 'asc' },
+    querystring: {
+      type: 'document.completed',
+      createdAfter: '2026-11-21T09:30:00.000Z',
+      order: 'asc',
+    },
     response: {
       data: [
         {

@@ -25,7 +25,8 @@ export async function eventsRoutes(fastify: FastifyInstance): Promise<void> {
           '(`id` is the event id here). After an outage, read from the `created_at` of the last event you handled: ' +
           '`?createdAfter=…&order=asc`, then follow `nextCursor`. Events are kept `WEBHOOK_LOG_DAYS` days (30 by default).',
         querystring: ListEventsQuery,
-        response: { 200: { ...Page(EventEnvelope), description: 'A page of events' } }, errorCodes: [],
+        response: { 200: { ...Page(EventEnvelope), description: 'A page of events' } },
+        errorCodes: [],
       },
     },
     async (request) => listEvents(deps.db, authOf(request).orgId, request.query),

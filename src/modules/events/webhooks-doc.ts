@@ -5,22 +5,28 @@ import { eventExamples } from './event-examples.ts';
 
 /** What each event says happened. */
 const WHEN: Record<EventType, string> = {
-  'document.created': 'A document was created (through the API, a campaign submission or a bulk send).',
+  'document.created':
+    'A document was created (through the API, a campaign submission or a bulk send).',
   'document.sent': 'A document was sent for signature: its signers were invited.',
   'document.viewed': 'A signer opened the document (delivered with `signer.viewed`).',
-  'document.completed': 'Every signer and approver signed and the signed PDF exists: download it now.',
-  'document.declined': 'A signer declined; the document is finished (delivered with `signer.declined`).',
+  'document.completed':
+    'Every signer and approver signed and the signed PDF exists: download it now.',
+  'document.declined':
+    'A signer declined; the document is finished (delivered with `signer.declined`).',
   'document.cancelled': 'The sender cancelled the document.',
   'document.expired': 'The document passed its `expiresAt` before everyone signed.',
   'document.deleted': 'The document was deleted.',
   'document.action_required':
     'The sender must act: an invitation bounced, identity evidence awaits review, or sealing failed. `GET /api/v1/documents/{id}` says which in `actionRequired`.',
   'signer.viewed': 'A signer opened their signing link.',
-  'signer.completed': 'A signer signed (their uploads, if any, are counted in `_count.attachments` and listed in the document detail).',
+  'signer.completed':
+    'A signer signed (their uploads, if any, are counted in `_count.attachments` and listed in the document detail).',
   'signer.declined': 'A signer declined to sign.',
-  'campaign.submission.created': 'Someone signed through a campaign link: a new document, with the campaign.',
+  'campaign.submission.created':
+    'Someone signed through a campaign link: a new document, with the campaign.',
   'campaign.closed': 'A campaign stopped taking submissions.',
-  'bulk_send.completed': 'Every row of a bulk send was handled: `sent` documents went out, `failed` ones did not.',
+  'bulk_send.completed':
+    'Every row of a bulk send was handled: `sent` documents went out, `failed` ones did not.',
   'webhook.test': 'A test event, sent on request to one webhook.',
 };
 
@@ -35,12 +41,26 @@ const header = (name: string, description: string, example?: string) => ({
 
 const HEADERS = [
   header('X-Service-Event', 'The event type'),
-  header('X-Service-Delivery-Id', 'The delivery id, the same on every retry of this event to this webhook: deduplicate on it', 'dlv_01jdx7q8r9k3m8w2v9c4d7e1f0'),
-  header('X-Service-Timestamp', 'Unix seconds when this attempt was signed; refuse it when more than 5 minutes old', '1795256073'),
-  header('X-Service-Signature', '`sha256=` + hex HMAC-SHA256, keyed with the webhook secret, of `"{X-Service-Timestamp}.{raw body}"`'),
+  header(
+    'X-Service-Delivery-Id',
+    'The delivery id, the same on every retry of this event to this webhook: deduplicate on it',
+    'dlv_01jdx7q8r9k3m8w2v9c4d7e1f0',
+  ),
+  header(
+    'X-Service-Timestamp',
+    'Unix seconds when this attempt was signed; refuse it when more than 5 minutes old',
+    '1795256073',
+  ),
+  header(
+    'X-Service-Signature',
+    '`sha256=` + hex HMAC-SHA256, keyed with the webhook secret, of `"{X-Service-Timestamp}.{raw body}"`',
+  ),
   header('webhook-id', 'Standard Webhooks: the delivery id'),
   header('webhook-timestamp', 'Standard Webhooks: the timestamp'),
-  header('webhook-signature', 'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `"{webhook-id}.{webhook-timestamp}.{raw body}"`, same key'),
+  header(
+    'webhook-signature',
+    'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `"{webhook-id}.{webhook-timestamp}.{raw body}"`, same key',
+  ),
 ];
 
 /** A schema as JSON, with every nested schema that has an `$id` (a component of the document) replaced by a reference to it. */
@@ -49,7 +69,11 @@ function withRefs(schema: unknown, root = true): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   const s = schema as Record<string, unknown>;
   if (!root && typeof s.$id === 'string') return { $ref: `#/components/schemas/${s.$id}` };
-  return Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$id').map(([k, v]) => [k, withRefs(v, false)]));
+  return Object.fromEntries(
+    Object.entries(s)
+      .filter(([k]) => k !== '$id')
+      .map(([k, v]) => [k, withRefs(v, false)]),
+  );
 }
 
 function envelope(type: EventType, data: TSchema) {
@@ -58,7 +82,10 @@ function envelope(type: EventType, data: TSchema) {
     required: ['id', 'event', 'api_version', 'created_at', 'data'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', description: 'The delivery id (`dlv_…`), as in `X-Service-Delivery-Id`' },
+      id: {
+        type: 'string',
+        description: 'The delivery id (`dlv_…`), as in `X-Service-Delivery-Id`',
+      },
       event: { type: 'string', enum: [type] },
       api_version: { type: 'string', enum: [API_VERSION] },
       created_at: { type: 'string', format: 'date-time', description: 'When the change happened' },
@@ -87,7 +114,12 @@ export function webhooksDocument(): Record<string, object> {
           requestBody: {
             required: true,
             description: 'The event, in the envelope every delivery has',
-            content: { 'application/json': { schema: envelope(type, EVENT_DATA[type]), ...(eventExamples[type] ? { example: eventExamples[type] } : {}) } },
+            content: {
+              'application/json': {
+                schema: envelope(type, EVENT_DATA[type]),
+                ...(eventExamples[type] ? { example: eventExamples[type] } : {}),
+              },
+            },
           },
           responses: { '2XX': { description: 'Delivered: any 2xx status (the body is ignored)' } },
         },

@@ -4,7 +4,19 @@ import type { FieldType } from './fields.schemas.ts';
 /** The columns a document field and a template field share. */
 export type FieldColumns = Pick<
   FieldRow,
-  'id' | 'type' | 'label' | 'page' | 'x' | 'y' | 'width' | 'height' | 'required' | 'read_only' | 'placeholder' | 'default_value' | 'options'
+  | 'id'
+  | 'type'
+  | 'label'
+  | 'page'
+  | 'x'
+  | 'y'
+  | 'width'
+  | 'height'
+  | 'required'
+  | 'read_only'
+  | 'placeholder'
+  | 'default_value'
+  | 'options'
 >;
 
 /**

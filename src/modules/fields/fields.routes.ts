@@ -4,7 +4,13 @@ import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import * as service from './fields.service.ts';
-import { FieldInput, FieldParams, FieldPatch, FieldSchema, ListFieldsQuery } from './fields.schemas.ts';
+import {
+  FieldInput,
+  FieldParams,
+  FieldPatch,
+  FieldSchema,
+  ListFieldsQuery,
+} from './fields.schemas.ts';
 import { fieldExamples } from './fields.examples.ts';
 
 const tags = ['Fields'];
@@ -30,10 +36,14 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
         description: `${RULES} A document has at most 500 fields (409 \`limit_reached\`).`,
         params: IdParams,
         body: FieldInput,
-        response: { 201: Data(FieldSchema, "The added field") }, errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
+        response: { 201: Data(FieldSchema, 'The added field') },
+        errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.addField(deps, actorOf(request), request.params.id, request.body) }),
+    async (request, reply) =>
+      reply.code(201).send({
+        data: await service.addField(deps, actorOf(request), request.params.id, request.body),
+      }),
   );
 
   app.get(
@@ -45,14 +55,15 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'listFields',
         example: fieldExamples.listFields,
         summary: "List a document's fields, oldest first",
-        description:
-          "The document's fields, in the order they were added.",
+        description: "The document's fields, in the order they were added.",
         params: IdParams,
         querystring: ListFieldsQuery,
-        response: { 200: Page(FieldSchema, "The page of fields") }, errorCodes: ['not_found'],
+        response: { 200: Page(FieldSchema, 'The page of fields') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => service.listDocumentFields(deps, authOf(request).orgId, request.params.id, request.query),
+    async (request) =>
+      service.listDocumentFields(deps, authOf(request).orgId, request.params.id, request.query),
   );
 
   app.patch(
@@ -67,10 +78,19 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
         description: `The rules apply to the field as it is after the change: ${RULES}`,
         params: FieldParams,
         body: FieldPatch,
-        response: { 200: Data(FieldSchema, "The updated field") }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 200: Data(FieldSchema, 'The updated field') },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
-    async (request) => ({ data: await service.updateField(deps, actorOf(request), request.params.id, request.params.fieldId, request.body) }),
+    async (request) => ({
+      data: await service.updateField(
+        deps,
+        actorOf(request),
+        request.params.id,
+        request.params.fieldId,
+        request.body,
+      ),
+    }),
   );
 
   app.delete(
@@ -82,10 +102,10 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'removeField',
         example: fieldExamples.removeField,
         summary: 'Remove a field from a draft document',
-        description:
-          "Removes a field from a draft document (409 `invalid_state` once sent).",
+        description: 'Removes a field from a draft document (409 `invalid_state` once sent).',
         params: FieldParams,
-        response: { 204: NoContent }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request, reply) => {

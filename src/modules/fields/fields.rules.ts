@@ -10,9 +10,11 @@ export const MAX_FIELDS = 500;
 /** `page` must exist in the document once its page count is known (null until a file is uploaded). */
 export function checkPage(page: number, pageCount: number | null, path = 'body.page'): void {
   if (pageCount !== null && page > pageCount) {
-    throw new AppError('validation_error', `${path} must be at most ${pageCount}: the document has ${pageCount} page(s)`, [
-      { path, message: `must be at most ${pageCount} (the document's page count)` },
-    ]);
+    throw new AppError(
+      'validation_error',
+      `${path} must be at most ${pageCount}: the document has ${pageCount} page(s)`,
+      [{ path, message: `must be at most ${pageCount} (the document's page count)` }],
+    );
   }
 }
 
@@ -20,7 +22,10 @@ export function checkPage(page: number, pageCount: number | null, path = 'body.p
  * The first of `fields` on a page the file does not have (placed before the file arrived, or kept
  * when a shorter one replaced it); none while the page count is unknown.
  */
-export function fieldBeyondPages<F extends { page: number }>(fields: readonly F[], pageCount: number | null): F | undefined {
+export function fieldBeyondPages<F extends { page: number }>(
+  fields: readonly F[],
+  pageCount: number | null,
+): F | undefined {
   return pageCount === null ? undefined : fields.find((f) => f.page > pageCount);
 }
 
@@ -40,23 +45,40 @@ export interface FieldShape {
 export function checkField(field: FieldShape, path = 'body'): void {
   const problems: ErrorDetail[] = [];
   const at = (name: string) => (path ? `${path}.${name}` : name);
-  if (field.x + field.width > 100) problems.push({ path: at('width'), message: 'x + width must not exceed 100 (% of the page)' });
-  if (field.y + field.height > 100) problems.push({ path: at('height'), message: 'y + height must not exceed 100 (% of the page)' });
+  if (field.x + field.width > 100)
+    problems.push({ path: at('width'), message: 'x + width must not exceed 100 (% of the page)' });
+  if (field.y + field.height > 100)
+    problems.push({
+      path: at('height'),
+      message: 'y + height must not exceed 100 (% of the page)',
+    });
   const needsOptions = OPTION_TYPES.includes(field.type);
   if (needsOptions && (!field.options || field.options.length === 0)) {
     problems.push({ path: at('options'), message: `is required for ${field.type} fields` });
   }
-  if (!needsOptions && field.options) problems.push({ path: at('options'), message: `must be null for ${field.type} fields` });
-  if (needsOptions && field.options && field.defaultValue !== null && !field.options.includes(field.defaultValue)) {
+  if (!needsOptions && field.options)
+    problems.push({ path: at('options'), message: `must be null for ${field.type} fields` });
+  if (
+    needsOptions &&
+    field.options &&
+    field.defaultValue !== null &&
+    !field.options.includes(field.defaultValue)
+  ) {
     problems.push({ path: at('defaultValue'), message: 'must be one of options' });
   }
   if (field.options && new Set(field.options).size !== field.options.length) {
     problems.push({ path: at('options'), message: 'must not repeat a value' });
   }
-  if (problems.length > 0) throw new AppError('validation_error', `${problems[0].path} ${problems[0].message}`, problems);
+  if (problems.length > 0)
+    throw new AppError('validation_error', `${problems[0].path} ${problems[0].message}`, problems);
 }
 
-export function buildFieldRows(documentId: string, inputs: FieldInputT[], now: string, pathPrefix = ''): Insertable<FieldsTable>[] {
+export function buildFieldRows(
+  documentId: string,
+  inputs: FieldInputT[],
+  now: string,
+  pathPrefix = '',
+): Insertable<FieldsTable>[] {
   return inputs.map((input, i) => {
     const options = input.options ?? null;
     const defaultValue = input.defaultValue ?? null;

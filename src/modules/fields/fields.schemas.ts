@@ -1,14 +1,27 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
 
-export const FIELD_TYPES = ['signature', 'initials', 'name', 'email', 'date', 'text', 'number', 'checkbox', 'dropdown', 'radio', 'file'] as const;
+export const FIELD_TYPES = [
+  'signature',
+  'initials',
+  'name',
+  'email',
+  'date',
+  'text',
+  'number',
+  'checkbox',
+  'dropdown',
+  'radio',
+  'file',
+] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 /** Types that need `options`; every other type must leave it null. */
 export const OPTION_TYPES: readonly string[] = ['dropdown', 'radio'];
 
 const FieldTypeSchema = StringEnum(FIELD_TYPES);
 const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description });
-const Size = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 100, description });
+const Size = (description: string) =>
+  Type.Number({ exclusiveMinimum: 0, maximum: 100, description });
 
 export const FieldSchema = Type.Object(
   {
@@ -46,10 +59,17 @@ const extras = {
   assignedTo: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
   placeholder: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   defaultValue: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-  options: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 }))),
+  options: Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 }),
+    ),
+  ),
 };
 
-export const FieldInput = Type.Object({ type: FieldTypeSchema, ...geometry, ...extras }, { additionalProperties: false });
+export const FieldInput = Type.Object(
+  { type: FieldTypeSchema, ...geometry, ...extras },
+  { additionalProperties: false },
+);
 export type FieldInputT = Static<typeof FieldInput>;
 
 export const FieldPatch = Type.Object(

@@ -8,20 +8,41 @@ import { updateDocument } from '../documents/documents.repository.ts';
 import { requireDocument, requireDraft, type Actor } from '../documents/documents.service.ts';
 import { lockDocumentForEdit } from '../documents/documents.repository.ts';
 import * as repo from './fields.repository.ts';
-import { buildFieldRows, checkField, checkPage, MAX_FIELDS, type FieldShape } from './fields.rules.ts';
+import {
+  buildFieldRows,
+  checkField,
+  checkPage,
+  MAX_FIELDS,
+  type FieldShape,
+} from './fields.rules.ts';
 import type { FieldInputT, FieldPatchT, ListFieldsQueryT } from './fields.schemas.ts';
 
-const where = (f: Pick<FieldRow, 'type' | 'page' | 'assigned_to'>) => `${f.type} field on page ${f.page} for order ${f.assigned_to}`;
+const where = (f: Pick<FieldRow, 'type' | 'page' | 'assigned_to'>) =>
+  `${f.type} field on page ${f.page} for order ${f.assigned_to}`;
 
 /** A document's fields, oldest first, one page at a time. */
-export async function listDocumentFields(deps: AppDeps, orgId: string, documentId: string, query: ListFieldsQueryT) {
+export async function listDocumentFields(
+  deps: AppDeps,
+  orgId: string,
+  documentId: string,
+  query: ListFieldsQueryT,
+) {
   await requireDocument(deps.db, orgId, documentId);
-  const { rows, meta } = await repo.listFieldsPage(deps.db, documentId, { list: `fields:${documentId}`, limit: query.limit, cursor: query.cursor });
+  const { rows, meta } = await repo.listFieldsPage(deps.db, documentId, {
+    list: `fields:${documentId}`,
+    limit: query.limit,
+    cursor: query.cursor,
+  });
   return { data: rows.map(toField), meta };
 }
 
 /** Places a field on a draft document (at most 500; `page` within the page count once known). */
-export async function addField(deps: AppDeps, actor: Actor, documentId: string, input: FieldInputT) {
+export async function addField(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  input: FieldInputT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     requireDraft(doc, 'add a field');
@@ -34,7 +55,13 @@ export async function addField(deps: AppDeps, actor: Actor, documentId: string, 
     await repo.insertFields(trx, [row]);
     await updateDocument(trx, documentId, { updated_at: now });
     const field = row as FieldRow;
-    await writeAudit(trx, deps.clock, { orgId: actor.orgId, documentId, action: 'field.added', details: `Added ${where(field)}`, meta: actor.meta });
+    await writeAudit(trx, deps.clock, {
+      orgId: actor.orgId,
+      documentId,
+      action: 'field.added',
+      details: `Added ${where(field)}`,
+      meta: actor.meta,
+    });
     return toField(field);
   });
 }
@@ -48,7 +75,13 @@ async function requireField(trx: Executor, documentId: string, fieldId: string):
 const pick = <T>(given: T | undefined, current: T): T => (given === undefined ? current : given);
 
 /** Edits a field of a draft; the rules apply to the field as it would be after the change. */
-export async function updateField(deps: AppDeps, actor: Actor, documentId: string, fieldId: string, input: FieldPatchT) {
+export async function updateField(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  fieldId: string,
+  input: FieldPatchT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     const field = await requireField(trx, documentId, fieldId);
@@ -60,7 +93,10 @@ export async function updateField(deps: AppDeps, actor: Actor, documentId: strin
       y: pick(input.y, field.y),
       width: pick(input.width, field.width),
       height: pick(input.height, field.height),
-      options: pick(input.options, field.options === null ? null : (JSON.parse(field.options) as string[])),
+      options: pick(
+        input.options,
+        field.options === null ? null : (JSON.parse(field.options) as string[]),
+      ),
       defaultValue: pick(input.defaultValue, field.default_value),
     };
     checkField(merged);
@@ -96,13 +132,24 @@ export async function updateField(deps: AppDeps, actor: Actor, documentId: strin
   });
 }
 
-export async function removeField(deps: AppDeps, actor: Actor, documentId: string, fieldId: string): Promise<void> {
+export async function removeField(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  fieldId: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     const field = await requireField(trx, documentId, fieldId);
     requireDraft(doc, 'remove a field');
     await repo.deleteField(trx, fieldId);
     await updateDocument(trx, documentId, { updated_at: deps.clock.now().toISOString() });
-    await writeAudit(trx, deps.clock, { orgId: actor.orgId, documentId, action: 'field.removed', details: `Removed ${where(field)}`, meta: actor.meta });
+    await writeAudit(trx, deps.clock, {
+      orgId: actor.orgId,
+      documentId,
+      action: 'field.removed',
+      details: `Removed ${where(field)}`,
+      meta: actor.meta,
+    });
   });
 }

@@ -6,7 +6,13 @@ export const folderExamples = {
   createFolder: {
     body: { name: 'Client contracts', parentId: null },
     response: {
-      data: { id: EX.fol, name: 'Client contracts', parentId: null, createdAt: AT.created, updatedAt: AT.updated },
+      data: {
+        id: EX.fol,
+        name: 'Client contracts',
+        parentId: null,
+        createdAt: AT.created,
+        updatedAt: AT.updated,
+      },
     },
   },
   listFolders: {
@@ -26,7 +32,13 @@ export const folderExamples = {
   },
   getFolder: {
     response: {
-      data: { id: EX.fol, name: 'Client contracts', parentId: null, createdAt: AT.created, updatedAt: AT.updated },
+      data: {
+        id: EX.fol,
+        name: 'Client contracts',
+        parentId: null,
+        createdAt: AT.created,
+        updatedAt: AT.updated,
+      },
     },
   },
   updateFolder: {

@@ -5,11 +5,25 @@ import { paginate, type PageRequest } from '../../http/pagination.ts';
 /** Longest parent chain walked; deeper trees are not expected, and it bounds the walk whatever the data. */
 const MAX_DEPTH = 1000;
 
-export async function findFolder(db: Executor, orgId: string, id: string): Promise<FolderRow | undefined> {
-  return db.selectFrom('folders').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+export async function findFolder(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<FolderRow | undefined> {
+  return db
+    .selectFrom('folders')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
 }
 
-export async function listFolders(db: Executor, orgId: string, filter: { parentId?: string }, page: PageRequest) {
+export async function listFolders(
+  db: Executor,
+  orgId: string,
+  filter: { parentId?: string },
+  page: PageRequest,
+) {
   let q = db.selectFrom('folders').selectAll().where('org_id', '=', orgId);
   if (filter.parentId) q = q.where('parent_id', '=', filter.parentId);
   return paginate(q, page);
@@ -19,7 +33,11 @@ export async function insertFolder(db: Executor, row: Insertable<FoldersTable>):
   await db.insertInto('folders').values(row).execute();
 }
 
-export async function updateFolder(db: Executor, id: string, changes: Updateable<FoldersTable>): Promise<void> {
+export async function updateFolder(
+  db: Executor,
+  id: string,
+  changes: Updateable<FoldersTable>,
+): Promise<void> {
   await db.updateTable('folders').set(changes).where('id', '=', id).execute();
 }
 
@@ -41,7 +59,11 @@ export async function folderAncestry(db: Executor, orgId: string, id: string): P
 }
 
 export async function countSubfolders(db: Executor, id: string): Promise<number> {
-  const row = await db.selectFrom('folders').select((eb) => eb.fn.countAll<number>().as('n')).where('parent_id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('folders')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('parent_id', '=', id)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -57,7 +79,12 @@ export async function countLiveDocuments(db: Executor, id: string): Promise<numb
 
 /** Deleted documents keep no folder, so the folder row can go (the foreign key would refuse it). */
 export async function detachDeletedDocuments(db: Executor, id: string): Promise<void> {
-  await db.updateTable('documents').set({ folder_id: null }).where('folder_id', '=', id).where('deleted_at', 'is not', null).execute();
+  await db
+    .updateTable('documents')
+    .set({ folder_id: null })
+    .where('folder_id', '=', id)
+    .where('deleted_at', 'is not', null)
+    .execute();
 }
 
 /**
@@ -66,5 +93,9 @@ export async function detachDeletedDocuments(db: Executor, id: string): Promise<
  * concurrent moves cannot each pass the cycle check and together make a cycle.
  */
 export async function lockFolderTree(db: Executor, orgId: string): Promise<void> {
-  await db.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', orgId).execute();
+  await db
+    .updateTable('organizations')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', orgId)
+    .execute();
 }

@@ -3,7 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import * as service from './folders.service.ts';
-import { CreateFolderBody, FolderSchema, ListFoldersQuery, UpdateFolderBody } from './folders.schemas.ts';
+import {
+  CreateFolderBody,
+  FolderSchema,
+  ListFoldersQuery,
+  UpdateFolderBody,
+} from './folders.schemas.ts';
 import { folderExamples } from './folders.examples.ts';
 
 const tags = ['Folders'];
@@ -24,10 +29,14 @@ export async function foldersRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Create a folder',
         description: '`parentId` must be a folder of your organization (400 otherwise).',
         body: CreateFolderBody,
-        response: { 201: Data(FolderSchema, "The created folder") }, errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
+        response: { 201: Data(FolderSchema, 'The created folder') },
+        errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.createFolder(deps, authOf(request).orgId, request.body) }),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send({ data: await service.createFolder(deps, authOf(request).orgId, request.body) }),
   );
 
   app.get(
@@ -42,7 +51,8 @@ export async function foldersRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           "Your organization's folders, newest first. `parentId` filters to the children of one folder.",
         querystring: ListFoldersQuery,
-        response: { 200: Page(FolderSchema, "The page of folders") }, errorCodes: [],
+        response: { 200: Page(FolderSchema, 'The page of folders') },
+        errorCodes: [],
       },
     },
     async (request) => service.listFolders(deps, authOf(request).orgId, request.query),
@@ -57,13 +67,15 @@ export async function foldersRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'getFolder',
         example: folderExamples.getFolder,
         summary: 'Get a folder',
-        description:
-          "One folder of your organization.",
+        description: 'One folder of your organization.',
         params: IdParams,
-        response: { 200: Data(FolderSchema, "The folder") }, errorCodes: ['not_found'],
+        response: { 200: Data(FolderSchema, 'The folder') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => ({ data: await service.getFolder(deps, authOf(request).orgId, request.params.id) }),
+    async (request) => ({
+      data: await service.getFolder(deps, authOf(request).orgId, request.params.id),
+    }),
   );
 
   app.patch(
@@ -78,10 +90,18 @@ export async function foldersRoutes(fastify: FastifyInstance): Promise<void> {
         description: 'A folder cannot be moved into itself or one of its subfolders (400).',
         params: IdParams,
         body: UpdateFolderBody,
-        response: { 200: Data(FolderSchema, "The updated folder") }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 200: Data(FolderSchema, 'The updated folder') },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
-    async (request) => ({ data: await service.updateFolder(deps, authOf(request).orgId, request.params.id, request.body) }),
+    async (request) => ({
+      data: await service.updateFolder(
+        deps,
+        authOf(request).orgId,
+        request.params.id,
+        request.body,
+      ),
+    }),
   );
 
   app.delete(
@@ -96,7 +116,8 @@ export async function foldersRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'Refused with 409 `invalid_state` while the folder holds documents (deleted ones do not count) or subfolders; `details` gives both counts.',
         params: IdParams,
-        response: { 204: NoContent }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request, reply) => {

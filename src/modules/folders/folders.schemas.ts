@@ -1,9 +1,18 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1-200 characters, not blank' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: '1-200 characters, not blank',
+});
 const ParentId = Nullable(
-  Type.String({ minLength: 1, maxLength: 64, description: 'A folder of your organization; null for a top-level folder' }),
+  Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'A folder of your organization; null for a top-level folder',
+  }),
 );
 
 export const FolderSchema = Type.Object(
@@ -18,7 +27,10 @@ export const FolderSchema = Type.Object(
 );
 export type FolderT = Static<typeof FolderSchema>;
 
-export const CreateFolderBody = Type.Object({ name: Name, parentId: Type.Optional(ParentId) }, { additionalProperties: false });
+export const CreateFolderBody = Type.Object(
+  { name: Name, parentId: Type.Optional(ParentId) },
+  { additionalProperties: false },
+);
 export type CreateFolderInput = Static<typeof CreateFolderBody>;
 
 export const UpdateFolderBody = Type.Object(
@@ -30,7 +42,13 @@ export type UpdateFolderInput = Static<typeof UpdateFolderBody>;
 export const ListFoldersQuery = Type.Object(
   {
     ...PageQuery,
-    parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only the direct subfolders of this folder' })),
+    parentId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only the direct subfolders of this folder',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

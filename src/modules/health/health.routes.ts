@@ -5,9 +5,17 @@ import { Type } from 'typebox';
 const Health = Type.Object({ status: Type.String() });
 const Ready = Type.Object({
   status: Type.String({ description: '`ok`, or `unavailable` when any check below is not `ok`' }),
-  database: Type.String({ description: '`ok` or `unreachable` (PostgreSQL down or restarting; SQLite file not writable or its write lock held by another process)' }),
-  storage: Type.String({ description: '`ok` or `unreachable` (local directory not writable, S3 endpoint down)' }),
-  certificate: Type.String({ description: '`ok`, or `unusable` when the signing certificate cannot be read or its password is wrong (nothing can be sealed)' }),
+  database: Type.String({
+    description:
+      '`ok` or `unreachable` (PostgreSQL down or restarting; SQLite file not writable or its write lock held by another process)',
+  }),
+  storage: Type.String({
+    description: '`ok` or `unreachable` (local directory not writable, S3 endpoint down)',
+  }),
+  certificate: Type.String({
+    description:
+      '`ok`, or `unusable` when the signing certificate cannot be read or its password is wrong (nothing can be sealed)',
+  }),
 });
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
@@ -18,7 +26,8 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         tags: ['Operations'],
         operationId: 'health',
         summary: 'The process is up',
-        description: 'Answers as long as the process serves HTTP, whatever its dependencies: a liveness probe. Use `ready` to know whether it can do its work.',
+        description:
+          'Answers as long as the process serves HTTP, whatever its dependencies: a liveness probe. Use `ready` to know whether it can do its work.',
         security: [],
         response: { 200: Type.Object(Health.properties, { description: 'The process is up' }) },
         example: { response: { status: 'ok' } },
@@ -42,7 +51,9 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
           200: Type.Object(Ready.properties, { description: 'Every dependency is reachable' }),
           503: Type.Object(Ready.properties, {
             description: 'A dependency is not usable: the body says which',
-            examples: [{ status: 'unavailable', database: 'ok', storage: 'unreachable', certificate: 'ok' }],
+            examples: [
+              { status: 'unavailable', database: 'ok', storage: 'unreachable', certificate: 'ok' },
+            ],
           }),
         },
         example: { response: { status: 'ok', database: 'ok', storage: 'ok', certificate: 'ok' } },
@@ -69,7 +80,9 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       ]);
       const certificate = certProblem === null ? 'ok' : 'unusable';
       const ok = database === 'ok' && store === 'ok' && certificate === 'ok';
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', database, storage: store, certificate });
+      return reply
+        .code(ok ? 200 : 503)
+        .send({ status: ok ? 'ok' : 'unavailable', database, storage: store, certificate });
     },
   );
 }

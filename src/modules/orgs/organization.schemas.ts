@@ -5,16 +5,34 @@ import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
 export const MAX_LOGO_BYTES = 256 * 1024;
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
-const BrandColor = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colour `#RRGGBB`' });
+const BrandColor = Type.String({
+  pattern: '^#[0-9A-Fa-f]{6}$',
+  description: 'Hex colour `#RRGGBB`',
+});
 
 export const OrganizationSchema = Type.Object(
   {
     id: Id('org'),
     name: Type.String({ description: 'Shown to signers: "Acme sent you …", page headers, mail' }),
-    adminEmail: Type.String({ description: 'Receives operational mail: declines, action required, deactivated webhooks' }),
-    brandColor: Nullable(Type.String({ description: 'Accent colour of signing pages and mail buttons; null: Signet\'s own' })),
-    logoUrl: Nullable(Type.String({ description: 'Public URL of the logo shown on signing pages and in mail; null when none' })),
-    replyTo: Nullable(Type.String({ description: 'Reply-To address of mail sent to signers; null: replies go to the sender address' })),
+    adminEmail: Type.String({
+      description: 'Receives operational mail: declines, action required, deactivated webhooks',
+    }),
+    brandColor: Nullable(
+      Type.String({
+        description: "Accent colour of signing pages and mail buttons; null: Signet's own",
+      }),
+    ),
+    logoUrl: Nullable(
+      Type.String({
+        description: 'Public URL of the logo shown on signing pages and in mail; null when none',
+      }),
+    ),
+    replyTo: Nullable(
+      Type.String({
+        description:
+          'Reply-To address of mail sent to signers; null: replies go to the sender address',
+      }),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -39,7 +57,14 @@ export type Organization = Static<typeof OrganizationSchema>;
 
 export const UpdateOrganizationBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1-200 characters, not blank' })),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '\\S',
+        description: '1-200 characters, not blank',
+      }),
+    ),
     adminEmail: Type.Optional(Email),
     brandColor: Type.Optional(Nullable(BrandColor)),
     logo: Type.Optional(
@@ -56,7 +81,9 @@ export const UpdateOrganizationBody = Type.Object(
   {
     additionalProperties: false,
     minProperties: 1,
-    examples: [{ name: 'Acme Consulting', brandColor: '#0F766E', replyTo: 'contracts@acme.example' }],
+    examples: [
+      { name: 'Acme Consulting', brandColor: '#0F766E', replyTo: 'contracts@acme.example' },
+    ],
   },
 );
 export type UpdateOrganizationInput = Static<typeof UpdateOrganizationBody>;

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Executor, OrganizationRow } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
-import { MAX_LOGO_BYTES, type Organization, type UpdateOrganizationInput } from './organization.schemas.ts';
+import {
+  MAX_LOGO_BYTES,
+  type Organization,
+  type UpdateOrganizationInput,
+} from './organization.schemas.ts';
 
 /** What pages and mail show of an organization. */
 export interface OrgBrand {
@@ -12,7 +16,10 @@ export interface OrgBrand {
 }
 
 /** The logo's public address; the version changes with the image, so it may be cached for good. */
-export function logoUrlOf(publicUrl: string, org: Pick<OrganizationRow, 'id' | 'logo'>): string | null {
+export function logoUrlOf(
+  publicUrl: string,
+  org: Pick<OrganizationRow, 'id' | 'logo'>,
+): string | null {
   if (!org.logo) return null;
   const version = createHash('sha256').update(org.logo).digest('hex').slice(0, 12);
   return `${publicUrl}/logos/${org.id}?v=${version}`;
@@ -31,18 +38,34 @@ export function toOrganization(publicUrl: string, row: OrganizationRow): Organiz
   };
 }
 
-export async function findOrganization(db: Executor, orgId: string): Promise<OrganizationRow | undefined> {
+export async function findOrganization(
+  db: Executor,
+  orgId: string,
+): Promise<OrganizationRow | undefined> {
   return db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirst();
 }
 
 /** Name, colour, logo and reply-to of an organization, for a page or a mail. */
-export async function orgBrandOf(db: Executor, publicUrl: string, orgId: string): Promise<OrgBrand> {
+export async function orgBrandOf(
+  db: Executor,
+  publicUrl: string,
+  orgId: string,
+): Promise<OrgBrand> {
   const row = await findOrganization(db, orgId);
   if (!row) return { name: 'Signet', brandColor: null, logoUrl: null, replyTo: null };
-  return { name: row.name, brandColor: row.brand_color, logoUrl: logoUrlOf(publicUrl, row), replyTo: row.reply_to };
+  return {
+    name: row.name,
+    brandColor: row.brand_color,
+    logoUrl: logoUrlOf(publicUrl, row),
+    replyTo: row.reply_to,
+  };
 }
 
-export async function getOrganization(db: Executor, publicUrl: string, orgId: string): Promise<Organization> {
+export async function getOrganization(
+  db: Executor,
+  publicUrl: string,
+  orgId: string,
+): Promise<Organization> {
   const row = await findOrganization(db, orgId);
   if (!row) throw notFound('Organization');
   return toOrganization(publicUrl, row);
@@ -52,23 +75,37 @@ export async function getOrganization(db: Executor, publicUrl: string, orgId: st
 function checkLogo(dataUrl: string): void {
   const [, type, base64] = /^data:image\/(png|jpeg);base64,(.*)$/s.exec(dataUrl) ?? [];
   const bytes = Buffer.from(base64 ?? '', 'base64');
-  const isPng = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  const isPng = bytes
+    .subarray(0, 8)
+    .equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
   const isJpeg = bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
-  if (bytes.length > MAX_LOGO_BYTES) throw new AppError('payload_too_large', `logo is larger than ${MAX_LOGO_BYTES / 1024} KB`);
+  if (bytes.length > MAX_LOGO_BYTES)
+    throw new AppError('payload_too_large', `logo is larger than ${MAX_LOGO_BYTES / 1024} KB`);
   if ((type === 'png' && !isPng) || (type === 'jpeg' && !isJpeg)) {
-    throw new AppError('validation_error', `logo is not a ${type === 'png' ? 'PNG' : 'JPEG'} image`, [{ path: 'body.logo', message: 'must be the bytes of the declared image type' }]);
+    throw new AppError(
+      'validation_error',
+      `logo is not a ${type === 'png' ? 'PNG' : 'JPEG'} image`,
+      [{ path: 'body.logo', message: 'must be the bytes of the declared image type' }],
+    );
   }
 }
 
 /** Applies a change to an organization (the API's PATCH and `signet org update`); its logo is checked first. */
-export async function updateOrganizationRow(db: Executor, orgId: string, input: UpdateOrganizationInput, now: Date): Promise<OrganizationRow> {
+export async function updateOrganizationRow(
+  db: Executor,
+  orgId: string,
+  input: UpdateOrganizationInput,
+  now: Date,
+): Promise<OrganizationRow> {
   if (typeof input.logo === 'string') checkLogo(input.logo);
   const row = await db
     .updateTable('organizations')
     .set({
       ...(input.name !== undefined && { name: input.name.trim() }),
       ...(input.adminEmail !== undefined && { admin_email: input.adminEmail }),
-      ...(input.brandColor !== undefined && { brand_color: input.brandColor === null ? null : input.brandColor.toUpperCase() }),
+      ...(input.brandColor !== undefined && {
+        brand_color: input.brandColor === null ? null : input.brandColor.toUpperCase(),
+      }),
       ...(input.logo !== undefined && { logo: input.logo }),
       ...(input.replyTo !== undefined && { reply_to: input.replyTo }),
       updated_at: now.toISOString(),
@@ -80,10 +117,16 @@ export async function updateOrganizationRow(db: Executor, orgId: string, input: 
   return row;
 }
 
-
 /** The logo's bytes and type, for the public /logos route. */
-export async function findLogo(db: Executor, orgId: string): Promise<{ contentType: string; bytes: Buffer } | null> {
-  const row = await db.selectFrom('organizations').select('logo').where('id', '=', orgId).executeTakeFirst();
+export async function findLogo(
+  db: Executor,
+  orgId: string,
+): Promise<{ contentType: string; bytes: Buffer } | null> {
+  const row = await db
+    .selectFrom('organizations')
+    .select('logo')
+    .where('id', '=', orgId)
+    .executeTakeFirst();
   const [, type, base64] = /^data:(image\/(?:png|jpeg));base64,(.*)$/s.exec(row?.logo ?? '') ?? [];
   return type ? { contentType: type, bytes: Buffer.from(base64!, 'base64') } : null;
 }

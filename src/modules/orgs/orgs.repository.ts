@@ -19,7 +19,10 @@ export async function insertFirstOrganization(
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`.execute(trx);
   }
-  const { numAffectedRows } = await sql`insert into organizations (id, name, admin_email, created_at, updated_at)
-    select ${org.id}, ${org.name}, ${org.adminEmail}, ${org.now}, ${org.now} where not exists (select 1 from organizations)`.execute(trx);
+  const { numAffectedRows } =
+    await sql`insert into organizations (id, name, admin_email, created_at, updated_at)
+    select ${org.id}, ${org.name}, ${org.adminEmail}, ${org.now}, ${org.now} where not exists (select 1 from organizations)`.execute(
+      trx,
+    );
   return Boolean(numAffectedRows);
 }

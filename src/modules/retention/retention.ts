@@ -30,7 +30,8 @@ export interface PurgeResult {
   campaignUploads: number;
 }
 
-const count = (result: { numDeletedRows: bigint }[]) => result.reduce((n, r) => n + Number(r.numDeletedRows), 0);
+const count = (result: { numDeletedRows: bigint }[]) =>
+  result.reduce((n, r) => n + Number(r.numDeletedRows), 0);
 
 /** One pass of every purge. */
 export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
@@ -38,20 +39,49 @@ export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
   const iso = (ms: number) => new Date(ms).toISOString();
   const { db } = deps;
 
-  const idempotency = count(await db.deleteFrom('idempotency_keys').where('created_at', '<', iso(now - IDEMPOTENCY_TTL_MS)).execute());
+  const idempotency = count(
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', iso(now - IDEMPOTENCY_TTL_MS))
+      .execute(),
+  );
 
   // Links and codes that can no longer be used (an hour of slack keeps the resend windows).
   const expired = iso(now - HOUR);
-  let tokens = count(await db.deleteFrom('signing_tokens').where('expires_at', '<', expired).execute());
-  tokens += count(await db.deleteFrom('signing_otps').where('expires_at', '<', expired).where('window_started_at', '<', expired).execute());
-  tokens += count(await db.deleteFrom('campaign_otps').where('expires_at', '<', expired).where('window_started_at', '<', expired).execute());
+  let tokens = count(
+    await db.deleteFrom('signing_tokens').where('expires_at', '<', expired).execute(),
+  );
+  tokens += count(
+    await db
+      .deleteFrom('signing_otps')
+      .where('expires_at', '<', expired)
+      .where('window_started_at', '<', expired)
+      .execute(),
+  );
+  tokens += count(
+    await db
+      .deleteFrom('campaign_otps')
+      .where('expires_at', '<', expired)
+      .where('window_started_at', '<', expired)
+      .execute(),
+  );
 
   const deletedBefore = iso(now - deps.config.deletedRetentionDays * DAY);
-  const gone = await db.selectFrom('documents').selectAll().where('deleted_at', '<', deletedBefore).orderBy('deleted_at').limit(BATCH).execute();
+  const gone = await db
+    .selectFrom('documents')
+    .selectAll()
+    .where('deleted_at', '<', deletedBefore)
+    .orderBy('deleted_at')
+    .limit(BATCH)
+    .execute();
   let deletedDocuments = 0;
   for (const doc of gone) if (await eraseDocument(deps, doc)) deletedDocuments++;
   const bulkSendRows = await purgeFinishedRows(db, iso(now - BULK_SEND_ROWS_TTL_MS), BATCH);
-  const campaignUploads = await purgeUnclaimedUploads(deps, iso(now - CAMPAIGN_UPLOAD_TTL_MS), BATCH);
+  const campaignUploads = await purgeUnclaimedUploads(
+    deps,
+    iso(now - CAMPAIGN_UPLOAD_TTL_MS),
+    BATCH,
+  );
   return { idempotency, tokens, deletedDocuments, bulkSendRows, campaignUploads };
 }
 
@@ -62,8 +92,18 @@ export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
  */
 async function eraseDocument(deps: AppDeps, doc: DocumentRow): Promise<boolean> {
   const { db, storage } = deps;
-  const attachments = await db.selectFrom('attachments').select('file_key').where('document_id', '=', doc.id).execute();
-  const keys = new Set([doc.file_key, doc.original_file_key, doc.signed_file_key, doc.pending_upload_key, ...attachments.map((a) => a.file_key)]);
+  const attachments = await db
+    .selectFrom('attachments')
+    .select('file_key')
+    .where('document_id', '=', doc.id)
+    .execute();
+  const keys = new Set([
+    doc.file_key,
+    doc.original_file_key,
+    doc.signed_file_key,
+    doc.pending_upload_key,
+    ...attachments.map((a) => a.file_key),
+  ]);
   for (const key of keys) if (key) await storage.delete(key);
   return db.transaction().execute(async (trx) => {
     const signers = trx.selectFrom('signers').select('id').where('document_id', '=', doc.id);
@@ -73,7 +113,11 @@ async function eraseDocument(deps: AppDeps, doc: DocumentRow): Promise<boolean> 
     await trx.deleteFrom('fields').where('document_id', '=', doc.id).execute();
     await trx.deleteFrom('signers').where('document_id', '=', doc.id).execute();
     await trx.deleteFrom('audit_logs').where('document_id', '=', doc.id).execute();
-    const removed = await trx.deleteFrom('documents').where('id', '=', doc.id).where('deleted_at', 'is not', null).executeTakeFirst();
+    const removed = await trx
+      .deleteFrom('documents')
+      .where('id', '=', doc.id)
+      .where('deleted_at', 'is not', null)
+      .executeTakeFirst();
     return Number(removed.numDeletedRows) === 1;
   });
 }

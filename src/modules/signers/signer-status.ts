@@ -17,7 +17,11 @@ export const SIGNER_TRANSITIONS: Transitions<SignerStatus> = {
 };
 
 /** A signer in one of these has nothing left to do (and can no longer be corrected). */
-export const FINISHED_SIGNER_STATUSES: readonly SignerStatus[] = ['completed', 'declined', 'cancelled'];
+export const FINISHED_SIGNER_STATUSES: readonly SignerStatus[] = [
+  'completed',
+  'declined',
+  'cancelled',
+];
 /** Still to act. */
 export const UNFINISHED_SIGNER_STATUSES: readonly SignerStatus[] = ['pending', 'sent', 'viewed'];
 /** Invited and still to act: their turn (reminders go to these). */
@@ -30,12 +34,24 @@ export const isFinishedSigner = (status: SignerStatus) => FINISHED_SIGNER_STATUS
  * not one of `from` (two concurrent completes of one signer cannot both succeed). Throws
  * IllegalTransitionError when the table forbids a move.
  */
-export async function moveSigner(db: Executor, signerId: string, from: readonly SignerStatus[], to: SignerStatus, changes: SignerUpdate): Promise<boolean> {
+export async function moveSigner(
+  db: Executor,
+  signerId: string,
+  from: readonly SignerStatus[],
+  to: SignerStatus,
+  changes: SignerUpdate,
+): Promise<boolean> {
   return (await moveSigners(db, [signerId], from, to, changes)) === 1;
 }
 
 /** moveSigner for several signers at once: how many were moved. */
-export async function moveSigners(db: Executor, signerIds: readonly string[], from: readonly SignerStatus[], to: SignerStatus, changes: SignerUpdate): Promise<number> {
+export async function moveSigners(
+  db: Executor,
+  signerIds: readonly string[],
+  from: readonly SignerStatus[],
+  to: SignerStatus,
+  changes: SignerUpdate,
+): Promise<number> {
   checkTransition('signer', SIGNER_TRANSITIONS, from, to);
   if (signerIds.length === 0) return 0;
   const result = await db

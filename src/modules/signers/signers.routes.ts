@@ -4,7 +4,13 @@ import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import * as service from './signers.service.ts';
-import { ListSignersQuery, SignerInput, SignerParams, SignerPatch, SignerSchema } from './signers.schemas.ts';
+import {
+  ListSignersQuery,
+  SignerInput,
+  SignerParams,
+  SignerPatch,
+  SignerSchema,
+} from './signers.schemas.ts';
 import { signerExamples } from './signers.examples.ts';
 
 const tags = ['Signers'];
@@ -27,10 +33,14 @@ export async function signersRoutes(fastify: FastifyInstance): Promise<void> {
           '`order` defaults to after the last signer and must not be taken (400). A document has at most 50 signers (409 `limit_reached`). Draft only (409 `invalid_state`).',
         params: IdParams,
         body: SignerInput,
-        response: { 201: Data(SignerSchema, "The added signer") }, errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
+        response: { 201: Data(SignerSchema, 'The added signer') },
+        errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.addSigner(deps, actorOf(request), request.params.id, request.body) }),
+    async (request, reply) =>
+      reply.code(201).send({
+        data: await service.addSigner(deps, actorOf(request), request.params.id, request.body),
+      }),
   );
 
   app.get(
@@ -42,13 +52,16 @@ export async function signersRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'listSigners',
         example: signerExamples.listSigners,
         summary: "List a document's signers in signing order",
-        description: 'Paginated like every list (at most 50 signers exist, so `limit=100` always returns all of them in one page).',
+        description:
+          'Paginated like every list (at most 50 signers exist, so `limit=100` always returns all of them in one page).',
         params: IdParams,
         querystring: ListSignersQuery,
-        response: { 200: Page(SignerSchema, "The page of signers") }, errorCodes: ['not_found'],
+        response: { 200: Page(SignerSchema, 'The page of signers') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => service.listDocumentSigners(deps, authOf(request).orgId, request.params.id, request.query),
+    async (request) =>
+      service.listDocumentSigners(deps, authOf(request).orgId, request.params.id, request.query),
   );
 
   app.patch(
@@ -64,11 +77,18 @@ export async function signersRoutes(fastify: FastifyInstance): Promise<void> {
           'In `draft` any field may change; fields assigned to the signer follow a new `order`. In `pending` or `action_required` only `name` and `email` of a signer who has not acted may be corrected, and the signer is sent a fresh invitation; anything else is 409 `invalid_state`.',
         params: SignerParams,
         body: SignerPatch,
-        response: { 200: Data(SignerSchema, "The updated signer") }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 200: Data(SignerSchema, 'The updated signer') },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({
-      data: await service.updateSigner(deps, actorOf(request), request.params.id, request.params.signerId, request.body),
+      data: await service.updateSigner(
+        deps,
+        actorOf(request),
+        request.params.id,
+        request.params.signerId,
+        request.body,
+      ),
     }),
   );
 
@@ -81,13 +101,20 @@ export async function signersRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'removeSigner',
         example: signerExamples.removeSigner,
         summary: 'Remove a signer from a draft document',
-        description: 'Fields assigned to the removed order stay; sending refuses them until a signer takes that order. Draft only.',
+        description:
+          'Fields assigned to the removed order stay; sending refuses them until a signer takes that order. Draft only.',
         params: SignerParams,
-        response: { 204: NoContent }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request, reply) => {
-      await service.removeSigner(deps, actorOf(request), request.params.id, request.params.signerId);
+      await service.removeSigner(
+        deps,
+        actorOf(request),
+        request.params.id,
+        request.params.signerId,
+      );
       return reply.code(204).send(null);
     },
   );

@@ -27,7 +27,10 @@ export function buildSignerRows(
     const position = input.order ?? next;
     if (taken.has(position)) {
       throw new AppError('validation_error', `Signer order ${position} is already taken`, [
-        { path: pathPrefix ? `${pathPrefix}.${index}.order` : 'body.order', message: `${position} is already taken by another signer` },
+        {
+          path: pathPrefix ? `${pathPrefix}.${index}.order` : 'body.order',
+          message: `${position} is already taken by another signer`,
+        },
       ]);
     }
     taken.add(position);

@@ -1,6 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { SIGNER_STATUSES } from '../../db/database.ts';
-import { Id, NullableTimestamp, Nullable, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
+import {
+  Id,
+  NullableTimestamp,
+  Nullable,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../../http/schemas.ts';
 
 export const SIGNER_ROLES = ['signer', 'approver', 'cc'] as const;
 /** Roles whose completion the document waits for; `cc` only receives copies. */
@@ -23,14 +30,18 @@ export const SignerSchema = Type.Object(
 export type SignerT = Static<typeof SignerSchema>;
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
-export const Phone = Nullable(Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }));
+export const Phone = Nullable(
+  Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }),
+);
 
 export const SignerInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
     email: Email,
     role: Type.Optional(StringEnum(SIGNER_ROLES, { default: 'signer' })),
-    order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last signer' })),
+    order: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last signer' }),
+    ),
     phone: Type.Optional(Phone),
   },
   { additionalProperties: false },

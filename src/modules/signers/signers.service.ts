@@ -17,17 +17,32 @@ import { isFinishedSigner, moveSigner } from './signer-status.ts';
 import { isOpenDocument } from '../documents/document-status.ts';
 import type { ListSignersQueryT, SignerInputT, SignerPatchT } from './signers.schemas.ts';
 
-const who = (s: Pick<SignerRow, 'name' | 'email' | 'role' | 'position'>) => `${s.role} ${s.name} <${s.email}> (order ${s.position})`;
+const who = (s: Pick<SignerRow, 'name' | 'email' | 'role' | 'position'>) =>
+  `${s.role} ${s.name} <${s.email}> (order ${s.position})`;
 
 /** A document's signers in signing order, one page at a time (like every list). */
-export async function listDocumentSigners(deps: AppDeps, orgId: string, documentId: string, query: ListSignersQueryT) {
+export async function listDocumentSigners(
+  deps: AppDeps,
+  orgId: string,
+  documentId: string,
+  query: ListSignersQueryT,
+) {
   await requireDocument(deps.db, orgId, documentId);
-  const { rows, meta } = await repo.listSignersPage(deps.db, documentId, { list: `signers:${documentId}`, limit: query.limit, cursor: query.cursor });
+  const { rows, meta } = await repo.listSignersPage(deps.db, documentId, {
+    list: `signers:${documentId}`,
+    limit: query.limit,
+    cursor: query.cursor,
+  });
   return { data: rows.map(toSigner), meta };
 }
 
 /** Adds a signer to a draft; `order` defaults to after the last one and must be free. */
-export async function addSigner(deps: AppDeps, actor: Actor, documentId: string, input: SignerInputT) {
+export async function addSigner(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  input: SignerInputT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     requireDraft(doc, 'add a signer');
@@ -40,12 +55,22 @@ export async function addSigner(deps: AppDeps, actor: Actor, documentId: string,
     await repo.insertSigners(trx, [row]);
     await updateDocument(trx, documentId, { updated_at: now });
     const signer = row as SignerRow;
-    await writeAudit(trx, deps.clock, { orgId: actor.orgId, documentId, action: 'signer.added', details: `Added ${who(signer)}`, meta: actor.meta });
+    await writeAudit(trx, deps.clock, {
+      orgId: actor.orgId,
+      documentId,
+      action: 'signer.added',
+      details: `Added ${who(signer)}`,
+      meta: actor.meta,
+    });
     return toSigner(signer);
   });
 }
 
-async function requireSigner(trx: Executor, documentId: string, signerId: string): Promise<SignerRow> {
+async function requireSigner(
+  trx: Executor,
+  documentId: string,
+  signerId: string,
+): Promise<SignerRow> {
   const signer = await repo.findSigner(trx, documentId, signerId);
   if (!signer) throw notFound('Signer');
   return signer;
@@ -76,7 +101,13 @@ const changedNames = (changes: SignerUpdate) =>
  * signer gets a fresh invitation, committed with the change. A request that changes nothing
  * is answered with the signer as it is, without an audit entry or mail.
  */
-export async function updateSigner(deps: AppDeps, actor: Actor, documentId: string, signerId: string, input: SignerPatchT) {
+export async function updateSigner(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  signerId: string,
+  input: SignerPatchT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     const signer = await requireSigner(trx, documentId, signerId);
@@ -86,19 +117,35 @@ export async function updateSigner(deps: AppDeps, actor: Actor, documentId: stri
   });
 }
 
-async function editDraftSigner(deps: AppDeps, trx: Executor, actor: Actor, signer: SignerRow, input: SignerPatchT) {
+async function editDraftSigner(
+  deps: AppDeps,
+  trx: Executor,
+  actor: Actor,
+  signer: SignerRow,
+  input: SignerPatchT,
+) {
   const changes = diff(signer, input);
   if (Object.keys(changes).length === 0) return toSigner(signer);
   const now = deps.clock.now().toISOString();
   let moved = 0;
   if (changes.position !== undefined) {
-    const holder = await repo.findSignerAtOrder(trx, signer.document_id, changes.position as number);
+    const holder = await repo.findSignerAtOrder(
+      trx,
+      signer.document_id,
+      changes.position as number,
+    );
     if (holder) {
       throw new AppError('validation_error', `Signer order ${changes.position} is already taken`, [
         { path: 'body.order', message: `${changes.position} is already taken by another signer` },
       ]);
     }
-    moved = await reassignFields(trx, signer.document_id, signer.position, changes.position as number, now);
+    moved = await reassignFields(
+      trx,
+      signer.document_id,
+      signer.position,
+      changes.position as number,
+      now,
+    );
   }
   await repo.updateSigner(trx, signer.id, { ...changes, updated_at: now });
   await updateDocument(trx, signer.document_id, { updated_at: now });
@@ -114,10 +161,19 @@ async function editDraftSigner(deps: AppDeps, trx: Executor, actor: Actor, signe
   return toSigner(updated);
 }
 
-async function correctSentSigner(deps: AppDeps, trx: Executor, actor: Actor, doc: DocumentRow, signer: SignerRow, input: SignerPatchT) {
+async function correctSentSigner(
+  deps: AppDeps,
+  trx: Executor,
+  actor: Actor,
+  doc: DocumentRow,
+  signer: SignerRow,
+  input: SignerPatchT,
+) {
   const refused = Object.keys(input).filter((k) => !CORRECTABLE_IN_FLIGHT.includes(k));
   if (refused.length > 0) {
-    throw invalidState(`The document is ${doc.status}: only name and email can be corrected, not ${refused.sort().join(', ')}`);
+    throw invalidState(
+      `The document is ${doc.status}: only name and email can be corrected, not ${refused.sort().join(', ')}`,
+    );
   }
   if (isFinishedSigner(signer.status)) {
     throw invalidState(`Cannot correct a signer who is ${signer.status}`);
@@ -130,11 +186,22 @@ async function correctSentSigner(deps: AppDeps, trx: Executor, actor: Actor, doc
   const unseen = changes.email !== undefined && signer.status === 'viewed';
   if (unseen) await moveSigner(trx, signer.id, ['viewed'], 'sent', {});
   await updateDocument(trx, doc.id, { updated_at: now });
-  const updated: SignerRow = { ...signer, ...changes, status: unseen ? 'sent' : signer.status, updated_at: now };
-  const yourTurn = updated.role !== 'cc' && (updated.status === 'sent' || updated.status === 'viewed');
+  const updated: SignerRow = {
+    ...signer,
+    ...changes,
+    status: unseen ? 'sent' : signer.status,
+    updated_at: now,
+  };
+  const yourTurn =
+    updated.role !== 'cc' && (updated.status === 'sent' || updated.status === 'viewed');
   const orgName = await orgNameOf(trx, actor.orgId);
   // Revokes the old address's links, clears a bounce (possibly resuming the document) and gives a fresh link.
-  const link = await onSignerCorrected(trx, deps, { doc, signer: updated, emailChanged: changes.email !== undefined, meta: actor.meta });
+  const link = await onSignerCorrected(trx, deps, {
+    doc,
+    signer: updated,
+    emailChanged: changes.email !== undefined,
+    meta: actor.meta,
+  });
   await enqueueJob(trx, deps.clock, 'mail', {
     ...invitationMail({ doc, signer: updated, orgName, yourTurn, link }),
     ...(link ? { signingInvitation: { documentId: doc.id, signerId: updated.id } } : {}),
@@ -154,7 +221,12 @@ async function correctSentSigner(deps: AppDeps, trx: Executor, actor: Actor, doc
  * Removes a signer from a draft. Fields assigned to its order stay (sending refuses them until a
  * signer takes that order or they are reassigned), so a replaced signer keeps its placements.
  */
-export async function removeSigner(deps: AppDeps, actor: Actor, documentId: string, signerId: string): Promise<void> {
+export async function removeSigner(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  signerId: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     const signer = await requireSigner(trx, documentId, signerId);
@@ -162,6 +234,12 @@ export async function removeSigner(deps: AppDeps, actor: Actor, documentId: stri
     const now = deps.clock.now().toISOString();
     await repo.deleteSigner(trx, signer.id);
     await updateDocument(trx, documentId, { updated_at: now });
-    await writeAudit(trx, deps.clock, { orgId: actor.orgId, documentId, action: 'signer.removed', details: `Removed ${who(signer)}`, meta: actor.meta });
+    await writeAudit(trx, deps.clock, {
+      orgId: actor.orgId,
+      documentId,
+      action: 'signer.removed',
+      details: `Removed ${who(signer)}`,
+      meta: actor.meta,
+    });
   });
 }

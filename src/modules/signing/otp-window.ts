@@ -16,7 +16,9 @@ export const OTP_WINDOW_SENDS = 5;
 
 function rateLimited(message: string, retryAtMs: number, nowMs: number): AppError {
   const seconds = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
-  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
+  return new AppError('rate_limited', `${message}; retry in ${seconds} s`, undefined, {
+    'Retry-After': String(seconds),
+  });
 }
 
 /** What a stored code remembers of earlier sends. */
@@ -35,15 +37,25 @@ export function nextOtpSend(previous: OtpSends | undefined, nowMs: number): OtpS
   let windowSends = 0;
   if (previous) {
     const lastSent = Date.parse(previous.sent_at);
-    if (nowMs - lastSent < OTP_RESEND_MS) throw rateLimited('A code was sent less than a minute ago', lastSent + OTP_RESEND_MS, nowMs);
+    if (nowMs - lastSent < OTP_RESEND_MS)
+      throw rateLimited('A code was sent less than a minute ago', lastSent + OTP_RESEND_MS, nowMs);
     const started = Date.parse(previous.window_started_at);
     if (nowMs - started < OTP_WINDOW_MS) {
       windowStart = started;
       windowSends = previous.window_sends;
-      if (windowSends >= OTP_WINDOW_SENDS) throw rateLimited(`At most ${OTP_WINDOW_SENDS} codes per hour`, started + OTP_WINDOW_MS, nowMs);
+      if (windowSends >= OTP_WINDOW_SENDS)
+        throw rateLimited(
+          `At most ${OTP_WINDOW_SENDS} codes per hour`,
+          started + OTP_WINDOW_MS,
+          nowMs,
+        );
     }
   }
-  return { sent_at: new Date(nowMs).toISOString(), window_started_at: new Date(windowStart).toISOString(), window_sends: windowSends + 1 };
+  return {
+    sent_at: new Date(nowMs).toISOString(),
+    window_started_at: new Date(windowStart).toISOString(),
+    window_sends: windowSends + 1,
+  };
 }
 
 /** A fresh 6-digit code. */

@@ -15,7 +15,11 @@ import { orgNameOf } from '../orgs/org-name.ts';
 
 const BATCH = 100;
 const DAY = 24 * 3600 * 1000;
-export const REMINDER_INTERVAL_MS: Record<string, number> = { daily: DAY, every_3_days: 3 * DAY, weekly: 7 * DAY };
+export const REMINDER_INTERVAL_MS: Record<string, number> = {
+  daily: DAY,
+  every_3_days: 3 * DAY,
+  weekly: 7 * DAY,
+};
 
 /**
  * `reminderFrequency`: a signer whose turn it is (`sent` or `viewed`) and who was last emailed a
@@ -37,8 +41,18 @@ export async function sendReminders(deps: AppDeps): Promise<number> {
     .where('signers.role', '!=', 'cc')
     .where('signers.delivery_failed_at', 'is', null)
     // Identity evidence under review: the sender, not the signer, has to act.
-    .where((eb) => eb.or([eb('signers.verification_status', 'is', null), eb('signers.verification_status', '!=', 'pending')]))
-    .where((eb) => eb.or([eb('signers.last_notified_at', 'is', null), eb('signers.last_notified_at', '<=', new Date(now.getTime() - DAY).toISOString())]))
+    .where((eb) =>
+      eb.or([
+        eb('signers.verification_status', 'is', null),
+        eb('signers.verification_status', '!=', 'pending'),
+      ]),
+    )
+    .where((eb) =>
+      eb.or([
+        eb('signers.last_notified_at', 'is', null),
+        eb('signers.last_notified_at', '<=', new Date(now.getTime() - DAY).toISOString()),
+      ]),
+    )
     .orderBy('signers.last_notified_at')
     .limit(BATCH)
     .execute();
@@ -49,12 +63,21 @@ export async function sendReminders(deps: AppDeps): Promise<number> {
     if (!period || Date.parse(last) + period > now.getTime()) continue;
     const done = await deps.db.transaction().execute(async (trx) => {
       // Whoever moves last_notified_at first sends the reminder; everyone else sees no row change.
-      let claim = trx.updateTable('signers').set({ last_notified_at: nowIso }).where('id', '=', candidate.id).where('status', 'in', INVITED_SIGNER_STATUSES);
-      claim = candidate.last_notified_at === null || candidate.last_notified_at === undefined
-        ? claim.where('last_notified_at', 'is', null)
-        : claim.where('last_notified_at', '=', candidate.last_notified_at);
+      let claim = trx
+        .updateTable('signers')
+        .set({ last_notified_at: nowIso })
+        .where('id', '=', candidate.id)
+        .where('status', 'in', INVITED_SIGNER_STATUSES);
+      claim =
+        candidate.last_notified_at === null || candidate.last_notified_at === undefined
+          ? claim.where('last_notified_at', 'is', null)
+          : claim.where('last_notified_at', '=', candidate.last_notified_at);
       if (Number((await claim.executeTakeFirst()).numUpdatedRows) !== 1) return false;
-      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', candidate.document_id).executeTakeFirstOrThrow();
+      const doc = await trx
+        .selectFrom('documents')
+        .selectAll()
+        .where('id', '=', candidate.document_id)
+        .executeTakeFirstOrThrow();
       if (!isOpenDocument(doc.status)) return false;
       const { url } = await issueLink(trx, deps, doc, candidate);
       const orgName = await orgNameOf(trx, doc.org_id);

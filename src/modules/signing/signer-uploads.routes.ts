@@ -8,7 +8,6 @@ import { UPLOAD_CONTENT_TYPES } from '../documents/documents.schemas.ts';
 import { uploadFieldFile } from './signer-uploads.ts';
 import { signingExamples } from './signing.examples.ts';
 
-
 /**
  * `PUT /api/v1/signing/{token}/fields/{fieldId}/file`, in its own plugin: its content-type parser
  * hands the raw request stream to the handler, so the file is streamed to storage, never read
@@ -36,19 +35,44 @@ export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void
         description:
           'The body is the file itself with its `Content-Type` (`application/pdf`, `image/png`, `image/jpeg` or `image/webp`; at most 10 MB; ' +
           'the first bytes must match the type). Streamed to storage while its SHA-256 is computed. Answers the attachment id, which ' +
-          '`complete` takes as the field\'s value (`values[fieldId] = attachmentId`). A second upload for the same field replaces the first. ' +
+          "`complete` takes as the field's value (`values[fieldId] = attachmentId`). A second upload for the same field replaces the first. " +
           'The attachment appears in the document detail (`kind: "signer_upload"`) and on the signed PDF\'s certificate page with its SHA-256.',
-        params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), fieldId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        params: Type.Object({
+          token: Type.String({ minLength: 1, maxLength: 200 }),
+          fieldId: Type.String({ minLength: 1, maxLength: 64 }),
+        }),
         querystring: Type.Object(
-          { filename: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The file\'s name as the signer chose it (shown in the detail and on the certificate page)' })) },
+          {
+            filename: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description:
+                  "The file's name as the signer chose it (shown in the detail and on the certificate page)",
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
-        body: { content: Object.fromEntries(UPLOAD_CONTENT_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) },
+        body: {
+          content: Object.fromEntries(
+            UPLOAD_CONTENT_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }]),
+          ),
+        },
         response: { 200: Data(Type.Object({ attachmentId: Id('att') }), 'The stored file') },
-        errorCodes: ['forbidden', 'not_found', 'invalid_state', 'unsupported_media_type', 'storage_unavailable'],
+        errorCodes: [
+          'forbidden',
+          'not_found',
+          'invalid_state',
+          'unsupported_media_type',
+          'storage_unavailable',
+        ],
       },
       // The body is a stream, not a value to validate.
-      validatorCompiler: (ctx) => (ctx.httpPart === 'body' ? () => true : (fastify.validatorCompiler as FastifySchemaCompiler<unknown>)(ctx)),
+      validatorCompiler: (ctx) =>
+        ctx.httpPart === 'body'
+          ? () => true
+          : (fastify.validatorCompiler as FastifySchemaCompiler<unknown>)(ctx),
     },
     async (request) => {
       const length = request.headers['content-length'];

@@ -21,10 +21,19 @@ import * as repo from './signing.repository.ts';
 
 export const SIGNER_UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 
-const EXTENSION: Record<UploadContentType, string> = { 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+const EXTENSION: Record<UploadContentType, string> = {
+  'application/pdf': 'pdf',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+};
 
 /** The signer's current upload for each of their `file` fields: field id → attachment. */
-export async function uploadsOf(db: Executor, documentId: string, signerId: string): Promise<Map<string, AttachmentRow>> {
+export async function uploadsOf(
+  db: Executor,
+  documentId: string,
+  signerId: string,
+): Promise<Map<string, AttachmentRow>> {
   const rows = await db
     .selectFrom('attachments')
     .selectAll()
@@ -43,13 +52,33 @@ export interface FieldUpload {
 }
 
 /** Stores a signer's file for one of their `file` fields; answers the new attachment's id. */
-export async function uploadFieldFile(deps: AppDeps, token: string, fieldId: string, upload: FieldUpload, meta: RequestMeta): Promise<{ attachmentId: string }> {
+export async function uploadFieldFile(
+  deps: AppDeps,
+  token: string,
+  fieldId: string,
+  upload: FieldUpload,
+  meta: RequestMeta,
+): Promise<{ attachmentId: string }> {
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   requireOpen(doc, signer);
-  const field = await deps.db.selectFrom('fields').selectAll().where('document_id', '=', doc.id).where('id', '=', fieldId).executeTakeFirst();
+  const field = await deps.db
+    .selectFrom('fields')
+    .selectAll()
+    .where('document_id', '=', doc.id)
+    .where('id', '=', fieldId)
+    .executeTakeFirst();
   if (!field || field.assigned_to !== signer.position) throw notFound('Field');
-  if (field.type !== 'file') throw new AppError('invalid_state', `Field ${fieldId} is a ${field.type} field, not a file field`);
-  const stored = await intakeFieldFile(deps, upload, field.label, (id, name) => `orgs/${doc.org_id}/documents/${doc.id}/attachments/${id}/${name}`);
+  if (field.type !== 'file')
+    throw new AppError(
+      'invalid_state',
+      `Field ${fieldId} is a ${field.type} field, not a file field`,
+    );
+  const stored = await intakeFieldFile(
+    deps,
+    upload,
+    field.label,
+    (id, name) => `orgs/${doc.org_id}/documents/${doc.id}/attachments/${id}/${name}`,
+  );
   const { attachmentId, name, key, contentType, file } = stored;
 
   let replaced: AttachmentRow | undefined;
@@ -117,17 +146,28 @@ export async function intakeFieldFile(
   fieldLabel: string,
   keyOf: (attachmentId: string, safeName: string) => string,
 ): Promise<IntakenFile> {
-  const contentType = (upload.contentType ?? '').split(';')[0].trim().toLowerCase() as UploadContentType;
+  const contentType = (upload.contentType ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase() as UploadContentType;
   if (!UPLOAD_CONTENT_TYPES.includes(contentType)) {
-    throw new AppError('unsupported_media_type', `Send the file as one of ${UPLOAD_CONTENT_TYPES.join(', ')}`);
+    throw new AppError(
+      'unsupported_media_type',
+      `Send the file as one of ${UPLOAD_CONTENT_TYPES.join(', ')}`,
+    );
   }
   const limits = { contentType, maxBytes: SIGNER_UPLOAD_MAX_BYTES };
-  if (upload.contentLength !== undefined && upload.contentLength > SIGNER_UPLOAD_MAX_BYTES) throw new AppError('payload_too_large', 'The file is larger than 10 MB');
-  if (!upload.body) throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
+  if (upload.contentLength !== undefined && upload.contentLength > SIGNER_UPLOAD_MAX_BYTES)
+    throw new AppError('payload_too_large', 'The file is larger than 10 MB');
+  if (!upload.body)
+    throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
 
   const attachmentId = newId('att');
   const base = (upload.filename ?? '').trim();
-  const name = (base === '' ? `${fieldLabel || 'upload'}.${EXTENSION[contentType]}` : base).slice(0, 200);
+  const name = (base === '' ? `${fieldLabel || 'upload'}.${EXTENSION[contentType]}` : base).slice(
+    0,
+    200,
+  );
   const key = keyOf(attachmentId, safeFilename(name));
   // An image's first bytes are kept as they stream past, to read its pixel count from the header.
   const head = new HeadOf(IMAGE_LIMITS.headerBytes);
@@ -179,9 +219,16 @@ class HeadOf extends Transform {
  * without decoding it, so a small file declaring 20000×20000 pixels never reaches anything that
  * would decode it (a viewer, a thumbnail, a later conversion).
  */
-async function imageRefusal(head: Buffer, contentType: UploadContentType): Promise<AppError | undefined> {
+async function imageRefusal(
+  head: Buffer,
+  contentType: UploadContentType,
+): Promise<AppError | undefined> {
   const dims = await headerDimensions(head);
-  if (!dims) return new AppError('unsupported_media_type', `The bytes cannot be read as a ${contentType} image`);
+  if (!dims)
+    return new AppError(
+      'unsupported_media_type',
+      `The bytes cannot be read as a ${contentType} image`,
+    );
   const over = overBudget(dims, IMAGE_LIMITS.uploadPixels, 'The image');
   return over ? new AppError('payload_too_large', over) : undefined;
 }

@@ -28,7 +28,12 @@ export async function signerEventData(trx: Executor, doc: DocumentRow, signer: S
  * Emails the signer a fresh link to sign now, marked as an invitation: if it cannot be delivered,
  * the document becomes `action_required`.
  */
-export async function mailYourTurn(trx: Executor, deps: AppDeps, doc: DocumentRow, signer: SignerRow): Promise<void> {
+export async function mailYourTurn(
+  trx: Executor,
+  deps: AppDeps,
+  doc: DocumentRow,
+  signer: SignerRow,
+): Promise<void> {
   const { url } = await issueLink(trx, deps, doc, signer);
   const orgName = await orgNameOf(trx, doc.org_id);
   await enqueueJob(trx, deps.clock, 'mail', {
@@ -42,7 +47,12 @@ export async function mailYourTurn(trx: Executor, deps: AppDeps, doc: DocumentRo
  * Sequential signing, after a signer finished: the next open signer (lowest order) becomes `sent`
  * and gets a "your turn" email. Nothing to do in parallel mode, where everyone was invited at once.
  */
-export async function advanceTurn(trx: Executor, deps: AppDeps, doc: DocumentRow, meta: RequestMeta): Promise<void> {
+export async function advanceTurn(
+  trx: Executor,
+  deps: AppDeps,
+  doc: DocumentRow,
+  meta: RequestMeta,
+): Promise<void> {
   if (doc.signing_type === 'parallel') return;
   const next = openSigners(await listSigners(trx, doc.id))[0];
   if (!next || next.status !== 'pending') return;
@@ -59,14 +69,41 @@ export async function advanceTurn(trx: Executor, deps: AppDeps, doc: DocumentRow
 }
 
 /** Moves an open document to `action_required` (once), tells the sender why, and emits the event. */
-export async function requireSenderAction(trx: Executor, deps: AppDeps, doc: DocumentRow, reason: string, meta: RequestMeta): Promise<void> {
+export async function requireSenderAction(
+  trx: Executor,
+  deps: AppDeps,
+  doc: DocumentRow,
+  reason: string,
+  meta: RequestMeta,
+): Promise<void> {
   const now = deps.clock.now().toISOString();
-  const moved = await moveDocument(trx, doc.id, ['pending'], 'action_required', { updated_at: now });
-  await writeAudit(trx, deps.clock, { orgId: doc.org_id, documentId: doc.id, action: 'document.action_required', details: reason, meta });
+  const moved = await moveDocument(trx, doc.id, ['pending'], 'action_required', {
+    updated_at: now,
+  });
+  await writeAudit(trx, deps.clock, {
+    orgId: doc.org_id,
+    documentId: doc.id,
+    action: 'document.action_required',
+    details: reason,
+    meta,
+  });
   const admin = await repo.findOrgAdmin(trx, doc.org_id);
-  if (admin) await enqueueJob(trx, deps.clock, 'mail', actionRequiredMail({ doc, to: admin.admin_email, reason }));
+  if (admin)
+    await enqueueJob(
+      trx,
+      deps.clock,
+      'mail',
+      actionRequiredMail({ doc, to: admin.admin_email, reason }),
+    );
   // Already action_required for another reason: the sender is told, but the status event fired then.
-  if (moved) await emitEvent(trx, deps.clock, doc.org_id, 'document.action_required', await documentEventData(trx, doc.org_id, doc.id));
+  if (moved)
+    await emitEvent(
+      trx,
+      deps.clock,
+      doc.org_id,
+      'document.action_required',
+      await documentEventData(trx, doc.org_id, doc.id),
+    );
 }
 
 /**
@@ -74,13 +111,19 @@ export async function requireSenderAction(trx: Executor, deps: AppDeps, doc: Doc
  * (every undeliverable address corrected, every identity review decided). Call it inside the
  * transaction that resolved something; it does nothing otherwise. Returns the document's status.
  */
-export async function resumeIfResolved(trx: Executor, deps: AppDeps, documentId: string, meta: RequestMeta = UNKNOWN_ACTOR): Promise<DocumentStatus | undefined> {
+export async function resumeIfResolved(
+  trx: Executor,
+  deps: AppDeps,
+  documentId: string,
+  meta: RequestMeta = UNKNOWN_ACTOR,
+): Promise<DocumentStatus | undefined> {
   const doc = await repo.findDocumentById(trx, documentId);
   if (!doc) return undefined;
   if (doc.status !== 'action_required') return doc.status;
   if (actionRequiredOf(doc, await listSigners(trx, doc.id)) !== null) return doc.status;
   const now = deps.clock.now().toISOString();
-  if (!(await moveDocument(trx, doc.id, ['action_required'], 'pending', { updated_at: now }))) return doc.status;
+  if (!(await moveDocument(trx, doc.id, ['action_required'], 'pending', { updated_at: now })))
+    return doc.status;
   await writeAudit(trx, deps.clock, {
     orgId: doc.org_id,
     documentId: doc.id,
@@ -105,7 +148,11 @@ export async function onSignerCorrected(
   const { doc, signer, emailChanged, meta } = args;
   if (emailChanged) {
     await revokeSigningLinks(trx, deps, signer.id);
-    await repo.updateSignerRow(trx, signer.id, { delivery_failed_at: null, delivery_error: null, last_notified_at: deps.clock.now().toISOString() });
+    await repo.updateSignerRow(trx, signer.id, {
+      delivery_failed_at: null,
+      delivery_error: null,
+      last_notified_at: deps.clock.now().toISOString(),
+    });
     await resumeIfResolved(trx, deps, doc.id, meta);
   }
   if (!isSigningRole(signer)) return undefined;
@@ -130,7 +177,11 @@ export async function onInvitationUndeliverable(
     // A mail to an address the sender has since corrected says nothing about the new one.
     if (signer.email.toLowerCase() !== ref.to.toLowerCase()) return;
     const now = deps.clock.now().toISOString();
-    await repo.updateSignerRow(trx, signer.id, { delivery_failed_at: now, delivery_error: error.slice(0, 500), updated_at: now });
+    await repo.updateSignerRow(trx, signer.id, {
+      delivery_failed_at: now,
+      delivery_error: error.slice(0, 500),
+      updated_at: now,
+    });
     await writeAudit(trx, deps.clock, {
       orgId: doc.org_id,
       documentId: doc.id,
@@ -138,6 +189,12 @@ export async function onInvitationUndeliverable(
       details: `The invitation to ${signer.name} <${signer.email}> could not be delivered: ${error.slice(0, 300)}`,
       meta: UNKNOWN_ACTOR,
     });
-    await requireSenderAction(trx, deps, doc, `the invitation to ${signer.email} could not be delivered; correct the signer's email address`, UNKNOWN_ACTOR);
+    await requireSenderAction(
+      trx,
+      deps,
+      doc,
+      `the invitation to ${signer.email} could not be delivered; correct the signer's email address`,
+      UNKNOWN_ACTOR,
+    );
   });
 }

@@ -15,7 +15,12 @@ import { requireSenderAction, resumeIfResolved } from './signing-flow.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { requireOpen, verificationOf } from './signing-rules.ts';
 import { isOpenDocument } from '../documents/document-status.ts';
-import { SIGNING_LIMITS, type IdentityResultT, type VerificationInput, type VerificationResultT } from './signing.schemas.ts';
+import {
+  SIGNING_LIMITS,
+  type IdentityResultT,
+  type VerificationInput,
+  type VerificationResultT,
+} from './signing.schemas.ts';
 
 /*
  * Identity evidence (`requireKyc`): each signer and approver uploads a photo of an ID, stored as
@@ -29,7 +34,9 @@ import { SIGNING_LIMITS, type IdentityResultT, type VerificationInput, type Veri
  */
 
 const tooManyAttempts = (limit: number) =>
-  invalidState(`You have sent identity evidence ${limit} times; the sender must review it before you can send another`);
+  invalidState(
+    `You have sent identity evidence ${limit} times; the sender must review it before you can send another`,
+  );
 
 /**
  * What can be refused from the token alone, before the request body is read (onRequest): a bad
@@ -46,11 +53,18 @@ export async function precheckIdentity(deps: AppDeps, token: string): Promise<vo
 }
 
 const MAGIC: Record<string, (b: Buffer) => boolean> = {
-  'image/png': (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  'image/png': (b) =>
+    b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
   'image/jpeg': (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
-  'image/webp': (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  'image/webp': (b) =>
+    b.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    b.subarray(8, 12).toString('latin1') === 'WEBP',
 };
-const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+const EXTENSION: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+};
 
 /** Stores the signer's ID photo and puts the document in `action_required` for the sender's review. */
 export async function submitIdentity(
@@ -65,12 +79,22 @@ export async function submitIdentity(
   if (status === 'none') throw invalidState('This document does not ask for identity evidence');
   if (status === 'approved') throw invalidState('Your identity is already confirmed');
   const type = upload.contentType;
-  if (!MAGIC[type]) throw new AppError('unsupported_media_type', 'Send the photo as image/png, image/jpeg or image/webp');
-  if (upload.bytes.length === 0) throw new AppError('validation_error', 'The photo is empty', [{ path: 'body', message: 'must not be empty' }]);
-  if (upload.bytes.length > SIGNING_LIMITS.identityMaxBytes) throw new AppError('payload_too_large', 'The photo is larger than 10 MB');
-  if (!MAGIC[type](upload.bytes)) throw new AppError('unsupported_media_type', `The bytes are not a ${type} image`);
+  if (!MAGIC[type])
+    throw new AppError(
+      'unsupported_media_type',
+      'Send the photo as image/png, image/jpeg or image/webp',
+    );
+  if (upload.bytes.length === 0)
+    throw new AppError('validation_error', 'The photo is empty', [
+      { path: 'body', message: 'must not be empty' },
+    ]);
+  if (upload.bytes.length > SIGNING_LIMITS.identityMaxBytes)
+    throw new AppError('payload_too_large', 'The photo is larger than 10 MB');
+  if (!MAGIC[type](upload.bytes))
+    throw new AppError('unsupported_media_type', `The bytes are not a ${type} image`);
   const dims = await headerDimensions(upload.bytes);
-  if (!dims) throw new AppError('unsupported_media_type', `The bytes cannot be read as a ${type} image`);
+  if (!dims)
+    throw new AppError('unsupported_media_type', `The bytes cannot be read as a ${type} image`);
   const over = overBudget(dims, IMAGE_LIMITS.evidencePixels, 'The photo');
   if (over) throw new AppError('payload_too_large', over);
   const limit = deps.config.limits.identityAttempts;
@@ -82,65 +106,81 @@ export async function submitIdentity(
 
   // The replaced evidence's file goes once the transaction has committed.
   const replacedKey: { value?: string } = {};
-  return deps.db.transaction().execute(async (trx) => {
-    const locked = await repo.lockDocument(trx, doc.id);
-    const current = await repo.findSignerById(trx, signer.id);
-    if (!locked || !current) throw invalidLink();
-    requireOpen(locked, current);
-    const status = verificationOf(locked, current);
-    if (status === 'approved') throw invalidState('Your identity is already confirmed');
-    if (limit > 0 && (current.identity_attempts ?? 0) >= limit) throw tooManyAttempts(limit);
-    const now = deps.clock.now().toISOString();
-    // Evidence still awaiting review is replaced, not kept beside the new one.
-    const replaced = status === 'pending' ? await latestEvidence(trx, current.id) : undefined;
-    if (replaced) {
-      await trx.deleteFrom('attachments').where('id', '=', replaced.id).execute();
-      replacedKey.value = replaced.file_key;
-    }
-    await trx
-      .insertInto('attachments')
-      .values({
-        id: attachmentId,
-        document_id: locked.id,
-        name: `Identity evidence - ${current.name}.${EXTENSION[type]}`,
-        file_key: key,
-        content_type: type,
-        file_size: upload.bytes.length,
-        created_at: now,
-        kind: 'identity_evidence',
-        sha256: createHash('sha256').update(upload.bytes).digest('hex'),
-        signer_id: current.id,
-        field_id: null,
-      })
-      .execute();
-    await repo.updateSignerRow(trx, current.id, {
-      verification_status: 'pending',
-      verification_note: null,
-      identity_attempts: (current.identity_attempts ?? 0) + 1,
-      updated_at: now,
-    });
-    await writeAudit(trx, deps.clock, {
-      orgId: locked.org_id,
-      documentId: locked.id,
-      action: 'signer.identity_submitted',
-      details:
-        `Identity evidence uploaded by ${current.name} <${current.email}> (attachment ${attachmentId}` +
-        `${replaced ? `, replacing ${replaced.id}, which was awaiting review` : ''}); awaiting review`,
-      meta,
-    });
-    // One review, one request to the sender: a replacement joins the review already asked for.
-    if (!replaced) {
-      await requireSenderAction(trx, deps, locked, `${current.name} uploaded identity evidence to review (POST /api/v1/documents/${locked.id}/signers/${current.id}/verification)`, meta);
-    }
-    const after = await repo.findDocumentById(trx, locked.id);
-    return { attachmentId, verification: 'pending' as const, documentStatus: after?.status ?? locked.status };
-  }).then(async (result) => {
-    if (replacedKey.value) await deps.storage.delete(replacedKey.value).catch(() => undefined);
-    return result;
-  }, async (err: unknown) => {
-    await deps.storage.delete(key).catch(() => undefined);
-    throw err;
-  });
+  return deps.db
+    .transaction()
+    .execute(async (trx) => {
+      const locked = await repo.lockDocument(trx, doc.id);
+      const current = await repo.findSignerById(trx, signer.id);
+      if (!locked || !current) throw invalidLink();
+      requireOpen(locked, current);
+      const status = verificationOf(locked, current);
+      if (status === 'approved') throw invalidState('Your identity is already confirmed');
+      if (limit > 0 && (current.identity_attempts ?? 0) >= limit) throw tooManyAttempts(limit);
+      const now = deps.clock.now().toISOString();
+      // Evidence still awaiting review is replaced, not kept beside the new one.
+      const replaced = status === 'pending' ? await latestEvidence(trx, current.id) : undefined;
+      if (replaced) {
+        await trx.deleteFrom('attachments').where('id', '=', replaced.id).execute();
+        replacedKey.value = replaced.file_key;
+      }
+      await trx
+        .insertInto('attachments')
+        .values({
+          id: attachmentId,
+          document_id: locked.id,
+          name: `Identity evidence - ${current.name}.${EXTENSION[type]}`,
+          file_key: key,
+          content_type: type,
+          file_size: upload.bytes.length,
+          created_at: now,
+          kind: 'identity_evidence',
+          sha256: createHash('sha256').update(upload.bytes).digest('hex'),
+          signer_id: current.id,
+          field_id: null,
+        })
+        .execute();
+      await repo.updateSignerRow(trx, current.id, {
+        verification_status: 'pending',
+        verification_note: null,
+        identity_attempts: (current.identity_attempts ?? 0) + 1,
+        updated_at: now,
+      });
+      await writeAudit(trx, deps.clock, {
+        orgId: locked.org_id,
+        documentId: locked.id,
+        action: 'signer.identity_submitted',
+        details:
+          `Identity evidence uploaded by ${current.name} <${current.email}> (attachment ${attachmentId}` +
+          `${replaced ? `, replacing ${replaced.id}, which was awaiting review` : ''}); awaiting review`,
+        meta,
+      });
+      // One review, one request to the sender: a replacement joins the review already asked for.
+      if (!replaced) {
+        await requireSenderAction(
+          trx,
+          deps,
+          locked,
+          `${current.name} uploaded identity evidence to review (POST /api/v1/documents/${locked.id}/signers/${current.id}/verification)`,
+          meta,
+        );
+      }
+      const after = await repo.findDocumentById(trx, locked.id);
+      return {
+        attachmentId,
+        verification: 'pending' as const,
+        documentStatus: after?.status ?? locked.status,
+      };
+    })
+    .then(
+      async (result) => {
+        if (replacedKey.value) await deps.storage.delete(replacedKey.value).catch(() => undefined);
+        return result;
+      },
+      async (err: unknown) => {
+        await deps.storage.delete(key).catch(() => undefined);
+        throw err;
+      },
+    );
 }
 
 /** The signer's newest identity evidence: the one awaiting review while verification is `pending`. */
@@ -173,16 +213,26 @@ export async function decideVerification(
     const signer = await findSigner(trx, documentId, signerId);
     if (!doc) throw notFound('Document');
     if (!signer) throw notFound('Signer');
-    if (!isOpenDocument(doc.status)) throw invalidState(`Cannot review identity evidence: the document is ${doc.status}`);
+    if (!isOpenDocument(doc.status))
+      throw invalidState(`Cannot review identity evidence: the document is ${doc.status}`);
     const status = verificationOf(doc, signer);
     if (status !== 'pending') {
-      throw invalidState(status === 'none' ? 'This document does not ask for identity evidence' : `No identity evidence awaits review (verification is ${status})`);
+      throw invalidState(
+        status === 'none'
+          ? 'This document does not ask for identity evidence'
+          : `No identity evidence awaits review (verification is ${status})`,
+      );
     }
     const approved = input.decision === 'approve';
     const now = deps.clock.now().toISOString();
     const note = approved ? null : (input.reason ?? null);
     // A review is the sender acting: the signer may send evidence again (IDENTITY_MAX_ATTEMPTS) if rejected.
-    await repo.updateSignerRow(trx, signer.id, { verification_status: approved ? 'approved' : 'rejected', verification_note: note, identity_attempts: 0, updated_at: now });
+    await repo.updateSignerRow(trx, signer.id, {
+      verification_status: approved ? 'approved' : 'rejected',
+      verification_note: note,
+      identity_attempts: 0,
+      updated_at: now,
+    });
     await writeAudit(trx, deps.clock, {
       orgId: doc.org_id,
       documentId: doc.id,
@@ -191,7 +241,12 @@ export async function decideVerification(
       meta: actor.meta,
     });
     const { url } = await issueLink(trx, deps, doc, signer);
-    await enqueueJob(trx, deps.clock, 'mail', verificationResultMail({ doc, signer, approved, note: note ?? undefined, link: url }));
+    await enqueueJob(
+      trx,
+      deps.clock,
+      'mail',
+      verificationResultMail({ doc, signer, approved, note: note ?? undefined, link: url }),
+    );
     const documentStatus = (await resumeIfResolved(trx, deps, doc.id, actor.meta)) ?? doc.status;
     return {
       documentId: doc.id,

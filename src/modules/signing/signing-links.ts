@@ -49,22 +49,46 @@ export async function issueLinks(
   const now = deps.clock.now().toISOString();
   const links = holders.map(({ doc, signer }) => {
     const token = randomBytes(32).toString('base64url');
-    const expiresAt = purpose === 'download' ? new Date(deps.clock.now().getTime() + LINK_LIFETIME_MS).toISOString() : linkExpiry(deps, doc);
-    const row = { token_hash: hashToken(token), signer_id: signer.id, document_id: doc.id, purpose, expires_at: expiresAt, revoked_at: null, created_at: now };
-    const url = purpose === 'sign' ? `${deps.config.publicUrl}/sign/${token}` : `${deps.config.publicUrl}/api/v1/signing/${token}/file`;
+    const expiresAt =
+      purpose === 'download'
+        ? new Date(deps.clock.now().getTime() + LINK_LIFETIME_MS).toISOString()
+        : linkExpiry(deps, doc);
+    const row = {
+      token_hash: hashToken(token),
+      signer_id: signer.id,
+      document_id: doc.id,
+      purpose,
+      expires_at: expiresAt,
+      revoked_at: null,
+      created_at: now,
+    };
+    const url =
+      purpose === 'sign'
+        ? `${deps.config.publicUrl}/sign/${token}`
+        : `${deps.config.publicUrl}/api/v1/signing/${token}/file`;
     return { row, url, expiresAt };
   });
-  await repo.insertSigningTokens(trx, links.map((l) => l.row));
+  await repo.insertSigningTokens(
+    trx,
+    links.map((l) => l.row),
+  );
   return links.map(({ url, expiresAt }) => ({ url, expiresAt }));
 }
 
 /** Voids every link of the signer (its address changed: links mailed to the old one must die). */
-export async function revokeSigningLinks(trx: Executor, deps: AppDeps, signerId: string): Promise<void> {
+export async function revokeSigningLinks(
+  trx: Executor,
+  deps: AppDeps,
+  signerId: string,
+): Promise<void> {
   await repo.revokeSignerTokens(trx, signerId, deps.clock.now().toISOString());
 }
 
 export const invalidLink = () =>
-  new AppError('forbidden', 'This signing link is not valid or has expired; ask the sender for a new one');
+  new AppError(
+    'forbidden',
+    'This signing link is not valid or has expired; ask the sender for a new one',
+  );
 
 /**
  * The signer and document a token opens, or 403 `forbidden` for a forged, revoked or expired
@@ -77,8 +101,12 @@ export async function resolveToken(
   accept: readonly LinkPurpose[] = ['sign'],
 ): Promise<{ signer: SignerRow; doc: DocumentRow; purpose: LinkPurpose }> {
   const row = await repo.findSigningToken(db, hashToken(token));
-  if (!row || !accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null) throw invalidLink();
-  const [signer, doc] = await Promise.all([repo.findSignerById(db, row.signer_id), repo.findDocumentById(db, row.document_id)]);
+  if (!row || !accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null)
+    throw invalidLink();
+  const [signer, doc] = await Promise.all([
+    repo.findSignerById(db, row.signer_id),
+    repo.findDocumentById(db, row.document_id),
+  ]);
   if (!signer || !doc || signer.document_id !== doc.id) throw invalidLink();
   if (Date.parse(row.expires_at) <= deps.clock.now().getTime()) {
     // Links are capped at the document's expiry: say that the document expired, not just the link.

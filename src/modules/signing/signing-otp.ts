@@ -10,7 +10,13 @@ import * as repo from './signing.repository.ts';
 import { invalidLink, resolveToken } from './signing-links.ts';
 import { maskEmail, requireOpen, requireTurn } from './signing-rules.ts';
 import type { OtpResultT } from './signing.schemas.ts';
-import { newOtpCode, nextOtpSend, OTP_MAX_ATTEMPTS, OTP_TTL_MS, resendAfter } from './otp-window.ts';
+import {
+  newOtpCode,
+  nextOtpSend,
+  OTP_MAX_ATTEMPTS,
+  OTP_TTL_MS,
+  resendAfter,
+} from './otp-window.ts';
 
 /*
  * Emailed one-time codes (`otpMethod: "email"`), with the rules of otp-window.ts: 5 tries per code
@@ -22,14 +28,19 @@ const codeHash = (deps: AppDeps, signerId: string, code: string) =>
   createHmac('sha256', deps.secret).update(`${signerId}:${code}`).digest('hex');
 
 /** Emails a fresh code to the signer whose turn it is. */
-export async function sendOtp(deps: AppDeps, token: string, meta: RequestMeta): Promise<OtpResultT> {
+export async function sendOtp(
+  deps: AppDeps,
+  token: string,
+  meta: RequestMeta,
+): Promise<OtpResultT> {
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   return deps.db.transaction().execute(async (trx) => {
     const locked = await repo.lockDocument(trx, doc.id);
     const current = await repo.findSignerById(trx, signer.id);
     if (!locked || !current) throw invalidLink();
     requireOpen(locked, current);
-    if (locked.otp_method !== 'email') throw invalidState('This document does not use emailed codes');
+    if (locked.otp_method !== 'email')
+      throw invalidState('This document does not use emailed codes');
     requireTurn(locked, await listSigners(trx, doc.id), current);
 
     const nowMs = deps.clock.now().getTime();
@@ -45,7 +56,12 @@ export async function sendOtp(deps: AppDeps, token: string, meta: RequestMeta): 
       attempts: 0,
       ...sends,
     });
-    await enqueueJob(trx, deps.clock, 'mail', otpMail({ doc: locked, signer: current, code, minutes: OTP_TTL_MS / 60_000 }));
+    await enqueueJob(
+      trx,
+      deps.clock,
+      'mail',
+      otpMail({ doc: locked, signer: current, code, minutes: OTP_TTL_MS / 60_000 }),
+    );
     await writeAudit(trx, deps.clock, {
       orgId: locked.org_id,
       documentId: locked.id,
@@ -62,16 +78,30 @@ export async function sendOtp(deps: AppDeps, token: string, meta: RequestMeta): 
  * A wrong code is audited and counted in its own statement, so the count survives the refusal.
  * The caller deletes the code in the transaction that completes the signing (a code works once).
  */
-export async function verifyOtp(deps: AppDeps, doc: DocumentRow, signer: SignerRow, code: string | undefined, meta: RequestMeta): Promise<void> {
+export async function verifyOtp(
+  deps: AppDeps,
+  doc: DocumentRow,
+  signer: SignerRow,
+  code: string | undefined,
+  meta: RequestMeta,
+): Promise<void> {
   if (!code) {
-    throw new AppError('otp_required', 'This document requires the code we email you: request it with POST /api/v1/signing/{token}/otp and send it as `otp`');
+    throw new AppError(
+      'otp_required',
+      'This document requires the code we email you: request it with POST /api/v1/signing/{token}/otp and send it as `otp`',
+    );
   }
   const now = deps.clock.now().toISOString();
   const taken = await repo.takeOtpAttempt(deps.db, signer.id, now, OTP_MAX_ATTEMPTS);
   if (!taken) {
     const row = await repo.findOtp(deps.db, signer.id);
-    if (!row) throw new AppError('otp_required', 'No code was requested yet: request one with POST /api/v1/signing/{token}/otp');
-    if (row.expires_at <= now) throw new AppError('invalid_otp', 'The code has expired; request a new one');
+    if (!row)
+      throw new AppError(
+        'otp_required',
+        'No code was requested yet: request one with POST /api/v1/signing/{token}/otp',
+      );
+    if (row.expires_at <= now)
+      throw new AppError('invalid_otp', 'The code has expired; request a new one');
     throw new AppError('invalid_otp', 'Too many wrong codes; request a new one');
   }
   const expected = Buffer.from(taken.code_hash, 'hex');
@@ -87,7 +117,9 @@ export async function verifyOtp(deps: AppDeps, doc: DocumentRow, signer: SignerR
   });
   throw new AppError(
     'invalid_otp',
-    left > 0 ? `The code is wrong; ${left} attempt(s) left` : 'The code is wrong and no attempts are left; request a new code',
+    left > 0
+      ? `The code is wrong; ${left} attempt(s) left`
+      : 'The code is wrong and no attempts are left; request a new code',
     [{ path: 'body.otp', message: 'is wrong', attemptsLeft: left }],
   );
 }

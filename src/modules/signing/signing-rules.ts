@@ -8,14 +8,20 @@ export const isSigningRole = (s: Pick<SignerRow, 'role'>) => SIGNING_ROLES.inclu
 
 /** Signers and approvers who still have to act, lowest order first. */
 export function openSigners(signers: SignerRow[]): SignerRow[] {
-  return signers.filter((s) => isSigningRole(s) && !isFinishedSigner(s.status)).sort((a, b) => a.position - b.position);
+  return signers
+    .filter((s) => isSigningRole(s) && !isFinishedSigner(s.status))
+    .sort((a, b) => a.position - b.position);
 }
 
 /**
  * Whether `signer` may act now: in parallel mode every open signer or approver; in sequential
  * mode only the open one with the lowest order.
  */
-export function isTurnOf(doc: Pick<DocumentRow, 'signing_type'>, signers: SignerRow[], signer: SignerRow): boolean {
+export function isTurnOf(
+  doc: Pick<DocumentRow, 'signing_type'>,
+  signers: SignerRow[],
+  signer: SignerRow,
+): boolean {
   if (!isSigningRole(signer) || isFinishedSigner(signer.status)) return false;
   if (doc.signing_type === 'parallel') return true;
   const open = openSigners(signers);
@@ -49,14 +55,23 @@ export function requireOpen(doc: DocumentRow, signer: SignerRow): void {
 export function requireTurn(doc: DocumentRow, signers: SignerRow[], signer: SignerRow): void {
   if (!isTurnOf(doc, signers, signer)) {
     const first = openSigners(signers)[0];
-    throw new AppError('not_your_turn', `It is not your turn yet: ${first ? first.name : 'an earlier signer'} signs first`);
+    throw new AppError(
+      'not_your_turn',
+      `It is not your turn yet: ${first ? first.name : 'an earlier signer'} signs first`,
+    );
   }
 }
 
 /** Where the signer stands in identity review; `none` when the document does not require KYC. */
-export function verificationOf(doc: DocumentRow, signer: SignerRow): 'none' | 'required' | 'pending' | 'approved' | 'rejected' {
+export function verificationOf(
+  doc: DocumentRow,
+  signer: SignerRow,
+): 'none' | 'required' | 'pending' | 'approved' | 'rejected' {
   if (doc.require_kyc !== 1 || !isSigningRole(signer)) return 'none';
-  return (signer.verification_status as 'pending' | 'approved' | 'rejected' | null | undefined) ?? 'required';
+  return (
+    (signer.verification_status as 'pending' | 'approved' | 'rejected' | null | undefined) ??
+    'required'
+  );
 }
 
 export function requireVerified(doc: DocumentRow, signer: SignerRow): void {
@@ -70,13 +85,26 @@ export function requireVerified(doc: DocumentRow, signer: SignerRow): void {
   throw new AppError('verification_required', why);
 }
 
-export type ActionRequiredReason = 'identity_review' | 'invitation_undeliverable' | 'sealing_failed';
+export type ActionRequiredReason =
+  | 'identity_review'
+  | 'invitation_undeliverable'
+  | 'sealing_failed';
 export interface ActionRequired {
   reason: ActionRequiredReason;
   signerId?: string;
   message: string;
 }
-type ActionSigner = Pick<SignerRow, 'id' | 'name' | 'email' | 'role' | 'status' | 'delivery_failed_at' | 'delivery_error' | 'verification_status'>;
+type ActionSigner = Pick<
+  SignerRow,
+  | 'id'
+  | 'name'
+  | 'email'
+  | 'role'
+  | 'status'
+  | 'delivery_failed_at'
+  | 'delivery_error'
+  | 'verification_status'
+>;
 
 /**
  * What the sender must do before the document can move on, or null: sealing failed for good, a
@@ -97,10 +125,18 @@ export function actionRequiredOf(
     if (!isSigningRole(s) || isFinishedSigner(s.status)) continue;
     if (s.delivery_failed_at) {
       const why = s.delivery_error ? ` (${s.delivery_error})` : '';
-      return { reason: 'invitation_undeliverable', signerId: s.id, message: `The invitation to ${s.email} could not be delivered${why}; correct the signer's email address` };
+      return {
+        reason: 'invitation_undeliverable',
+        signerId: s.id,
+        message: `The invitation to ${s.email} could not be delivered${why}; correct the signer's email address`,
+      };
     }
     if (doc.require_kyc === 1 && s.verification_status === 'pending') {
-      return { reason: 'identity_review', signerId: s.id, message: `The identity evidence of ${s.name} awaits review (POST …/signers/${s.id}/verification)` };
+      return {
+        reason: 'identity_review',
+        signerId: s.id,
+        message: `The identity evidence of ${s.name} awaits review (POST …/signers/${s.id}/verification)`,
+      };
     }
   }
   return null;

@@ -1,6 +1,12 @@
 import type { FieldRow } from '../../db/database.ts';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
-import { IMAGE_LIMITS, ImageRefused, normalizeSignaturePng, overBudget, pngDimensions } from '../../images/image-limits.ts';
+import {
+  IMAGE_LIMITS,
+  ImageRefused,
+  normalizeSignaturePng,
+  overBudget,
+  pngDimensions,
+} from '../../images/image-limits.ts';
 import { SIGNING_LIMITS, type CompleteInput, type SignatureInputT } from './signing.schemas.ts';
 
 /*
@@ -13,7 +19,8 @@ const SIGNATURE_TYPES = ['signature', 'initials'];
 const PNG_DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]+={0,2})$/;
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 // The same shape as the `email` format the API validates signer addresses with.
-const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -28,14 +35,20 @@ export function checkSignature(kind: SignatureInputT['kind'], value: string): Ch
   if (kind === 'typed') {
     const text = value.trim();
     if (text.length === 0) return bad('must not be blank');
-    if (text.length > SIGNING_LIMITS.typedSignatureMaxChars) return bad(`must be at most ${SIGNING_LIMITS.typedSignatureMaxChars} characters when typed`);
+    if (text.length > SIGNING_LIMITS.typedSignatureMaxChars)
+      return bad(`must be at most ${SIGNING_LIMITS.typedSignatureMaxChars} characters when typed`);
     return good(text);
   }
-  if (value.length > SIGNING_LIMITS.drawnSignatureMaxChars) return bad('must be at most 1 MB when drawn');
+  if (value.length > SIGNING_LIMITS.drawnSignatureMaxChars)
+    return bad('must be at most 1 MB when drawn');
   const match = PNG_DATA_URL.exec(value);
   if (!match) return bad('must be a data:image/png;base64,… URL when drawn');
   const bytes = Buffer.from(match[1], 'base64');
-  if (bytes.length < PNG_MAGIC.length + 25 || !bytes.subarray(0, PNG_MAGIC.length).equals(PNG_MAGIC)) return bad('is not a PNG image');
+  if (
+    bytes.length < PNG_MAGIC.length + 25 ||
+    !bytes.subarray(0, PNG_MAGIC.length).equals(PNG_MAGIC)
+  )
+    return bad('is not a PNG image');
   // The header says how many pixels decoding would cost: refused before anything decodes it.
   const dims = pngDimensions(bytes);
   if (!dims) return bad('is not a PNG image');
@@ -49,7 +62,9 @@ export function checkSignature(kind: SignatureInputT['kind'], value: string): Ch
  * makes of it (`normalizeSignaturePng`); the same image is normalized once. 400
  * `validation_error` naming the field when one cannot be decoded.
  */
-export async function normalizeDrawnValues(values: Map<string, string | null>): Promise<Map<string, string | null>> {
+export async function normalizeDrawnValues(
+  values: Map<string, string | null>,
+): Promise<Map<string, string | null>> {
   const done = new Map<string, Promise<string>>();
   const out = new Map<string, string | null>();
   for (const [fieldId, value] of values) {
@@ -60,14 +75,18 @@ export async function normalizeDrawnValues(values: Map<string, string | null>): 
     }
     let normalized = done.get(value!);
     if (!normalized) {
-      normalized = normalizeSignaturePng(Buffer.from(match[1], 'base64')).then((png) => `data:image/png;base64,${png.toString('base64')}`);
+      normalized = normalizeSignaturePng(Buffer.from(match[1], 'base64')).then(
+        (png) => `data:image/png;base64,${png.toString('base64')}`,
+      );
       done.set(value!, normalized);
     }
     try {
       out.set(fieldId, await normalized);
     } catch (err) {
       if (!(err instanceof ImageRefused)) throw err;
-      throw new AppError('validation_error', `body.values.${fieldId} ${err.message}`, [{ path: `body.values.${fieldId}`, message: err.message }]);
+      throw new AppError('validation_error', `body.values.${fieldId} ${err.message}`, [
+        { path: `body.values.${fieldId}`, message: err.message },
+      ]);
     }
   }
   return out;
@@ -79,7 +98,12 @@ function checkDate(raw: Raw): Check {
   if (!m) return bad('must be an ISO 8601 date such as 2026-11-21');
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const probe = new Date(Date.UTC(year, month - 1, day));
-  if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) return bad('is not a real calendar date');
+  if (
+    probe.getUTCFullYear() !== year ||
+    probe.getUTCMonth() !== month - 1 ||
+    probe.getUTCDate() !== day
+  )
+    return bad('is not a real calendar date');
   if (m[4] && Number.isNaN(Date.parse(raw.trim()))) return bad('is not a valid date and time');
   return good(raw.trim());
 }
@@ -96,18 +120,25 @@ export function checkValue(field: Pick<FieldRow, 'type' | 'options'>, raw: Raw):
       if (raw === false || raw === 'false') return good('false');
       return bad('must be true or false');
     case 'number': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && NUMERIC.test(raw.trim()) ? Number(raw.trim()) : NaN;
+      const n =
+        typeof raw === 'number'
+          ? raw
+          : typeof raw === 'string' && NUMERIC.test(raw.trim())
+            ? Number(raw.trim())
+            : NaN;
       if (!Number.isFinite(n)) return bad('must be a number');
       return good(String(n));
     }
     case 'date':
       return checkDate(raw);
     case 'email':
-      if (typeof raw !== 'string' || raw.length > 254 || !EMAIL.test(raw.trim())) return bad('must be an email address');
+      if (typeof raw !== 'string' || raw.length > 254 || !EMAIL.test(raw.trim()))
+        return bad('must be an email address');
       return good(raw.trim());
     case 'dropdown':
     case 'radio':
-      if (typeof raw !== 'string' || !options.includes(raw)) return bad(`must be one of ${options.join(', ')}`);
+      if (typeof raw !== 'string' || !options.includes(raw))
+        return bad(`must be one of ${options.join(', ')}`);
       return good(raw);
     case 'name':
       if (typeof raw !== 'string') return bad('must be text');
@@ -115,12 +146,14 @@ export function checkValue(field: Pick<FieldRow, 'type' | 'options'>, raw: Raw):
       return good(raw.trim());
     default:
       if (typeof raw !== 'string') return bad('must be text');
-      if (raw.length > SIGNING_LIMITS.valueMaxChars) return bad(`must be at most ${SIGNING_LIMITS.valueMaxChars} characters`);
+      if (raw.length > SIGNING_LIMITS.valueMaxChars)
+        return bad(`must be at most ${SIGNING_LIMITS.valueMaxChars} characters`);
       return good(raw);
   }
 }
 
-const isEmpty = (raw: Raw | undefined) => raw === undefined || (typeof raw === 'string' && raw.trim() === '');
+const isEmpty = (raw: Raw | undefined) =>
+  raw === undefined || (typeof raw === 'string' && raw.trim() === '');
 
 /**
  * Checks the submitted values against the signer's fields and returns the value to store for
@@ -137,7 +170,8 @@ export function resolveValues(
   const values = input.values ?? {};
   const mine = new Map(fields.map((f) => [f.id, f]));
   for (const id of Object.keys(values)) {
-    if (!mine.has(id)) problems.push({ path: `body.values.${id}`, message: 'is not one of your fields' });
+    if (!mine.has(id))
+      problems.push({ path: `body.values.${id}`, message: 'is not one of your fields' });
   }
 
   let signature: Check | undefined;
@@ -161,19 +195,28 @@ export function resolveValues(
         continue;
       }
       if (field.required === 1) {
-        problems.push({ path: SIGNATURE_TYPES.includes(field.type) ? 'body.signature' : path, message: `is required (${field.label || field.type})` });
+        problems.push({
+          path: SIGNATURE_TYPES.includes(field.type) ? 'body.signature' : path,
+          message: `is required (${field.label || field.type})`,
+        });
       }
       result.set(field.id, null);
       continue;
     }
     if (field.type === 'file') {
-      if (raw !== uploads.get(field.id)?.id) problems.push({ path, message: 'must be the attachmentId answered by PUT …/fields/{fieldId}/file for this field' });
+      if (raw !== uploads.get(field.id)?.id)
+        problems.push({
+          path,
+          message:
+            'must be the attachmentId answered by PUT …/fields/{fieldId}/file for this field',
+        });
       else result.set(field.id, raw);
       continue;
     }
     const checked = checkValue(field, raw!);
     if (!checked.ok) problems.push({ path, message: checked.message });
-    else if (field.type === 'checkbox' && field.required === 1 && checked.value !== 'true') problems.push({ path, message: 'must be checked' });
+    else if (field.type === 'checkbox' && field.required === 1 && checked.value !== 'true')
+      problems.push({ path, message: 'must be checked' });
     else result.set(field.id, checked.value);
   }
 

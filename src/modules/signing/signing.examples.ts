@@ -67,10 +67,19 @@ export const signingExamples = {
   },
   getSigningFile: {},
   sendSigningOtp: {
-    response: { data: { sentTo: 'o***@example.test', expiresAt: AT.expires, resendAfter: '2026-11-25T03:40:46.512Z' } },
+    response: {
+      data: {
+        sentTo: 'o***@example.test',
+        expiresAt: AT.expires,
+        resendAfter: '2026-11-25T03:40:46.512Z',
+      },
+    },
   },
   completeSigning: {
-    body: { values: { [EX.fld]: '2026-11-21' }, signature: { kind: 'typed', value: 'Ada Lovelace' } },
+    body: {
+      values: { [EX.fld]: '2026-11-21' },
+      signature: { kind: 'typed', value: 'Ada Lovelace' },
+    },
     response: {
       data: {
         documentId: EX.doc,
@@ -102,10 +111,22 @@ export const signingExamples = {
       },
     },
   },
-  createSigningLink: { response: { data: { url: `https://sign.example.com/sign/${EX.token}`, expiresAt: AT.expires } } },
+  createSigningLink: {
+    response: { data: { url: `https://sign.example.com/sign/${EX.token}`, expiresAt: AT.expires } },
+  },
   reviewSignerIdentity: {
     body: { decision: 'approve' },
-    response: { data: { documentId: EX.doc, signerId: EX.sgn, verification: 'approved', documentStatus: 'pending' } },
+    response: {
+      data: {
+        documentId: EX.doc,
+        signerId: EX.sgn,
+        verification: 'approved',
+        documentStatus: 'pending',
+      },
+    },
   },
-  uploadSigningFieldFile: { querystring: { filename: 'certificate-of-insurance.pdf' }, response: { data: { attachmentId: EX.att } } },
+  uploadSigningFieldFile: {
+    querystring: { filename: 'certificate-of-insurance.pdf' },
+    response: { data: { attachmentId: EX.att } },
+  },
 } satisfies Record<string, OperationExample>;

@@ -1,30 +1,64 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { DocumentRow, Executor, SignerRow, SignerUpdate, SigningOtpsTable, SigningTokensTable } from '../../db/database.ts';
+import type {
+  DocumentRow,
+  Executor,
+  SignerRow,
+  SignerUpdate,
+  SigningOtpsTable,
+  SigningTokensTable,
+} from '../../db/database.ts';
 
 export type SigningTokenRow = Selectable<SigningTokensTable>;
 export type SigningOtpRow = Selectable<SigningOtpsTable>;
 
-export async function insertSigningTokens(db: Executor, rows: Insertable<SigningTokensTable>[]): Promise<void> {
+export async function insertSigningTokens(
+  db: Executor,
+  rows: Insertable<SigningTokensTable>[],
+): Promise<void> {
   if (rows.length > 0) await db.insertInto('signing_tokens').values(rows).execute();
 }
 
-export async function findSigningToken(db: Executor, tokenHash: string): Promise<SigningTokenRow | undefined> {
-  return db.selectFrom('signing_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+export async function findSigningToken(
+  db: Executor,
+  tokenHash: string,
+): Promise<SigningTokenRow | undefined> {
+  return db
+    .selectFrom('signing_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
 }
 
 /** Revokes every live link of a signer (e.g. its email address changed). */
-export async function revokeSignerTokens(db: Executor, signerId: string, now: string): Promise<void> {
-  await db.updateTable('signing_tokens').set({ revoked_at: now }).where('signer_id', '=', signerId).where('revoked_at', 'is', null).execute();
+export async function revokeSignerTokens(
+  db: Executor,
+  signerId: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('signing_tokens')
+    .set({ revoked_at: now })
+    .where('signer_id', '=', signerId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** A signer by id with no organization check: the caller proved access with a signing token. */
-export async function findSignerById(db: Executor, signerId: string): Promise<SignerRow | undefined> {
+export async function findSignerById(
+  db: Executor,
+  signerId: string,
+): Promise<SignerRow | undefined> {
   return db.selectFrom('signers').selectAll().where('id', '=', signerId).executeTakeFirst();
 }
 
 /** A live document by id with no organization check (workers and token-authenticated routes). */
 export async function findDocumentById(db: Executor, id: string): Promise<DocumentRow | undefined> {
-  return db.selectFrom('documents').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('documents')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /**
@@ -43,13 +77,20 @@ export async function lockDocument(trx: Executor, id: string): Promise<DocumentR
   return trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateSignerRow(db: Executor, signerId: string, changes: SignerUpdate): Promise<void> {
+export async function updateSignerRow(
+  db: Executor,
+  signerId: string,
+  changes: SignerUpdate,
+): Promise<void> {
   await db.updateTable('signers').set(changes).where('id', '=', signerId).execute();
 }
 
-
 export async function findOtp(db: Executor, signerId: string): Promise<SigningOtpRow | undefined> {
-  return db.selectFrom('signing_otps').selectAll().where('signer_id', '=', signerId).executeTakeFirst();
+  return db
+    .selectFrom('signing_otps')
+    .selectAll()
+    .where('signer_id', '=', signerId)
+    .executeTakeFirst();
 }
 
 /** Replaces the signer's code (a new code voids the previous one and its failed attempts). */
@@ -83,6 +124,13 @@ export async function deleteOtp(db: Executor, signerId: string): Promise<void> {
   await db.deleteFrom('signing_otps').where('signer_id', '=', signerId).execute();
 }
 
-export async function findOrgAdmin(db: Executor, orgId: string): Promise<{ name: string; admin_email: string } | undefined> {
-  return db.selectFrom('organizations').select(['name', 'admin_email']).where('id', '=', orgId).executeTakeFirst();
+export async function findOrgAdmin(
+  db: Executor,
+  orgId: string,
+): Promise<{ name: string; admin_email: string } | undefined> {
+  return db
+    .selectFrom('organizations')
+    .select(['name', 'admin_email'])
+    .where('id', '=', orgId)
+    .executeTakeFirst();
 }

@@ -54,8 +54,10 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
   };
 
   // Identity photos arrive as raw image bytes; this parser exists only inside this plugin.
-  app.addContentTypeParser([...IDENTITY_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: SIGNING_LIMITS.identityMaxBytes }, (_req, body, done) =>
-    done(null, body),
+  app.addContentTypeParser(
+    [...IDENTITY_CONTENT_TYPES],
+    { parseAs: 'buffer', bodyLimit: SIGNING_LIMITS.identityMaxBytes },
+    (_req, body, done) => done(null, body),
   );
 
   app.get(
@@ -74,7 +76,9 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         errorCodes: [...LINK_CODES],
       },
     },
-    async (request) => ({ data: await service.getSession(deps, request.params.token, requestMeta(request)) }),
+    async (request) => ({
+      data: await service.getSession(deps, request.params.token, requestMeta(request)),
+    }),
   );
 
   app.get(
@@ -85,7 +89,8 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         security: [],
         operationId: 'getSigningFile',
         example: signingExamples.getSigningFile,
-        summary: 'The PDF to sign (or, with a download link from the completion email, the signed PDF)',
+        summary:
+          'The PDF to sign (or, with a download link from the completion email, the signed PDF)',
         description:
           "The PDF the signer is asked to sign, for the signing page to render. Authenticated by the signing link's token; no API key.",
         params: TokenParams,
@@ -143,10 +148,23 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         params: TokenParams,
         body: CompleteBody,
         response: { 200: Data(CompleteResult, 'The signature is recorded') },
-        errorCodes: [...LINK_CODES, 'otp_required', 'invalid_otp', 'not_your_turn', 'verification_required'],
+        errorCodes: [
+          ...LINK_CODES,
+          'otp_required',
+          'invalid_otp',
+          'not_your_turn',
+          'verification_required',
+        ],
       },
     },
-    async (request) => ({ data: await service.completeSigning(deps, request.params.token, request.body, requestMeta(request)) }),
+    async (request) => ({
+      data: await service.completeSigning(
+        deps,
+        request.params.token,
+        request.body,
+        requestMeta(request),
+      ),
+    }),
   );
 
   app.post(
@@ -168,14 +186,22 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         errorCodes: [...LINK_CODES],
       },
     },
-    async (request) => ({ data: await service.declineSigning(deps, request.params.token, request.body, requestMeta(request)) }),
+    async (request) => ({
+      data: await service.declineSigning(
+        deps,
+        request.params.token,
+        request.body,
+        requestMeta(request),
+      ),
+    }),
   );
 
   app.post(
     '/api/v1/signing/:token/identity',
     {
       // Refused from the token alone before up to 10 MB of body is read.
-      onRequest: async (request) => precheckIdentity(deps, (request.params as { token: string }).token),
+      onRequest: async (request) =>
+        precheckIdentity(deps, (request.params as { token: string }).token),
       schema: {
         tags,
         security: [],
@@ -191,13 +217,28 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
           ),
         },
         response: { 200: Data(IdentityResult, 'The evidence is stored and awaits review') },
-        errorCodes: [...LINK_CODES, 'payload_too_large', 'unsupported_media_type', 'storage_unavailable'],
+        errorCodes: [
+          ...LINK_CODES,
+          'payload_too_large',
+          'unsupported_media_type',
+          'storage_unavailable',
+        ],
       },
     },
     async (request) => {
       const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const contentType = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      return { data: await submitIdentity(deps, request.params.token, { bytes, contentType }, requestMeta(request)) };
+      const contentType = String(request.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim()
+        .toLowerCase();
+      return {
+        data: await submitIdentity(
+          deps,
+          request.params.token,
+          { bytes, contentType },
+          requestMeta(request),
+        ),
+      };
     },
   );
 
@@ -213,10 +254,18 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). The link lives 30 days or until the document expires, whichever is first; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.',
         params: SignerLinkParams,
-        response: { 200: Data(SigningLink, "A fresh signing link") }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 200: Data(SigningLink, 'A fresh signing link') },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
-    async (request) => ({ data: await service.createSignerLink(deps, actorOf(request), request.params.id, request.params.signerId) }),
+    async (request) => ({
+      data: await service.createSignerLink(
+        deps,
+        actorOf(request),
+        request.params.id,
+        request.params.signerId,
+      ),
+    }),
   );
 
   app.post(
@@ -232,11 +281,18 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
           'Only while evidence awaits review (409 `invalid_state` otherwise). `approve` lets the signer complete; `reject` emails the signer (with `reason`) to upload again. The document returns to `pending` when nothing else needs the sender.',
         params: SignerLinkParams,
         body: VerificationBody,
-        response: { 200: Data(VerificationResult, "The review is recorded") }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 200: Data(VerificationResult, 'The review is recorded') },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request) => ({
-      data: await decideVerification(deps, actorOf(request), request.params.id, request.params.signerId, request.body),
+      data: await decideVerification(
+        deps,
+        actorOf(request),
+        request.params.id,
+        request.params.signerId,
+        request.body,
+      ),
     }),
   );
 }

@@ -28,10 +28,20 @@ export const SIGNING_LIMITS = {
 export const IDENTITY_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 
 /** `none`: no KYC; `required`: evidence must be uploaded; `pending`: awaiting the sender's review. */
-export const VERIFICATION_STATUSES = ['none', 'required', 'pending', 'approved', 'rejected'] as const;
+export const VERIFICATION_STATUSES = [
+  'none',
+  'required',
+  'pending',
+  'approved',
+  'rejected',
+] as const;
 
 export const TokenParams = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 100, description: 'The secret token of the signing link `PUBLIC_URL/sign/{token}`' }),
+  token: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'The secret token of the signing link `PUBLIC_URL/sign/{token}`',
+  }),
 });
 export type TokenParamsT = Static<typeof TokenParams>;
 
@@ -48,7 +58,9 @@ export const SigningField = Type.Object({
   readOnly: Type.Boolean({ description: 'Shown with its defaultValue; not editable' }),
   placeholder: Nullable(Type.String()),
   defaultValue: Nullable(Type.String()),
-  options: Nullable(Type.Array(Type.String(), { description: 'Choices of a dropdown or radio field' })),
+  options: Nullable(
+    Type.Array(Type.String(), { description: 'Choices of a dropdown or radio field' }),
+  ),
 });
 export type SigningFieldT = Static<typeof SigningField>;
 
@@ -59,11 +71,19 @@ export const SigningSession = Type.Object({
     message: Type.String({ description: 'Message from the sender; "" when none' }),
     status: StringEnum(DOCUMENT_STATUSES),
     signingType: SigningType,
-    pageCount: Type.Integer({ description: 'Pages of the PDF served by `GET /api/v1/signing/{token}/file`' }),
+    pageCount: Type.Integer({
+      description: 'Pages of the PDF served by `GET /api/v1/signing/{token}/file`',
+    }),
     expiresAt: NullableTimestamp,
     senderName: Type.String({ description: 'Name of the sending organization' }),
-    brandColor: Nullable(Type.String({ description: "The sending organization's colour `#RRGGBB`; null: Signet's own" })),
-    logoUrl: Nullable(Type.String({ description: "The sending organization's logo; null when it has none" })),
+    brandColor: Nullable(
+      Type.String({
+        description: "The sending organization's colour `#RRGGBB`; null: Signet's own",
+      }),
+    ),
+    logoUrl: Nullable(
+      Type.String({ description: "The sending organization's logo; null when it has none" }),
+    ),
   }),
   signer: Type.Object({
     id: Id('sgn'),
@@ -73,12 +93,17 @@ export const SigningSession = Type.Object({
     status: StringEnum(SIGNER_STATUSES),
     order: Type.Integer(),
   }),
-  isYourTurn: Type.Boolean({ description: 'False in sequential mode while an earlier signer or approver has not finished' }),
-  otpRequired: Type.Boolean({ description: 'True when `complete` needs an emailed code: call `POST …/otp` first' }),
+  isYourTurn: Type.Boolean({
+    description: 'False in sequential mode while an earlier signer or approver has not finished',
+  }),
+  otpRequired: Type.Boolean({
+    description: 'True when `complete` needs an emailed code: call `POST …/otp` first',
+  }),
   verification: Type.Object({
     required: Type.Boolean({ description: 'The document requires identity evidence (KYC)' }),
     status: StringEnum(VERIFICATION_STATUSES, {
-      description: '`required`: upload `POST …/identity`; `pending`: awaiting review; `approved`: may complete; `rejected`: upload again',
+      description:
+        '`required`: upload `POST …/identity`; `pending`: awaiting review; `approved`: may complete; `rejected`: upload again',
     }),
   }),
   fields: Type.Array(SigningField, { description: 'The fields this signer fills' }),
@@ -95,13 +120,19 @@ export const SigningSession = Type.Object({
 export type SigningSessionT = Static<typeof SigningSession>;
 
 export const OtpResult = Type.Object({
-  sentTo: Type.String({ description: 'The masked address the code went to, e.g. `j***@example.com`' }),
+  sentTo: Type.String({
+    description: 'The masked address the code went to, e.g. `j***@example.com`',
+  }),
   expiresAt: Timestamp,
   resendAfter: Timestamp,
 });
 export type OtpResultT = Static<typeof OtpResult>;
 
-const FieldValue = Type.Union([Type.String({ maxLength: SIGNING_LIMITS.drawnSignatureMaxChars }), Type.Number(), Type.Boolean()]);
+const FieldValue = Type.Union([
+  Type.String({ maxLength: SIGNING_LIMITS.drawnSignatureMaxChars }),
+  Type.Number(),
+  Type.Boolean(),
+]);
 
 export const SignatureInput = Type.Object(
   {
@@ -109,7 +140,8 @@ export const SignatureInput = Type.Object(
     value: Type.String({
       minLength: 1,
       maxLength: SIGNING_LIMITS.drawnSignatureMaxChars,
-      description: 'typed: the name as typed (1-200 chars); drawn: a `data:image/png;base64,…` URL of at most 1 MB',
+      description:
+        'typed: the name as typed (1-200 chars); drawn: a `data:image/png;base64,…` URL of at most 1 MB',
     }),
   },
   { additionalProperties: false },
@@ -124,7 +156,12 @@ export const CompleteBody = Type.Object(
         'Field id → value. date: ISO 8601 date; number: a number or numeric string; checkbox: boolean or "true"/"false"; dropdown/radio: one of options; email: an address. Signature and initials fields take `signature` unless given here (same rules).',
     }),
     signature: Type.Optional(SignatureInput),
-    otp: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit emailed code, when `otpRequired`' })),
+    otp: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{6}$',
+        description: 'The 6-digit emailed code, when `otpRequired`',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -136,14 +173,23 @@ export const CompleteResult = Type.Object({
   status: StringEnum(SIGNER_STATUSES),
   signedAt: Timestamp,
   documentStatus: StringEnum(DOCUMENT_STATUSES, {
-    description: 'Stays `pending` after the last signature until the signed PDF is produced, then `completed`',
+    description:
+      'Stays `pending` after the last signature until the signed PDF is produced, then `completed`',
   }),
-  allSigned: Type.Boolean({ description: 'Every signer and approver has completed; the signed PDF is being produced' }),
+  allSigned: Type.Boolean({
+    description: 'Every signer and approver has completed; the signed PDF is being produced',
+  }),
 });
 export type CompleteResultT = Static<typeof CompleteResult>;
 
 export const DeclineBody = Type.Object(
-  { reason: Type.String({ minLength: 1, maxLength: SIGNING_LIMITS.declineReasonMaxChars, pattern: '\\S' }) },
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: SIGNING_LIMITS.declineReasonMaxChars,
+      pattern: '\\S',
+    }),
+  },
   { additionalProperties: false },
 );
 export type DeclineInput = Static<typeof DeclineBody>;
@@ -178,7 +224,9 @@ export type SigningLinkT = Static<typeof SigningLink>;
 export const VerificationBody = Type.Object(
   {
     decision: StringEnum(['approve', 'reject'] as const),
-    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Told to the signer on reject' })),
+    reason: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: 'Told to the signer on reject' }),
+    ),
   },
   { additionalProperties: false },
 );

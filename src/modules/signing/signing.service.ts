@@ -8,8 +8,16 @@ import { declinedMail, declinedSenderMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import { documentEventData, requireDocument, type Actor } from '../documents/documents.service.ts';
-import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
-import { isFinishedSigner, moveSigner, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
+import {
+  isOpenDocument,
+  moveDocument,
+  OPEN_DOCUMENT_STATUSES,
+} from '../documents/document-status.ts';
+import {
+  isFinishedSigner,
+  moveSigner,
+  UNFINISHED_SIGNER_STATUSES,
+} from '../signers/signer-status.ts';
 import { listFields, updateField } from '../fields/fields.repository.ts';
 import { findSigner, listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
@@ -18,20 +26,38 @@ import { orgNameOf } from '../orgs/org-name.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { verifyOtp } from './signing-otp.ts';
-import { isTurnOf, openSigners, requireOpen, requireTurn, requireVerified, verificationOf } from './signing-rules.ts';
+import {
+  isTurnOf,
+  openSigners,
+  requireOpen,
+  requireTurn,
+  requireVerified,
+  verificationOf,
+} from './signing-rules.ts';
 import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
 import { uploadsOf } from './signer-uploads.ts';
-import type { CompleteInput, CompleteResultT, DeclineInput, DeclineResultT, SigningLinkT, SigningSessionT } from './signing.schemas.ts';
+import type {
+  CompleteInput,
+  CompleteResultT,
+  DeclineInput,
+  DeclineResultT,
+  SigningLinkT,
+  SigningSessionT,
+} from './signing.schemas.ts';
 
-const fieldsOf = (fields: FieldRow[], signer: SignerRow) => fields.filter((f) => f.assigned_to === signer.position);
-
+const fieldsOf = (fields: FieldRow[], signer: SignerRow) =>
+  fields.filter((f) => f.assigned_to === signer.position);
 
 /**
  * What the signing page shows. The first visit marks the signer as having viewed the document
  * (audit `document.viewed`, events `signer.viewed` and `document.viewed`); a signer whose turn it
  * is moves from `sent` to `viewed`.
  */
-export async function getSession(deps: AppDeps, token: string, meta: RequestMeta): Promise<SigningSessionT> {
+export async function getSession(
+  deps: AppDeps,
+  token: string,
+  meta: RequestMeta,
+): Promise<SigningSessionT> {
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   requireOpen(doc, signer);
   const now = deps.clock.now().toISOString();
@@ -64,13 +90,20 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
       }
     }
     // Opened before their turn, the signer stayed `pending`; the first visit in their turn counts as the view.
-    if (row.status === 'sent' && (await moveSigner(trx, row.id, ['sent'], 'viewed', { updated_at: now }))) {
+    if (
+      row.status === 'sent' &&
+      (await moveSigner(trx, row.id, ['sent'], 'viewed', { updated_at: now }))
+    ) {
       row = { ...row, status: 'viewed' };
     }
     return row;
   });
 
-  const [signers, fields, brand] = await Promise.all([listSigners(deps.db, doc.id), listFields(deps.db, doc.id), orgBrandOf(deps.db, deps.config.publicUrl, doc.org_id)]);
+  const [signers, fields, brand] = await Promise.all([
+    listSigners(deps.db, doc.id),
+    listFields(deps.db, doc.id),
+    orgBrandOf(deps.db, deps.config.publicUrl, doc.org_id),
+  ]);
   const verification = verificationOf(doc, current);
   return {
     document: {
@@ -93,7 +126,11 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
       status: current.status as SigningSessionT['signer']['status'],
       order: current.position,
     },
-    isYourTurn: isTurnOf(doc, signers.map((s) => (s.id === current.id ? current : s)), current),
+    isYourTurn: isTurnOf(
+      doc,
+      signers.map((s) => (s.id === current.id ? current : s)),
+      current,
+    ),
     otpRequired: doc.otp_method === 'email',
     verification: { required: verification !== 'none', status: verification },
     fields: fieldsOf(fields, current).map(fieldView),
@@ -110,7 +147,10 @@ export async function getSession(deps: AppDeps, token: string, meta: RequestMeta
  * The PDF behind a link: the document to sign for a signing link of an open document, the signed
  * PDF for a download link (sent instead of an attachment when the signed file is large).
  */
-export async function openFile(deps: AppDeps, token: string): Promise<{ stream: Readable; name: string; size: number | null }> {
+export async function openFile(
+  deps: AppDeps,
+  token: string,
+): Promise<{ stream: Readable; name: string; size: number | null }> {
   const { signer, doc, purpose } = await resolveToken(deps.db, deps, token, ['sign', 'download']);
   let key: string | null;
   if (purpose === 'download') {
@@ -123,7 +163,11 @@ export async function openFile(deps: AppDeps, token: string): Promise<{ stream: 
   if (!key) throw notFound('File');
   const stat = await deps.storage.stat(key);
   if (!stat) throw notFound('File');
-  return { stream: await deps.storage.get(key), name: purpose === 'download' ? `${doc.name} - Signed.pdf` : `${doc.name}.pdf`, size: stat.size };
+  return {
+    stream: await deps.storage.get(key),
+    name: purpose === 'download' ? `${doc.name} - Signed.pdf` : `${doc.name}.pdf`,
+    size: stat.size,
+  };
 }
 
 /**
@@ -132,13 +176,24 @@ export async function openFile(deps: AppDeps, token: string): Promise<{ stream: 
  * from. Sequential: the next signer is emailed. The last signature queues the signed PDF (the
  * document becomes `completed` once that file exists, see src/jobs/finalize.ts).
  */
-export async function completeSigning(deps: AppDeps, token: string, input: CompleteInput, meta: RequestMeta): Promise<CompleteResultT> {
+export async function completeSigning(
+  deps: AppDeps,
+  token: string,
+  input: CompleteInput,
+  meta: RequestMeta,
+): Promise<CompleteResultT> {
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   requireOpen(doc, signer);
   requireTurn(doc, await listSigners(deps.db, doc.id), signer);
   requireVerified(doc, signer);
   // Drawn signatures are decoded once, here, within their pixel budget: sealing then meets only images Signet wrote.
-  const values = await normalizeDrawnValues(resolveValues(fieldsOf(await listFields(deps.db, doc.id), signer), input, await uploadsOf(deps.db, doc.id, signer.id)));
+  const values = await normalizeDrawnValues(
+    resolveValues(
+      fieldsOf(await listFields(deps.db, doc.id), signer),
+      input,
+      await uploadsOf(deps.db, doc.id, signer.id),
+    ),
+  );
   // The code is checked last: a mistake in the values must not cost one of its attempts.
   if (doc.otp_method === 'email') await verifyOtp(deps, doc, signer, input.otp, meta);
 
@@ -153,12 +208,22 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
     const uploads = await uploadsOf(trx, doc.id, signer.id);
     for (const [fieldId, value] of values) {
       if (value !== null && uploads.has(fieldId) && uploads.get(fieldId)!.id !== value) {
-        throw new AppError('validation_error', `body.values.${fieldId} names a file replaced meanwhile`, [{ path: `body.values.${fieldId}`, message: 'names a file replaced meanwhile; use the latest attachmentId' }]);
+        throw new AppError(
+          'validation_error',
+          `body.values.${fieldId} names a file replaced meanwhile`,
+          [
+            {
+              path: `body.values.${fieldId}`,
+              message: 'names a file replaced meanwhile; use the latest attachmentId',
+            },
+          ],
+        );
       }
     }
 
     const now = deps.clock.now().toISOString();
-    for (const [fieldId, value] of values) await updateField(trx, fieldId, { value, updated_at: now });
+    for (const [fieldId, value] of values)
+      await updateField(trx, fieldId, { value, updated_at: now });
     const changes = {
       signed_at: now,
       ip_address: meta.ipAddress,
@@ -167,7 +232,8 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
       geo_country: meta.geoCountry,
       updated_at: now,
     };
-    if (!(await moveSigner(trx, current.id, UNFINISHED_SIGNER_STATUSES, 'completed', changes))) throw invalidState('You have already signed this document');
+    if (!(await moveSigner(trx, current.id, UNFINISHED_SIGNER_STATUSES, 'completed', changes)))
+      throw invalidState('You have already signed this document');
     await repo.deleteOtp(trx, current.id);
     const completed: SignerRow = { ...current, ...changes, status: 'completed' };
     await writeAudit(trx, deps.clock, {
@@ -177,12 +243,25 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
       details: `${current.role === 'approver' ? 'Approved' : 'Signed'} by ${current.name} <${current.email}>`,
       meta,
     });
-    await emitEvent(trx, deps.clock, locked.org_id, 'signer.completed', await signerEventData(trx, locked, completed));
+    await emitEvent(
+      trx,
+      deps.clock,
+      locked.org_id,
+      'signer.completed',
+      await signerEventData(trx, locked, completed),
+    );
 
     const allSigned = openSigners(await listSigners(trx, locked.id)).length === 0;
     if (allSigned) await enqueueJob(trx, deps.clock, 'finalize', { documentId: locked.id });
     else await advanceTurn(trx, deps, locked, meta);
-    return { documentId: locked.id, signerId: current.id, status: 'completed', signedAt: now, documentStatus: locked.status as CompleteResultT['documentStatus'], allSigned };
+    return {
+      documentId: locked.id,
+      signerId: current.id,
+      status: 'completed',
+      signedAt: now,
+      documentStatus: locked.status as CompleteResultT['documentStatus'],
+      allSigned,
+    };
   });
 }
 
@@ -190,7 +269,12 @@ export async function completeSigning(deps: AppDeps, token: string, input: Compl
  * The signer declines with a reason: the document becomes `declined`, every other recipient who
  * still had something to do is `cancelled`, and all recipients and the sender are told.
  */
-export async function declineSigning(deps: AppDeps, token: string, input: DeclineInput, meta: RequestMeta): Promise<DeclineResultT> {
+export async function declineSigning(
+  deps: AppDeps,
+  token: string,
+  input: DeclineInput,
+  meta: RequestMeta,
+): Promise<DeclineResultT> {
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   requireOpen(doc, signer);
   return deps.db.transaction().execute(async (trx) => {
@@ -208,18 +292,36 @@ export async function declineSigning(deps: AppDeps, token: string, input: Declin
       geo_country: meta.geoCountry,
       updated_at: now,
     };
-    if (!(await moveSigner(trx, current.id, UNFINISHED_SIGNER_STATUSES, 'declined', changes))) throw invalidState('You have already finished with this document');
-    if (!(await moveDocument(trx, locked.id, OPEN_DOCUMENT_STATUSES, 'declined', { updated_at: now }))) throw invalidState('The document changed status meanwhile');
+    if (!(await moveSigner(trx, current.id, UNFINISHED_SIGNER_STATUSES, 'declined', changes)))
+      throw invalidState('You have already finished with this document');
+    if (
+      !(await moveDocument(trx, locked.id, OPEN_DOCUMENT_STATUSES, 'declined', { updated_at: now }))
+    )
+      throw invalidState('The document changed status meanwhile');
     const declined: SignerRow = { ...current, ...changes, status: 'declined' };
 
     const others = (await listSigners(trx, locked.id)).filter((s) => s.id !== current.id);
     const orgName = await orgNameOf(trx, locked.org_id);
     for (const other of others) {
-      if (!isFinishedSigner(other.status)) await moveSigner(trx, other.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', { updated_at: now });
-      await enqueueJob(trx, deps.clock, 'mail', declinedMail({ doc: locked, recipient: other, decliner: declined, orgName }));
+      if (!isFinishedSigner(other.status))
+        await moveSigner(trx, other.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
+          updated_at: now,
+        });
+      await enqueueJob(
+        trx,
+        deps.clock,
+        'mail',
+        declinedMail({ doc: locked, recipient: other, decliner: declined, orgName }),
+      );
     }
     const admin = await repo.findOrgAdmin(trx, locked.org_id);
-    if (admin) await enqueueJob(trx, deps.clock, 'mail', declinedSenderMail({ doc: locked, to: admin.admin_email, decliner: declined, reason }));
+    if (admin)
+      await enqueueJob(
+        trx,
+        deps.clock,
+        'mail',
+        declinedSenderMail({ doc: locked, to: admin.admin_email, decliner: declined, reason }),
+      );
 
     await writeAudit(trx, deps.clock, {
       orgId: locked.org_id,
@@ -228,10 +330,33 @@ export async function declineSigning(deps: AppDeps, token: string, input: Declin
       details: `Declined by ${current.name} <${current.email}>: ${reason}`,
       meta,
     });
-    await writeAudit(trx, deps.clock, { orgId: locked.org_id, documentId: locked.id, action: 'document.declined', details: `Declined by ${current.name}`, meta });
-    await emitEvent(trx, deps.clock, locked.org_id, 'signer.declined', await signerEventData(trx, locked, declined));
-    await emitEvent(trx, deps.clock, locked.org_id, 'document.declined', await documentEventData(trx, locked.org_id, locked.id));
-    return { documentId: locked.id, signerId: current.id, status: 'declined', documentStatus: 'declined' };
+    await writeAudit(trx, deps.clock, {
+      orgId: locked.org_id,
+      documentId: locked.id,
+      action: 'document.declined',
+      details: `Declined by ${current.name}`,
+      meta,
+    });
+    await emitEvent(
+      trx,
+      deps.clock,
+      locked.org_id,
+      'signer.declined',
+      await signerEventData(trx, locked, declined),
+    );
+    await emitEvent(
+      trx,
+      deps.clock,
+      locked.org_id,
+      'document.declined',
+      await documentEventData(trx, locked.org_id, locked.id),
+    );
+    return {
+      documentId: locked.id,
+      signerId: current.id,
+      status: 'declined',
+      documentStatus: 'declined',
+    };
   });
 }
 
@@ -239,14 +364,21 @@ export async function declineSigning(deps: AppDeps, token: string, input: Declin
  * A fresh signing link for a signer of an open document (embedded signing). Earlier links of the
  * signer stay valid (see signing-links.ts).
  */
-export async function createSignerLink(deps: AppDeps, actor: Actor, documentId: string, signerId: string): Promise<SigningLinkT> {
+export async function createSignerLink(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  signerId: string,
+): Promise<SigningLinkT> {
   return deps.db.transaction().execute(async (trx) => {
     const doc = await requireDocument(trx, actor.orgId, documentId);
     const signer = await findSigner(trx, documentId, signerId);
     if (!signer) throw notFound('Signer');
-    if (!isOpenDocument(doc.status)) throw invalidState(`Cannot create a signing link: the document is ${doc.status}`);
+    if (!isOpenDocument(doc.status))
+      throw invalidState(`Cannot create a signing link: the document is ${doc.status}`);
     if (signer.role === 'cc') throw invalidState('Copy (cc) recipients do not sign');
-    if (isFinishedSigner(signer.status)) throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
+    if (isFinishedSigner(signer.status))
+      throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
     const link = await issueLink(trx, deps, doc, signer);
     await writeAudit(trx, deps.clock, {
       orgId: doc.org_id,

@@ -1,6 +1,14 @@
 import type { Insertable } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
-import type { DocumentsTable, Executor, FieldsTable, SignersTable, TemplateFieldRow, TemplateRoleRow, TemplateRow } from '../../db/database.ts';
+import type {
+  DocumentsTable,
+  Executor,
+  FieldsTable,
+  SignersTable,
+  TemplateFieldRow,
+  TemplateRoleRow,
+  TemplateRow,
+} from '../../db/database.ts';
 import { validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { StorageNotFound } from '../../storage/storage.ts';
@@ -17,7 +25,15 @@ import * as repo from './templates.repository.ts';
 
 /** The file columns of a document; empty when the template has no file yet. */
 export type FileColumns = Partial<
-  Pick<Insertable<DocumentsTable>, 'file_key' | 'original_file_key' | 'original_content_type' | 'file_size' | 'page_count' | 'document_hash'>
+  Pick<
+    Insertable<DocumentsTable>,
+    | 'file_key'
+    | 'original_file_key'
+    | 'original_content_type'
+    | 'file_size'
+    | 'page_count'
+    | 'document_hash'
+  >
 >;
 
 export interface TemplateParts {
@@ -27,14 +43,26 @@ export interface TemplateParts {
 }
 
 /** The template with its roles (in order) and fields; undefined when it is not the organization's. */
-export async function loadTemplateParts(db: Executor, orgId: string, templateId: string): Promise<TemplateParts | undefined> {
+export async function loadTemplateParts(
+  db: Executor,
+  orgId: string,
+  templateId: string,
+): Promise<TemplateParts | undefined> {
   const template = await repo.findTemplate(db, orgId, templateId);
   if (!template) return undefined;
-  const [roles, fields] = await Promise.all([repo.listRoles(db, templateId), repo.listTemplateFields(db, templateId)]);
+  const [roles, fields] = await Promise.all([
+    repo.listRoles(db, templateId),
+    repo.listTemplateFields(db, templateId),
+  ]);
   return { template, roles, fields };
 }
 
-async function copyObject(deps: AppDeps, from: string, to: string, contentType: string): Promise<void> {
+async function copyObject(
+  deps: AppDeps,
+  from: string,
+  to: string,
+  contentType: string,
+): Promise<void> {
   await deps.storage.put(to, await deps.storage.get(from), contentType);
 }
 
@@ -45,7 +73,11 @@ async function copyObject(deps: AppDeps, from: string, to: string, contentType: 
  * new upload replaced the template's file (and deleted the old one) during the copy, the copy is
  * made again from the template as it is now.
  */
-export async function copyTemplateFile(deps: AppDeps, template: TemplateRow, documentId: string): Promise<{ columns: FileColumns; written: string[] }> {
+export async function copyTemplateFile(
+  deps: AppDeps,
+  template: TemplateRow,
+  documentId: string,
+): Promise<{ columns: FileColumns; written: string[] }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await copyFileOnce(deps, template, documentId);
@@ -58,7 +90,11 @@ export async function copyTemplateFile(deps: AppDeps, template: TemplateRow, doc
   }
 }
 
-async function copyFileOnce(deps: AppDeps, template: TemplateRow, documentId: string): Promise<{ columns: FileColumns; written: string[] }> {
+async function copyFileOnce(
+  deps: AppDeps,
+  template: TemplateRow,
+  documentId: string,
+): Promise<{ columns: FileColumns; written: string[] }> {
   if (!template.file_key) return { columns: {}, written: [] };
   const written: string[] = [];
   try {
@@ -67,8 +103,17 @@ async function copyFileOnce(deps: AppDeps, template: TemplateRow, documentId: st
     written.push(fileKey);
     let originalKey = fileKey;
     if (template.original_file_key && template.original_file_key !== template.file_key) {
-      originalKey = newUploadKey(template.org_id, documentId, template.original_file_key.split('/').at(-1) ?? 'original');
-      await copyObject(deps, template.original_file_key, originalKey, template.original_content_type ?? 'application/octet-stream');
+      originalKey = newUploadKey(
+        template.org_id,
+        documentId,
+        template.original_file_key.split('/').at(-1) ?? 'original',
+      );
+      await copyObject(
+        deps,
+        template.original_file_key,
+        originalKey,
+        template.original_content_type ?? 'application/octet-stream',
+      );
       written.push(originalKey);
     }
     return {
@@ -93,7 +138,11 @@ export async function discardFiles(deps: AppDeps, keys: string[]): Promise<void>
 }
 
 /** The document's copy of the template's fields; `assignedTo` keeps the role's order. */
-export function copyFields(documentId: string, fields: TemplateFieldRow[], now: string): Insertable<FieldsTable>[] {
+export function copyFields(
+  documentId: string,
+  fields: TemplateFieldRow[],
+  now: string,
+): Insertable<FieldsTable>[] {
   return fields.map((f) => ({
     id: newId('fld'),
     document_id: documentId,
@@ -117,7 +166,11 @@ export function copyFields(documentId: string, fields: TemplateFieldRow[], now: 
 }
 
 /** A `signer` at `order` on a new document. */
-export function signerRow(documentId: string, s: { order: number; name: string; email: string; phone?: string | null }, now: string): Insertable<SignersTable> {
+export function signerRow(
+  documentId: string,
+  s: { order: number; name: string; email: string; phone?: string | null },
+  now: string,
+): Insertable<SignersTable> {
   return {
     id: newId('sgn'),
     document_id: documentId,
@@ -169,11 +222,19 @@ export async function seedFromTemplate(
     templateId,
     signingType: parts.template.signing_type,
     file: columns,
-    signers: fixed.map((r) => signerRow(documentId, { order: r.position, name: r.signer_name ?? r.name, email: r.signer_email! }, now)),
+    signers: fixed.map((r) =>
+      signerRow(
+        documentId,
+        { order: r.position, name: r.signer_name ?? r.name, email: r.signer_email! },
+        now,
+      ),
+    ),
     fields: copyFields(documentId, parts.fields, now),
     placeSigners(inputs) {
       const free = open.filter((order) => !inputs.some((s) => s.order === order));
-      return inputs.map((s) => (s.order === undefined && free.length > 0 ? { ...s, order: free.shift()! } : s));
+      return inputs.map((s) =>
+        s.order === undefined && free.length > 0 ? { ...s, order: free.shift()! } : s,
+      );
     },
     discard: () => discardFiles(deps, written),
   };

@@ -4,7 +4,15 @@ import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import { FieldInput, FieldPatch } from '../fields/fields.schemas.ts';
 import * as service from './template-parts.service.ts';
-import { ListPartsQuery, RoleInput, RoleParams, RolePatch, RoleSchema, TemplateFieldParams, TemplateFieldSchema } from './templates.schemas.ts';
+import {
+  ListPartsQuery,
+  RoleInput,
+  RoleParams,
+  RolePatch,
+  RoleSchema,
+  TemplateFieldParams,
+  TemplateFieldSchema,
+} from './templates.schemas.ts';
 import { templatePartExamples } from './template-parts.examples.ts';
 
 const tags = ['Templates'];
@@ -33,10 +41,14 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
           'A template has at most 50 roles (409 `limit_reached`).',
         params: IdParams,
         body: RoleInput,
-        response: { 201: Data(RoleSchema, "The added role") }, errorCodes: ['not_found', 'limit_reached'],
+        response: { 201: Data(RoleSchema, 'The added role') },
+        errorCodes: ['not_found', 'limit_reached'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.addRole(deps, orgOf(request), request.params.id, request.body) }),
+    async (request, reply) =>
+      reply.code(201).send({
+        data: await service.addRole(deps, orgOf(request), request.params.id, request.body),
+      }),
   );
 
   app.get(
@@ -48,11 +60,11 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         operationId: 'listTemplateRoles',
         example: templatePartExamples.listTemplateRoles,
         summary: "List a template's roles in signing order",
-        description:
-          "The template's roles, lowest `order` first.",
+        description: "The template's roles, lowest `order` first.",
         params: IdParams,
         querystring: ListPartsQuery,
-        response: { 200: Page(RoleSchema, "The page of roles") }, errorCodes: ['not_found'],
+        response: { 200: Page(RoleSchema, 'The page of roles') },
+        errorCodes: ['not_found'],
       },
     },
     async (request) => service.listRoles(deps, orgOf(request), request.params.id, request.query),
@@ -68,13 +80,22 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         example: templatePartExamples.updateTemplateRole,
         summary: 'Edit a role; its fields follow a new order',
         description:
-          "Renames a role or sets its fixed signer (`signerName`, `signerEmail`; null clears them).",
+          'Renames a role or sets its fixed signer (`signerName`, `signerEmail`; null clears them).',
         params: RoleParams,
         body: RolePatch,
-        response: { 200: Data(RoleSchema, "The updated role") }, errorCodes: ['not_found'],
+        response: { 200: Data(RoleSchema, 'The updated role') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => ({ data: await service.updateRole(deps, orgOf(request), request.params.id, request.params.roleId, request.body) }),
+    async (request) => ({
+      data: await service.updateRole(
+        deps,
+        orgOf(request),
+        request.params.id,
+        request.params.roleId,
+        request.body,
+      ),
+    }),
   );
 
   app.delete(
@@ -86,10 +107,10 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         operationId: 'removeTemplateRole',
         example: templatePartExamples.removeTemplateRole,
         summary: 'Remove a role (its fields stay, assigned to its order)',
-        description:
-          "Removes a role from the template.",
+        description: 'Removes a role from the template.',
         params: RoleParams,
-        response: { 204: NoContent }, errorCodes: ['not_found'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found'],
       },
     },
     async (request, reply) => {
@@ -110,10 +131,14 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         description: `${FIELD_RULES} A template has at most 500 fields (409 \`limit_reached\`).`,
         params: IdParams,
         body: FieldInput,
-        response: { 201: Data(TemplateFieldSchema, "The added field") }, errorCodes: ['not_found', 'limit_reached'],
+        response: { 201: Data(TemplateFieldSchema, 'The added field') },
+        errorCodes: ['not_found', 'limit_reached'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.addField(deps, orgOf(request), request.params.id, request.body) }),
+    async (request, reply) =>
+      reply.code(201).send({
+        data: await service.addField(deps, orgOf(request), request.params.id, request.body),
+      }),
   );
 
   app.get(
@@ -125,11 +150,11 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         operationId: 'listTemplateFields',
         example: templatePartExamples.listTemplateFields,
         summary: "List a template's fields, oldest first",
-        description:
-          "The template's fields, in the order they were added.",
+        description: "The template's fields, in the order they were added.",
         params: IdParams,
         querystring: ListPartsQuery,
-        response: { 200: Page(TemplateFieldSchema, "The page of fields") }, errorCodes: ['not_found'],
+        response: { 200: Page(TemplateFieldSchema, 'The page of fields') },
+        errorCodes: ['not_found'],
       },
     },
     async (request) => service.listFields(deps, orgOf(request), request.params.id, request.query),
@@ -147,10 +172,19 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         description: `The rules apply to the field as it is after the change: ${FIELD_RULES}`,
         params: TemplateFieldParams,
         body: FieldPatch,
-        response: { 200: Data(TemplateFieldSchema, "The updated field") }, errorCodes: ['not_found'],
+        response: { 200: Data(TemplateFieldSchema, 'The updated field') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => ({ data: await service.updateField(deps, orgOf(request), request.params.id, request.params.fieldId, request.body) }),
+    async (request) => ({
+      data: await service.updateField(
+        deps,
+        orgOf(request),
+        request.params.id,
+        request.params.fieldId,
+        request.body,
+      ),
+    }),
   );
 
   app.delete(
@@ -162,10 +196,10 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         operationId: 'removeTemplateField',
         example: templatePartExamples.removeTemplateField,
         summary: 'Remove a field from a template',
-        description:
-          "Removes a field from the template.",
+        description: 'Removes a field from the template.',
         params: TemplateFieldParams,
-        response: { 204: NoContent }, errorCodes: ['not_found'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found'],
       },
     },
     async (request, reply) => {

@@ -1,12 +1,22 @@
 import type { Updateable } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
-import type { TemplateFieldRow, TemplateFieldsTable, TemplateRoleRow, TemplateRolesTable } from '../../db/database.ts';
+import type {
+  TemplateFieldRow,
+  TemplateFieldsTable,
+  TemplateRoleRow,
+  TemplateRolesTable,
+} from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { checkField, checkPage, MAX_FIELDS, type FieldShape } from '../fields/fields.rules.ts';
 import type { FieldInputT, FieldPatchT } from '../fields/fields.schemas.ts';
 import * as repo from './templates.repository.ts';
 import { toRole, toTemplateField } from './templates.mappers.ts';
-import { buildRoleRows, buildTemplateFieldRows, checkFixedSigner, MAX_ROLES } from './templates.rules.ts';
+import {
+  buildRoleRows,
+  buildTemplateFieldRows,
+  checkFixedSigner,
+  MAX_ROLES,
+} from './templates.rules.ts';
 import { requireTemplate } from './templates.service.ts';
 import type { ListPartsQueryT, RoleInputT, RolePatchT } from './templates.schemas.ts';
 
@@ -18,9 +28,18 @@ import type { ListPartsQueryT, RoleInputT, RolePatchT } from './templates.schema
 
 const pick = <T>(given: T | undefined, current: T): T => (given === undefined ? current : given);
 
-export async function listRoles(deps: AppDeps, orgId: string, templateId: string, query: ListPartsQueryT) {
+export async function listRoles(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  query: ListPartsQueryT,
+) {
   await requireTemplate(deps.db, orgId, templateId);
-  const { rows, meta } = await repo.listRolesPage(deps.db, templateId, { list: `roles:${templateId}`, limit: query.limit, cursor: query.cursor });
+  const { rows, meta } = await repo.listRolesPage(deps.db, templateId, {
+    list: `roles:${templateId}`,
+    limit: query.limit,
+    cursor: query.cursor,
+  });
   return { data: rows.map(toRole), meta };
 }
 
@@ -29,7 +48,8 @@ export async function addRole(deps: AppDeps, orgId: string, templateId: string, 
   return deps.db.transaction().execute(async (trx) => {
     await repo.lockTemplate(trx, orgId, templateId);
     const existing = await repo.listRoles(trx, templateId);
-    if (existing.length >= MAX_ROLES) throw new AppError('limit_reached', `A template has at most ${MAX_ROLES} roles`);
+    if (existing.length >= MAX_ROLES)
+      throw new AppError('limit_reached', `A template has at most ${MAX_ROLES} roles`);
     const now = deps.clock.now().toISOString();
     const [row] = buildRoleRows(templateId, [input], existing, now);
     await repo.insertRoles(trx, [row]);
@@ -38,19 +58,32 @@ export async function addRole(deps: AppDeps, orgId: string, templateId: string, 
   });
 }
 
-async function requireRole(db: Parameters<typeof repo.findRole>[0], templateId: string, roleId: string): Promise<TemplateRoleRow> {
+async function requireRole(
+  db: Parameters<typeof repo.findRole>[0],
+  templateId: string,
+  roleId: string,
+): Promise<TemplateRoleRow> {
   const role = await repo.findRole(db, templateId, roleId);
   if (!role) throw notFound('Role');
   return role;
 }
 
 /** Edits a role; a new `order` must be free, and the fields assigned to the role follow it. */
-export async function updateRole(deps: AppDeps, orgId: string, templateId: string, roleId: string, input: RolePatchT) {
+export async function updateRole(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  roleId: string,
+  input: RolePatchT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     await repo.lockTemplate(trx, orgId, templateId);
     const role = await requireRole(trx, templateId, roleId);
     const signerName = pick(input.signerName, role.signer_name);
-    const signerEmail = input.signerEmail === undefined ? role.signer_email : (input.signerEmail?.toLowerCase() ?? null);
+    const signerEmail =
+      input.signerEmail === undefined
+        ? role.signer_email
+        : (input.signerEmail?.toLowerCase() ?? null);
     checkFixedSigner(signerName, signerEmail);
     const now = deps.clock.now().toISOString();
     const changes: Updateable<TemplateRolesTable> = {
@@ -78,7 +111,12 @@ export async function updateRole(deps: AppDeps, orgId: string, templateId: strin
  * Removes a role. Fields assigned to its order stay, so a replaced role keeps its placements;
  * a campaign refuses a template whose fields name no role.
  */
-export async function removeRole(deps: AppDeps, orgId: string, templateId: string, roleId: string): Promise<void> {
+export async function removeRole(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  roleId: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await repo.lockTemplate(trx, orgId, templateId);
     await requireRole(trx, templateId, roleId);
@@ -87,7 +125,12 @@ export async function removeRole(deps: AppDeps, orgId: string, templateId: strin
   });
 }
 
-export async function listFields(deps: AppDeps, orgId: string, templateId: string, query: ListPartsQueryT) {
+export async function listFields(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  query: ListPartsQueryT,
+) {
   await requireTemplate(deps.db, orgId, templateId);
   const { rows, meta } = await repo.listTemplateFieldsPage(deps.db, templateId, {
     list: `template-fields:${templateId}`,
@@ -98,7 +141,12 @@ export async function listFields(deps: AppDeps, orgId: string, templateId: strin
 }
 
 /** Places a field (at most 500 per template; `page` within the page count once a file is uploaded). */
-export async function addField(deps: AppDeps, orgId: string, templateId: string, input: FieldInputT) {
+export async function addField(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  input: FieldInputT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     const template = await repo.lockTemplate(trx, orgId, templateId);
     if ((await repo.countTemplateFields(trx, templateId)) >= MAX_FIELDS) {
@@ -113,14 +161,24 @@ export async function addField(deps: AppDeps, orgId: string, templateId: string,
   });
 }
 
-async function requireField(db: Parameters<typeof repo.findTemplateField>[0], templateId: string, fieldId: string): Promise<TemplateFieldRow> {
+async function requireField(
+  db: Parameters<typeof repo.findTemplateField>[0],
+  templateId: string,
+  fieldId: string,
+): Promise<TemplateFieldRow> {
   const field = await repo.findTemplateField(db, templateId, fieldId);
   if (!field) throw notFound('Field');
   return field;
 }
 
 /** Edits a field; the rules apply to the field as it would be after the change. */
-export async function updateField(deps: AppDeps, orgId: string, templateId: string, fieldId: string, input: FieldPatchT) {
+export async function updateField(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  fieldId: string,
+  input: FieldPatchT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     const template = await repo.lockTemplate(trx, orgId, templateId);
     const field = await requireField(trx, templateId, fieldId);
@@ -131,7 +189,10 @@ export async function updateField(deps: AppDeps, orgId: string, templateId: stri
       y: pick(input.y, field.y),
       width: pick(input.width, field.width),
       height: pick(input.height, field.height),
-      options: pick(input.options, field.options === null ? null : (JSON.parse(field.options) as string[])),
+      options: pick(
+        input.options,
+        field.options === null ? null : (JSON.parse(field.options) as string[]),
+      ),
       defaultValue: pick(input.defaultValue, field.default_value),
     };
     checkField(merged);
@@ -159,7 +220,12 @@ export async function updateField(deps: AppDeps, orgId: string, templateId: stri
   });
 }
 
-export async function removeField(deps: AppDeps, orgId: string, templateId: string, fieldId: string): Promise<void> {
+export async function removeField(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  fieldId: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await repo.lockTemplate(trx, orgId, templateId);
     await requireField(trx, templateId, fieldId);

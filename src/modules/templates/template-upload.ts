@@ -2,7 +2,13 @@ import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
 import type { UploadInput } from '../documents/documents.schemas.ts';
-import { discardObjects, fileColumns, newKeyUnder, staleKeys, writtenKeys } from '../documents/file-intake.ts';
+import {
+  discardObjects,
+  fileColumns,
+  newKeyUnder,
+  staleKeys,
+  writtenKeys,
+} from '../documents/file-intake.ts';
 import { ingestGranted, signetUploadTicket, uploadRequest } from '../documents/upload.service.ts';
 import type { UploadGrant } from '../documents/upload-token.ts';
 import * as repo from './templates.repository.ts';
@@ -17,14 +23,26 @@ import { getTemplate, requireTemplate } from './templates.service.ts';
  */
 
 /** Where a template's own files live; only objects under it are deleted when the file is replaced. */
-const templatePrefix = (orgId: string, templateId: string) => `orgs/${orgId}/templates/${templateId}/`;
+const templatePrefix = (orgId: string, templateId: string) =>
+  `orgs/${orgId}/templates/${templateId}/`;
 
 /** Step 1: a signed URL, bound to this template, the declared type and the size limit. */
-export async function createTemplateUploadTicket(deps: AppDeps, orgId: string, templateId: string, input: UploadInput) {
+export async function createTemplateUploadTicket(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  input: UploadInput,
+) {
   await requireTemplate(deps.db, orgId, templateId);
   const { limits, filename } = uploadRequest(input);
   const fileKey = newKeyUnder(templatePrefix(orgId, templateId), filename);
-  return signetUploadTicket(deps, { target: 'template', targetId: templateId, orgId, fileKey, ...limits });
+  return signetUploadTicket(deps, {
+    target: 'template',
+    targetId: templateId,
+    orgId,
+    fileKey,
+    ...limits,
+  });
 }
 
 /**
@@ -38,7 +56,13 @@ export async function receiveTemplateUpload(deps: AppDeps, grant: UploadGrant, b
   const template = await repo.findTemplate(deps.db, orgId, templateId);
   if (!template) throw gone();
   const prefix = templatePrefix(orgId, templateId);
-  const file = await ingestGranted(deps, grant, body, () => newKeyUnder(prefix, grant.fileKey.split('/').at(-1)!), template);
+  const file = await ingestGranted(
+    deps,
+    grant,
+    body,
+    () => newKeyUnder(prefix, grant.fileKey.split('/').at(-1)!),
+    template,
+  );
   const written = writtenKeys(file);
   let replaced;
   try {

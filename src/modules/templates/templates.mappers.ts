@@ -1,7 +1,12 @@
 import { fieldView } from '../fields/field-view.ts';
 import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
 import type { TemplateWithCounts } from './templates.repository.ts';
-import type { RoleT, TemplateDetailT, TemplateFieldT, TemplateListItemT } from './templates.schemas.ts';
+import type {
+  RoleT,
+  TemplateDetailT,
+  TemplateFieldT,
+  TemplateListItemT,
+} from './templates.schemas.ts';
 
 export function toTemplateListItem(row: TemplateWithCounts): TemplateListItemT {
   return {
@@ -34,7 +39,11 @@ export function toTemplateField(row: TemplateFieldRow): TemplateFieldT {
   return { ...fieldView(row), assignedTo: row.assigned_to };
 }
 
-export function toTemplateDetail(row: TemplateWithCounts, roles: TemplateRoleRow[], fields: TemplateFieldRow[]): TemplateDetailT {
+export function toTemplateDetail(
+  row: TemplateWithCounts,
+  roles: TemplateRoleRow[],
+  fields: TemplateFieldRow[],
+): TemplateDetailT {
   // Added to the list item rather than spread into a new literal (V8's slow path, see toDocumentDetail).
   const detail = toTemplateListItem(row) as TemplateDetailT;
   detail.roles = roles.map(toRole);

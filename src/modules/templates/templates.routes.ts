@@ -6,7 +6,13 @@ import { MAX_UPLOAD_BYTES, UploadBody, UploadTicket } from '../documents/documen
 import { UPLOAD_URL_TTL_SECONDS } from '../documents/upload.service.ts';
 import { createTemplateUploadTicket } from './template-upload.ts';
 import * as service from './templates.service.ts';
-import { CreateTemplateBody, ListTemplatesQuery, TemplateDetail, TemplateListItem, UpdateTemplateBody } from './templates.schemas.ts';
+import {
+  CreateTemplateBody,
+  ListTemplatesQuery,
+  TemplateDetail,
+  TemplateListItem,
+  UpdateTemplateBody,
+} from './templates.schemas.ts';
 import { templateExamples } from './templates.examples.ts';
 
 const tags = ['Templates'];
@@ -28,7 +34,8 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           "Your organization's templates, newest first. `search` matches the name case-insensitively.",
         querystring: ListTemplatesQuery,
-        response: { 200: Page(TemplateListItem, "The page of templates") }, errorCodes: [],
+        response: { 200: Page(TemplateListItem, 'The page of templates') },
+        errorCodes: [],
       },
     },
     async (request) => service.listTemplates(deps, authOf(request).orgId, request.query),
@@ -47,10 +54,14 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
           'Roles are shaped like signers (`name`, `order`, and an optional fixed signer `signerName`/`signerEmail`); fields like a ' +
           "document's fields, with `assignedTo` naming a role's `order`. Upload the file with `POST /api/v1/templates/{id}/upload`.",
         body: CreateTemplateBody,
-        response: { 201: Data(TemplateDetail, "The created template") }, errorCodes: ['not_found', 'limit_reached'],
+        response: { 201: Data(TemplateDetail, 'The created template') },
+        errorCodes: ['not_found', 'limit_reached'],
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await service.createTemplate(deps, authOf(request).orgId, request.body) }),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send({ data: await service.createTemplate(deps, authOf(request).orgId, request.body) }),
   );
 
   app.get(
@@ -62,13 +73,15 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'getTemplate',
         example: templateExamples.getTemplate,
         summary: 'Get a template with its roles and fields',
-        description:
-          "A template with its roles and fields.",
+        description: 'A template with its roles and fields.',
         params: IdParams,
-        response: { 200: Data(TemplateDetail, "The template") }, errorCodes: ['not_found'],
+        response: { 200: Data(TemplateDetail, 'The template') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => ({ data: await service.getTemplate(deps, authOf(request).orgId, request.params.id) }),
+    async (request) => ({
+      data: await service.getTemplate(deps, authOf(request).orgId, request.params.id),
+    }),
   );
 
   app.patch(
@@ -81,13 +94,21 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
         example: templateExamples.updateTemplate,
         summary: 'Edit a template; documents already made from it do not change',
         description:
-          "Renames a template or changes its description. Documents and campaigns already made from it keep what they copied.",
+          'Renames a template or changes its description. Documents and campaigns already made from it keep what they copied.',
         params: IdParams,
         body: UpdateTemplateBody,
-        response: { 200: Data(TemplateDetail, "The updated template") }, errorCodes: ['not_found'],
+        response: { 200: Data(TemplateDetail, 'The updated template') },
+        errorCodes: ['not_found'],
       },
     },
-    async (request) => ({ data: await service.updateTemplate(deps, authOf(request).orgId, request.params.id, request.body) }),
+    async (request) => ({
+      data: await service.updateTemplate(
+        deps,
+        authOf(request).orgId,
+        request.params.id,
+        request.body,
+      ),
+    }),
   );
 
   app.post(
@@ -106,15 +127,25 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
           `The same two steps, body, limits and answers as a document's upload (\`requestDocumentUpload\`): \`uploadUrl\` is valid ${UPLOAD_URL_TTL_SECONDS} seconds, ` +
           `bound to this template, \`contentType\` and the size limit (the declared \`fileSize\`, else ${MAX_UPLOAD_BYTES} bytes); a declared \`fileSize\` over the ` +
           'limit is 413. Step 2: PUT the bytes to `uploadUrl` with the returned `headers` (`uploadDocumentFile`); it answers with the template, its ' +
-          '`fileSize`, `pageCount` and `documentHash` set. The URL is always `PUBLIC_URL/uploads/{token}`, Signet\'s own, also with `STORAGE=s3`: ' +
+          "`fileSize`, `pageCount` and `documentHash` set. The URL is always `PUBLIC_URL/uploads/{token}`, Signet's own, also with `STORAGE=s3`: " +
           "a template's file is checked before it becomes the file every campaign submission and every document made from the template gets. " +
           'Each upload replaces the file; documents made earlier keep their own copy. Allowed while campaigns use the template: their next submissions get the new file.',
         params: IdParams,
         body: UploadBody,
-        response: { 200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' } }, errorCodes: ['not_found', 'storage_unavailable'],
+        response: {
+          200: { ...Data(UploadTicket), description: 'Where and how to send the bytes' },
+        },
+        errorCodes: ['not_found', 'storage_unavailable'],
       },
     },
-    async (request) => ({ data: await createTemplateUploadTicket(deps, authOf(request).orgId, request.params.id, request.body) }),
+    async (request) => ({
+      data: await createTemplateUploadTicket(
+        deps,
+        authOf(request).orgId,
+        request.params.id,
+        request.body,
+      ),
+    }),
   );
 
   app.delete(
@@ -126,9 +157,11 @@ export async function templatesRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'deleteTemplate',
         example: templateExamples.deleteTemplate,
         summary: 'Delete a template for good',
-        description: 'Documents made from it keep their copies. Refused (409 `invalid_state`) while a campaign uses the template.',
+        description:
+          'Documents made from it keep their copies. Refused (409 `invalid_state`) while a campaign uses the template.',
         params: IdParams,
-        response: { 204: NoContent }, errorCodes: ['not_found', 'invalid_state'],
+        response: { 204: NoContent },
+        errorCodes: ['not_found', 'invalid_state'],
       },
     },
     async (request, reply) => {

@@ -1,5 +1,9 @@
 import type { Insertable } from 'kysely';
-import type { TemplateFieldsTable, TemplateRoleRow, TemplateRolesTable } from '../../db/database.ts';
+import type {
+  TemplateFieldsTable,
+  TemplateRoleRow,
+  TemplateRolesTable,
+} from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { buildFieldRows } from '../fields/fields.rules.ts';
@@ -10,11 +14,17 @@ import type { RoleInputT } from './templates.schemas.ts';
 export const MAX_ROLES = 50;
 
 /** A fixed signer is named by its email; a name alone could not be invited. */
-export function checkFixedSigner(signerName: string | null, signerEmail: string | null, path = 'body'): void {
+export function checkFixedSigner(
+  signerName: string | null,
+  signerEmail: string | null,
+  path = 'body',
+): void {
   if (signerName !== null && signerEmail === null) {
-    throw new AppError('validation_error', `${path}.signerEmail is required when signerName is set`, [
-      { path: `${path}.signerEmail`, message: 'is required when signerName is set' },
-    ]);
+    throw new AppError(
+      'validation_error',
+      `${path}.signerEmail is required when signerName is set`,
+      [{ path: `${path}.signerEmail`, message: 'is required when signerName is set' }],
+    );
   }
 }
 
@@ -58,6 +68,13 @@ export function buildRoleRows(
 }
 
 /** Template field rows, checked by the same rules as a document's fields. */
-export function buildTemplateFieldRows(templateId: string, inputs: FieldInputT[], now: string, pathPrefix = ''): Insertable<TemplateFieldsTable>[] {
-  return buildFieldRows(templateId, inputs, now, pathPrefix).map(({ document_id, value: _value, ...row }) => ({ ...row, template_id: document_id }));
+export function buildTemplateFieldRows(
+  templateId: string,
+  inputs: FieldInputT[],
+  now: string,
+  pathPrefix = '',
+): Insertable<TemplateFieldsTable>[] {
+  return buildFieldRows(templateId, inputs, now, pathPrefix).map(
+    ({ document_id, value: _value, ...row }) => ({ ...row, template_id: document_id }),
+  );
 }

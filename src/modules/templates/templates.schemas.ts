@@ -9,17 +9,35 @@ import { FieldInput, FieldSchema } from '../fields/fields.schemas.ts';
  * `order`. A document or campaign submission made from a template copies all three.
  */
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1-200 characters, not blank' });
-const Description = Type.String({ maxLength: 2000, description: 'Free text for the organization; "" when none' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: '1-200 characters, not blank',
+});
+const Description = Type.String({
+  maxLength: 2000,
+  description: 'Free text for the organization; "" when none',
+});
 const Email = Type.String({ format: 'email', maxLength: 254 });
 
 export const RoleSchema = Type.Object(
   {
     id: Id('rol'),
     name: Type.String({ description: 'What the role is called, e.g. "Tenant"' }),
-    order: Type.Integer({ description: 'Zero-based position in the signing order; fields name it in `assignedTo`' }),
-    signerName: Nullable(Type.String({ description: 'Fixed signer of this role on every document made from the template' })),
-    signerEmail: Nullable(Type.String({ description: 'Email of the fixed signer; null when each document names its own' })),
+    order: Type.Integer({
+      description: 'Zero-based position in the signing order; fields name it in `assignedTo`',
+    }),
+    signerName: Nullable(
+      Type.String({
+        description: 'Fixed signer of this role on every document made from the template',
+      }),
+    ),
+    signerEmail: Nullable(
+      Type.String({
+        description: 'Email of the fixed signer; null when each document names its own',
+      }),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -30,8 +48,19 @@ export type RoleT = Static<typeof RoleSchema>;
 export const RoleInput = Type.Object(
   {
     name: Name,
-    order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last role' })),
-    signerName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Needs signerEmail; default: the role name' }))),
+    order: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last role' }),
+    ),
+    signerName: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          pattern: '\\S',
+          description: 'Needs signerEmail; default: the role name',
+        }),
+      ),
+    ),
     signerEmail: Type.Optional(Nullable(Email)),
   },
   { additionalProperties: false },
@@ -42,7 +71,9 @@ export const RolePatch = Type.Object(
   {
     name: Type.Optional(Name),
     order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
-    signerName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }))),
+    signerName: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+    ),
     signerEmail: Type.Optional(Nullable(Email)),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -52,7 +83,10 @@ export type RolePatchT = Static<typeof RolePatch>;
 /** A document's field without `value`: a template is never filled in. */
 const { value: _value, ...fieldProperties } = FieldSchema.properties;
 export const TemplateFieldSchema = Type.Object(
-  { ...fieldProperties, assignedTo: Type.Integer({ description: 'The `order` of the role who fills it' }) },
+  {
+    ...fieldProperties,
+    assignedTo: Type.Integer({ description: 'The `order` of the role who fills it' }),
+  },
   { $id: 'TemplateField' },
 );
 export type TemplateFieldT = Static<typeof TemplateFieldSchema>;
@@ -67,7 +101,9 @@ export const TemplateListItem = Type.Object(
     signingType: SigningType,
     fileSize: Type.Integer({ description: 'Bytes of the uploaded file; 0 before upload' }),
     pageCount: Nullable(Type.Integer({ description: 'Pages of the file; null before upload' })),
-    documentHash: Type.String({ description: 'SHA-256 hex of the file as uploaded; "" before upload' }),
+    documentHash: Type.String({
+      description: 'SHA-256 hex of the file as uploaded; "" before upload',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     _count: counts,
@@ -77,7 +113,11 @@ export const TemplateListItem = Type.Object(
 export type TemplateListItemT = Static<typeof TemplateListItem>;
 
 export const TemplateDetail = Type.Object(
-  { ...TemplateListItem.properties, roles: Type.Array(RoleSchema), fields: Type.Array(TemplateFieldSchema) },
+  {
+    ...TemplateListItem.properties,
+    roles: Type.Array(RoleSchema),
+    fields: Type.Array(TemplateFieldSchema),
+  },
   { $id: 'TemplateDetail' },
 );
 export type TemplateDetailT = Static<typeof TemplateDetail>;
@@ -95,13 +135,22 @@ export const CreateTemplateBody = Type.Object(
 export type CreateTemplateInput = Static<typeof CreateTemplateBody>;
 
 export const UpdateTemplateBody = Type.Object(
-  { name: Type.Optional(Name), description: Type.Optional(Description), signingType: Type.Optional(SigningType) },
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    signingType: Type.Optional(SigningType),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateTemplateInput = Static<typeof UpdateTemplateBody>;
 
 export const ListTemplatesQuery = Type.Object(
-  { ...PageQuery, search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' })) },
+  {
+    ...PageQuery,
+    search: Type.Optional(
+      Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type ListTemplatesQueryT = Static<typeof ListTemplatesQuery>;

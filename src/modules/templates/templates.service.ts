@@ -5,10 +5,18 @@ import { newId } from '../../ids.ts';
 import * as repo from './templates.repository.ts';
 import { toTemplateDetail, toTemplateListItem } from './templates.mappers.ts';
 import { buildRoleRows, buildTemplateFieldRows } from './templates.rules.ts';
-import type { CreateTemplateInput, ListTemplatesQueryT, UpdateTemplateInput } from './templates.schemas.ts';
+import type {
+  CreateTemplateInput,
+  ListTemplatesQueryT,
+  UpdateTemplateInput,
+} from './templates.schemas.ts';
 
 /** The template of the organization, or 404 (another organization's template is 404 too). */
-export async function requireTemplate(db: Executor, orgId: string, id: string): Promise<TemplateRow> {
+export async function requireTemplate(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<TemplateRow> {
   const row = await repo.findTemplate(db, orgId, id);
   if (!row) throw notFound('Template');
   return row;
@@ -45,20 +53,39 @@ export async function createTemplate(deps: AppDeps, orgId: string, input: Create
 
 export async function getTemplate(deps: AppDeps, orgId: string, id: string) {
   const template = await requireTemplate(deps.db, orgId, id);
-  const [roles, fields] = await Promise.all([repo.listRoles(deps.db, id), repo.listTemplateFields(deps.db, id)]);
+  const [roles, fields] = await Promise.all([
+    repo.listRoles(deps.db, id),
+    repo.listTemplateFields(deps.db, id),
+  ]);
   // The detail carries the children themselves, so their counts need no extra query.
-  return toTemplateDetail({ ...template, role_count: roles.length, field_count: fields.length }, roles, fields);
+  return toTemplateDetail(
+    { ...template, role_count: roles.length, field_count: fields.length },
+    roles,
+    fields,
+  );
 }
 
 export async function listTemplates(deps: AppDeps, orgId: string, query: ListTemplatesQueryT) {
-  const { rows, meta } = await repo.listTemplates(deps.db, orgId, { search: query.search }, { list: 'templates', limit: query.limit, cursor: query.cursor });
+  const { rows, meta } = await repo.listTemplates(
+    deps.db,
+    orgId,
+    { search: query.search },
+    { list: 'templates', limit: query.limit, cursor: query.cursor },
+  );
   return { data: rows.map(toTemplateListItem), meta };
 }
 
-export async function updateTemplate(deps: AppDeps, orgId: string, id: string, input: UpdateTemplateInput) {
+export async function updateTemplate(
+  deps: AppDeps,
+  orgId: string,
+  id: string,
+  input: UpdateTemplateInput,
+) {
   await deps.db.transaction().execute(async (trx) => {
     await repo.lockTemplate(trx, orgId, id);
-    const changes: Parameters<typeof repo.updateTemplate>[2] = { updated_at: deps.clock.now().toISOString() };
+    const changes: Parameters<typeof repo.updateTemplate>[2] = {
+      updated_at: deps.clock.now().toISOString(),
+    };
     if (input.name !== undefined) {
       changes.name = input.name;
       changes.search_name = input.name.toLowerCase();
@@ -83,7 +110,11 @@ export async function deleteTemplate(deps: AppDeps, orgId: string, id: string): 
       throw invalidState(`The template is used by ${campaigns} campaign(s); delete them first`);
     }
     await repo.deleteTemplate(trx, id);
-    return [...new Set([template.file_key, template.original_file_key].filter((k): k is string => k !== null))];
+    return [
+      ...new Set(
+        [template.file_key, template.original_file_key].filter((k): k is string => k !== null),
+      ),
+    ];
   });
   // After the commit: a failed storage delete leaves an unreferenced file, never a template without its file.
   await Promise.all(files.map((key) => deps.storage.delete(key).catch(() => undefined)));

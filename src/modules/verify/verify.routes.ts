@@ -22,7 +22,8 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onSend', async (request, reply) => {
     if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
   });
-  const length = (header: string | undefined) => (header && /^[0-9]+$/.test(header) ? Number(header) : undefined);
+  const length = (header: string | undefined) =>
+    header && /^[0-9]+$/.test(header) ? Number(header) : undefined;
 
   fastify.post(
     '/api/v1/verify',
@@ -35,7 +36,10 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
           url,
           schema: {
             ...schema,
-            body: { description: `The PDF bytes, at most ${VERIFY_MAX_BYTES} bytes`, content: { 'application/pdf': { schema: Binary } } },
+            body: {
+              description: `The PDF bytes, at most ${VERIFY_MAX_BYTES} bytes`,
+              content: { 'application/pdf': { schema: Binary } },
+            },
           },
         }),
       },
@@ -50,12 +54,18 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
           'the DSS for revocation data; document timestamps for B-LTA. Trust in the certificates themselves (a trusted root) is the ' +
           "reader's to judge: `certificate` says who they are. `document` is your organization's document whose signed file or original " +
           'has this SHA-256. Not a PDF, or one that cannot be read: 415. Nothing is stored.',
-        response: { 200: { ...Data(VerificationReport), description: 'The report' } }, errorCodes: ['payload_too_large', 'unsupported_media_type'],
+        response: { 200: { ...Data(VerificationReport), description: 'The report' } },
+        errorCodes: ['payload_too_large', 'unsupported_media_type'],
       },
     },
     async (request) => {
-      const { report, sha256 } = await verifyUpload(request.body as Readable | undefined, length(request.headers['content-length']));
-      return { data: { ...report, document: await matchDocument(deps.db, sha256, request.auth!.orgId) } };
+      const { report, sha256 } = await verifyUpload(
+        request.body as Readable | undefined,
+        length(request.headers['content-length']),
+      );
+      return {
+        data: { ...report, document: await matchDocument(deps.db, sha256, request.auth!.orgId) },
+      };
     },
   );
 
@@ -67,7 +77,10 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
       schema: { hide: true },
     },
     async (request) => {
-      const { report } = await verifyUpload(request.body as Readable | undefined, length(request.headers['content-length']));
+      const { report } = await verifyUpload(
+        request.body as Readable | undefined,
+        length(request.headers['content-length']),
+      );
       // The public page tells whether the file is a Signet document, never whose or what it is.
       return { data: { ...report, document: null } };
     },

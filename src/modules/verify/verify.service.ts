@@ -26,8 +26,14 @@ export interface MatchedDocument {
  * VERIFY_MAX_BYTES), checks it is a PDF, verifies it on the worker thread, and removes the
  * file: nothing is kept. Returns the report and the file's SHA-256.
  */
-export async function verifyUpload(body: Readable | undefined, declaredLength: number | undefined): Promise<{ report: VerificationReport; sha256: string }> {
-  if (!body) throw new AppError('validation_error', 'Send the PDF as the request body', [{ path: 'body', message: 'empty' }]);
+export async function verifyUpload(
+  body: Readable | undefined,
+  declaredLength: number | undefined,
+): Promise<{ report: VerificationReport; sha256: string }> {
+  if (!body)
+    throw new AppError('validation_error', 'Send the PDF as the request body', [
+      { path: 'body', message: 'empty' },
+    ]);
   if (declaredLength !== undefined && declaredLength > VERIFY_MAX_BYTES) {
     body.resume();
     throw new AppError('payload_too_large', `The file is larger than ${VERIFY_MAX_BYTES} bytes`);
@@ -43,16 +49,25 @@ export async function verifyUpload(body: Readable | undefined, declaredLength: n
       for await (const chunk of body) {
         const bytes = chunk as Buffer;
         size += bytes.length;
-        if (size > VERIFY_MAX_BYTES) throw new AppError('payload_too_large', `The file is larger than ${VERIFY_MAX_BYTES} bytes`);
+        if (size > VERIFY_MAX_BYTES)
+          throw new AppError(
+            'payload_too_large',
+            `The file is larger than ${VERIFY_MAX_BYTES} bytes`,
+          );
         if (head.length < 1024) head = Buffer.concat([head, bytes.subarray(0, 1024 - head.length)]);
         hash.update(bytes);
-        if (!out.write(bytes)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+        if (!out.write(bytes))
+          await new Promise<void>((resolve) => out.once('drain', () => resolve()));
       }
     } finally {
       await new Promise<void>((resolve) => out.end(() => resolve()));
     }
-    if (size === 0) throw new AppError('validation_error', 'Send the PDF as the request body', [{ path: 'body', message: 'empty' }]);
-    if (!head.includes('%PDF-')) throw new AppError('unsupported_media_type', 'The file is not a PDF');
+    if (size === 0)
+      throw new AppError('validation_error', 'Send the PDF as the request body', [
+        { path: 'body', message: 'empty' },
+      ]);
+    if (!head.includes('%PDF-'))
+      throw new AppError('unsupported_media_type', 'The file is not a PDF');
     let report: VerificationReport;
     try {
       report = await verifyInWorker(file);
@@ -69,7 +84,11 @@ export async function verifyUpload(body: Readable | undefined, declaredLength: n
 }
 
 /** The document of `orgId` (or of any organization when null) whose signed file or original has this SHA-256. */
-export async function matchDocument(db: Db, sha256: string, orgId: string | null): Promise<MatchedDocument | null> {
+export async function matchDocument(
+  db: Db,
+  sha256: string,
+  orgId: string | null,
+): Promise<MatchedDocument | null> {
   let q = db
     .selectFrom('documents')
     .select(['id', 'name', 'status', 'completed_at'])
@@ -77,5 +96,7 @@ export async function matchDocument(db: Db, sha256: string, orgId: string | null
     .where('deleted_at', 'is', null);
   if (orgId) q = q.where('org_id', '=', orgId);
   const row = await q.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-  return row ? { id: row.id, name: row.name, status: row.status, completedAt: row.completed_at } : null;
+  return row
+    ? { id: row.id, name: row.name, status: row.status, completedAt: row.completed_at }
+    : null;
 }

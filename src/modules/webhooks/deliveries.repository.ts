@@ -1,12 +1,20 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Dialect } from '../../db/create-db.ts';
-import type { Db, DeliveryRow, Executor, WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/database.ts';
+import type {
+  Db,
+  DeliveryRow,
+  Executor,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+} from '../../db/database.ts';
 import { claimRows } from '../../jobs/queue.ts';
 
 /** Queries of the delivery worker (src/jobs/webhook-delivery.ts). */
 
-const dueNow = (nowIso: string) => sql`status = 'pending' and next_attempt_at <= ${nowIso} and (leased_until is null or leased_until < ${nowIso})`;
-const claimSet = (nowIso: string, lease: string) => sql`leased_until = ${lease}, attempt_count = attempt_count + 1, updated_at = ${nowIso}`;
+const dueNow = (nowIso: string) =>
+  sql`status = 'pending' and next_attempt_at <= ${nowIso} and (leased_until is null or leased_until < ${nowIso})`;
+const claimSet = (nowIso: string, lease: string) =>
+  sql`leased_until = ${lease}, attempt_count = attempt_count + 1, updated_at = ${nowIso}`;
 
 /**
  * Leases up to `limit` due deliveries of healthy webhooks (active, no failure streak): pending
@@ -14,7 +22,13 @@ const claimSet = (nowIso: string, lease: string) => sql`leased_until = ${lease},
  * The lease is the fencing token of the attempt. Deliveries of an inactive webhook are held until
  * it is reactivated; those of a failing webhook go one at a time, as probes (claimProbes).
  */
-export async function claimDueDeliveries(db: Db, dialect: Dialect, now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  dialect: Dialect,
+  now: Date,
+  leaseMs: number,
+  limit: number,
+): Promise<DeliveryRow[]> {
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   return claimRows<DeliveryRow>(db, dialect, {
@@ -32,7 +46,13 @@ export async function claimDueDeliveries(db: Db, dialect: Dialect, now: Date, le
  * leased first (so several workers or instances send one probe, not one each), then its oldest
  * due delivery. A webhook with nothing due gets its slot back at once.
  */
-export async function claimProbes(db: Db, dialect: Dialect, now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+export async function claimProbes(
+  db: Db,
+  dialect: Dialect,
+  now: Date,
+  leaseMs: number,
+  limit: number,
+): Promise<DeliveryRow[]> {
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   const failing = await db
@@ -61,7 +81,13 @@ export async function claimProbes(db: Db, dialect: Dialect, now: Date, leaseMs: 
       limit: 1,
     });
     if (probe) probes.push(probe);
-    else await db.updateTable('webhooks').set({ probe_at: nowIso }).where('id', '=', id).where('probe_at', '=', lease).execute();
+    else
+      await db
+        .updateTable('webhooks')
+        .set({ probe_at: nowIso })
+        .where('id', '=', id)
+        .where('probe_at', '=', lease)
+        .execute();
   }
   return probes;
 }
@@ -76,13 +102,23 @@ export interface DeliveryTarget {
   event_created_at: string | null;
 }
 
-export async function findTargets(db: Executor, deliveryIds: string[]): Promise<Map<string, DeliveryTarget>> {
+export async function findTargets(
+  db: Executor,
+  deliveryIds: string[],
+): Promise<Map<string, DeliveryTarget>> {
   if (deliveryIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('webhook_deliveries as d')
     .leftJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .leftJoin('events as e', 'e.id', 'd.event_id')
-    .select(['d.id', 'w.url', 'w.secret', 'w.status as webhook_status', 'e.data as event_data', 'e.created_at as event_created_at'])
+    .select([
+      'd.id',
+      'w.url',
+      'w.secret',
+      'w.status as webhook_status',
+      'e.data as event_data',
+      'e.created_at as event_created_at',
+    ])
     .where('d.id', 'in', deliveryIds)
     .execute();
   return new Map(rows.map((r) => [r.id, r]));
@@ -107,7 +143,10 @@ export async function settleDelivery(
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function insertAttempt(db: Executor, row: Insertable<WebhookAttemptsTable>): Promise<void> {
+export async function insertAttempt(
+  db: Executor,
+  row: Insertable<WebhookAttemptsTable>,
+): Promise<void> {
   await db.insertInto('webhook_attempts').values(row).execute();
 }
 
@@ -126,7 +165,11 @@ export async function resetFailures(db: Executor, webhookId: string, now: string
 }
 
 /** The webhook's pending deliveries scheduled later are due now (recovery, reactivation). */
-export async function releaseDeliveries(db: Executor, webhookId: string, now: string): Promise<void> {
+export async function releaseDeliveries(
+  db: Executor,
+  webhookId: string,
+  now: string,
+): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: now })
@@ -138,5 +181,10 @@ export async function releaseDeliveries(db: Executor, webhookId: string, now: st
 
 /** The next probe of a failing webhook may start now (a retry or test asked for by the sender). */
 export async function probeNow(db: Executor, webhookId: string, now: string): Promise<void> {
-  await db.updateTable('webhooks').set({ probe_at: now }).where('id', '=', webhookId).where('failure_count', '>', 0).execute();
+  await db
+    .updateTable('webhooks')
+    .set({ probe_at: now })
+    .where('id', '=', webhookId)
+    .where('failure_count', '>', 0)
+    .execute();
 }

@@ -35,7 +35,9 @@ export class OutcomeRecorder {
   private readonly queue: Queued[] = [];
   private writing = false;
 
-  constructor(private readonly deps: { db: Db; clock: Clock; config: Config; log: FastifyBaseLogger }) {}
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; config: Config; log: FastifyBaseLogger },
+  ) {}
 
   /** Resolves once the outcome is committed. */
   record(outcome: Outcome): Promise<void> {
@@ -54,13 +56,17 @@ export class OutcomeRecorder {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
         try {
-          this.logDeactivations(await this.deps.db.transaction().execute((trx) => this.write(trx, batch)));
+          this.logDeactivations(
+            await this.deps.db.transaction().execute((trx) => this.write(trx, batch)),
+          );
           for (const o of batch) o.resolve();
         } catch {
           // One outcome that cannot be written must not take the others with it.
           for (const o of batch) {
             try {
-              this.logDeactivations(await this.deps.db.transaction().execute((trx) => this.write(trx, [o])));
+              this.logDeactivations(
+                await this.deps.db.transaction().execute((trx) => this.write(trx, [o])),
+              );
               o.resolve();
             } catch (err) {
               o.reject(err);
@@ -74,7 +80,8 @@ export class OutcomeRecorder {
   }
 
   private logDeactivations(deactivated: { webhookId: string; failures: number }[]): void {
-    for (const d of deactivated) this.deps.log.warn(d, 'webhook deactivated after consecutive failures');
+    for (const d of deactivated)
+      this.deps.log.warn(d, 'webhook deactivated after consecutive failures');
   }
 
   /**
@@ -82,25 +89,41 @@ export class OutcomeRecorder {
    * in one order and cannot deadlock on PostgreSQL), then each delivery under its lease, then
    * the consequences of a deactivation.
    */
-  private async write(trx: Executor, batch: Outcome[]): Promise<{ webhookId: string; failures: number }[]> {
+  private async write(
+    trx: Executor,
+    batch: Outcome[],
+  ): Promise<{ webhookId: string; failures: number }[]> {
     const { clock, config } = this.deps;
     const now = clock.now();
     const nowIso = now.toISOString();
     const deactivated: { outcome: Outcome; orgId: string; failures: number }[] = [];
     // The webhook's n-th failure in a row waits the schedule's n-th delay before its next probe (the last one repeats).
-    const backoff = (failures: number) => config.webhookRetrySchedule[Math.min(failures, config.webhookRetrySchedule.length) - 1] ?? 0;
+    const backoff = (failures: number) =>
+      config.webhookRetrySchedule[Math.min(failures, config.webhookRetrySchedule.length) - 1] ?? 0;
     let lastReset: string | null = null;
-    for (const o of [...batch].sort((a, b) => (a.claim.webhook_id < b.claim.webhook_id ? -1 : a.claim.webhook_id > b.claim.webhook_id ? 1 : 0))) {
+    for (const o of [...batch].sort((a, b) =>
+      a.claim.webhook_id < b.claim.webhook_id
+        ? -1
+        : a.claim.webhook_id > b.claim.webhook_id
+          ? 1
+          : 0,
+    )) {
       if (o.result.ok) {
         // Successes in a row need one reset.
-        if (lastReset !== o.claim.webhook_id) await repo.resetFailures(trx, o.claim.webhook_id, nowIso);
+        if (lastReset !== o.claim.webhook_id)
+          await repo.resetFailures(trx, o.claim.webhook_id, nowIso);
         lastReset = o.claim.webhook_id;
         continue;
       }
       lastReset = null;
-      const hook = await countFailure(trx, o.claim.webhook_id, { now: nowIso, startedAt: o.startedAt.toISOString(), backoff });
+      const hook = await countFailure(trx, o.claim.webhook_id, {
+        now: nowIso,
+        startedAt: o.startedAt.toISOString(),
+        backoff,
+      });
       // `inactive` comes back only from the update that crossed the threshold: once per streak.
-      if (hook?.status === 'inactive') deactivated.push({ outcome: o, orgId: hook.org_id, failures: hook.failure_count });
+      if (hook?.status === 'inactive')
+        deactivated.push({ outcome: o, orgId: hook.org_id, failures: hook.failure_count });
     }
 
     const schedule = config.webhookRetrySchedule;
@@ -109,9 +132,18 @@ export class OutcomeRecorder {
       const next = result.ok
         ? { status: 'succeeded', next_attempt_at: null }
         : claim.attempt_count <= schedule.length
-          ? { status: 'pending', next_attempt_at: new Date(now.getTime() + schedule[claim.attempt_count - 1]).toISOString() }
+          ? {
+              status: 'pending',
+              next_attempt_at: new Date(
+                now.getTime() + schedule[claim.attempt_count - 1],
+              ).toISOString(),
+            }
           : { status: 'failed', next_attempt_at: null };
-      await repo.settleDelivery(trx, claim, { ...next, last_status_code: result.statusCode, updated_at: nowIso });
+      await repo.settleDelivery(trx, claim, {
+        ...next,
+        last_status_code: result.statusCode,
+        updated_at: nowIso,
+      });
       await repo.insertAttempt(trx, {
         id: newId('wat'),
         delivery_id: claim.id,
@@ -124,8 +156,18 @@ export class OutcomeRecorder {
     }
 
     for (const { outcome, orgId, failures } of deactivated) {
-      await afterDeactivation(trx, clock, { webhookId: outcome.claim.webhook_id, orgId, url: outcome.url, failures, lastError: outcome.result.error ?? '', now: nowIso });
+      await afterDeactivation(trx, clock, {
+        webhookId: outcome.claim.webhook_id,
+        orgId,
+        url: outcome.url,
+        failures,
+        lastError: outcome.result.error ?? '',
+        now: nowIso,
+      });
     }
-    return deactivated.map((d) => ({ webhookId: d.outcome.claim.webhook_id, failures: d.failures }));
+    return deactivated.map((d) => ({
+      webhookId: d.outcome.claim.webhook_id,
+      failures: d.failures,
+    }));
   }
 }

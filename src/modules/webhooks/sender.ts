@@ -17,14 +17,16 @@ export interface AttemptResult {
 
 const BODY_KEEP_BYTES = 1024;
 
-const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+const TLS_CODES =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 
 /** A sentence a webhook owner can act on, without internals (no resolved addresses, no stack). */
 function describeError(err: NodeJS.ErrnoException): string {
   if (err instanceof BlockedAddressError) return err.message;
   const code = err.code ?? '';
   if (code === 'ECONNREFUSED') return 'Connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA') return `DNS lookup failed (${code})`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA')
+    return `DNS lookup failed (${code})`;
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'Connection reset by the receiver';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'Host unreachable';
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return 'Invalid HTTP response';
@@ -32,9 +34,15 @@ function describeError(err: NodeJS.ErrnoException): string {
   return `Request failed${code ? ` (${code})` : ''}`;
 }
 
-function outcome(statusCode: number, body: Buffer, location: string | undefined): Omit<AttemptResult, 'durationMs'> {
-  const responseBody = body.length > 0 ? new TextDecoder('utf-8', { fatal: false }).decode(body) : null;
-  if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, error: null, responseBody };
+function outcome(
+  statusCode: number,
+  body: Buffer,
+  location: string | undefined,
+): Omit<AttemptResult, 'durationMs'> {
+  const responseBody =
+    body.length > 0 ? new TextDecoder('utf-8', { fatal: false }).decode(body) : null;
+  if (statusCode >= 200 && statusCode < 300)
+    return { ok: true, statusCode, error: null, responseBody };
   const error =
     statusCode >= 300 && statusCode < 400
       ? `Redirect (HTTP ${statusCode}) not followed${location ? `: Location ${location.slice(0, 200)}` : ''}`
@@ -73,7 +81,8 @@ export class WebhookSender {
         clearTimeout(timer);
         resolve({ ...result, durationMs: Math.round(performance.now() - started) });
       };
-      const fail = (error: string) => finish({ ok: false, statusCode: null, error, responseBody: null });
+      const fail = (error: string) =>
+        finish({ ok: false, statusCode: null, error, responseBody: null });
 
       let url: URL;
       try {

@@ -13,7 +13,12 @@ export function newWebhookSecret(): string {
  * The delivery envelope as sent on the wire. `data` is the event's stored JSON text, spliced in
  * unchanged so every retry carries byte-identical data.
  */
-export function envelopeBody(delivery: { id: string; eventType: string; eventCreatedAt: string; eventData: string }): string {
+export function envelopeBody(delivery: {
+  id: string;
+  eventType: string;
+  eventCreatedAt: string;
+  eventData: string;
+}): string {
   return (
     `{"id":${JSON.stringify(delivery.id)},"event":${JSON.stringify(delivery.eventType)},` +
     `"api_version":${JSON.stringify(API_VERSION)},"created_at":${JSON.stringify(delivery.eventCreatedAt)},` +
@@ -27,11 +32,20 @@ export function envelopeBody(delivery: { id: string; eventType: string; eventCre
  * - `X-Service-Signature: sha256=<hex>` over `{timestamp}.{body}`;
  * - Standard Webhooks `webhook-signature: v1,<base64>` over `{id}.{timestamp}.{body}`.
  */
-export function deliveryHeaders(args: { secret: string; deliveryId: string; eventType: string; timestamp: number; body: string }): Record<string, string> {
+export function deliveryHeaders(args: {
+  secret: string;
+  deliveryId: string;
+  eventType: string;
+  timestamp: number;
+  body: string;
+}): Record<string, string> {
   const key = Buffer.from(args.secret, 'utf8');
   const ts = String(args.timestamp);
   const hex = createHmac('sha256', key).update(`${ts}.`).update(args.body).digest('hex');
-  const b64 = createHmac('sha256', key).update(`${args.deliveryId}.${ts}.`).update(args.body).digest('base64');
+  const b64 = createHmac('sha256', key)
+    .update(`${args.deliveryId}.${ts}.`)
+    .update(args.body)
+    .digest('base64');
   return {
     'Content-Type': 'application/json',
     'Content-Length': String(Buffer.byteLength(args.body)),

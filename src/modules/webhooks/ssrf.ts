@@ -62,7 +62,13 @@ function cidr(text: string, reason = ''): Cidr | null {
   if (!bytes) return null;
   const max = bytes.length * 8;
   const prefix = bits === undefined ? max : Number(bits);
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (bits !== undefined && !/^\d+$/.test(bits))) return null;
+  if (
+    !Number.isInteger(prefix) ||
+    prefix < 0 ||
+    prefix > max ||
+    (bits !== undefined && !/^\d+$/.test(bits))
+  )
+    return null;
   return { bytes, prefix, reason };
 }
 
@@ -125,7 +131,8 @@ const EMBEDS_V4: { range: Cidr; offset: number }[] = [
 /** The IPv4 address an IPv6 address stands for, or the address itself. */
 function effective(ip: Bytes): Bytes {
   if (ip.length === 16) {
-    for (const { range, offset } of EMBEDS_V4) if (contains(range, ip)) return ip.slice(offset, offset + 4);
+    for (const { range, offset } of EMBEDS_V4)
+      if (contains(range, ip)) return ip.slice(offset, offset + 4);
   }
   return ip;
 }
@@ -144,7 +151,10 @@ const LOCAL_NAME = /(^|\.)localhost$/;
 
 /** The host of a URL as WHATWG parsing normalised it: lower case, no brackets, no trailing dot. */
 export function urlHost(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /**
@@ -158,7 +168,11 @@ export class AddressPolicy {
 
   constructor(allowed: readonly string[]) {
     for (const entry of allowed) {
-      const text = entry.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+      const text = entry
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, '')
+        .replace(/\.$/, '');
       if (!text) continue;
       const block = cidr(text);
       if (block) this.blocks.push(block);
@@ -226,7 +240,11 @@ function resolveAll(host: string): Promise<dns.LookupAddress[]> {
  * Checks a webhook URL at registration: scheme (HTTPS in production), then the host and every
  * address it resolves to. Returns the reason to refuse it, or null when it is acceptable.
  */
-export async function checkWebhookUrl(text: string, policy: AddressPolicy, production: boolean): Promise<string | null> {
+export async function checkWebhookUrl(
+  text: string,
+  policy: AddressPolicy,
+  production: boolean,
+): Promise<string | null> {
   let url: URL;
   try {
     url = new URL(text);
@@ -271,7 +289,11 @@ export function guardedLookup(policy: AddressPolicy): net.LookupFunction {
         const reason = policy.refuse(hostname, address);
         if (reason) return callback(new BlockedAddressError(reason), []);
       }
-      if (addresses.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+      if (addresses.length === 0)
+        return callback(
+          Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }),
+          [],
+        );
       if (options.all) return callback(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
     });

@@ -7,11 +7,20 @@ import { isSealed, sealText } from '../../secret-key.ts';
  * never encrypt one twice.
  */
 export async function sealPlaintextWebhookSecrets(db: Db, key: Buffer): Promise<number> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'secret']).where('secret', 'not like', 'enc:%').execute();
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(['id', 'secret'])
+    .where('secret', 'not like', 'enc:%')
+    .execute();
   let sealed = 0;
   for (const row of rows) {
     if (isSealed(row.secret)) continue;
-    const result = await db.updateTable('webhooks').set({ secret: sealText(key, row.secret) }).where('id', '=', row.id).where('secret', '=', row.secret).executeTakeFirst();
+    const result = await db
+      .updateTable('webhooks')
+      .set({ secret: sealText(key, row.secret) })
+      .where('id', '=', row.id)
+      .where('secret', '=', row.secret)
+      .executeTakeFirst();
     sealed += Number(result.numUpdatedRows);
   }
   return sealed;

@@ -16,7 +16,12 @@ export const WEBHOOK_TRANSITIONS: Transitions<WebhookStatus> = {
 };
 
 /** Sets the webhook's status to `to` with `changes`; false when it already had that status. */
-export async function moveWebhook(db: Executor, id: string, to: WebhookStatus, changes: WebhookUpdate): Promise<boolean> {
+export async function moveWebhook(
+  db: Executor,
+  id: string,
+  to: WebhookStatus,
+  changes: WebhookUpdate,
+): Promise<boolean> {
   const from = predecessors(WEBHOOK_TRANSITIONS, to);
   const result = await db
     .updateTable('webhooks')
@@ -36,24 +41,39 @@ export async function moveWebhook(db: Executor, id: string, to: WebhookStatus, c
  * Returns the new count and status (undefined when the failure was not counted or the webhook is
  * not active any more): `inactive` means this very failure deactivated it, once per streak.
  */
-export async function countFailure(db: Executor, webhookId: string, args: { now: string; startedAt: string; backoff: (failures: number) => number }) {
+export async function countFailure(
+  db: Executor,
+  webhookId: string,
+  args: { now: string; startedAt: string; backoff: (failures: number) => number },
+) {
   checkTransition('webhook', WEBHOOK_TRANSITIONS, ['active'], 'inactive');
   const hook = await db
     .updateTable('webhooks')
     .set((eb) => ({
       failure_count: eb('failure_count', '+', 1),
-      status: eb.case().when('failure_count', '>=', FAILURES_BEFORE_DEACTIVATION - 1).then(eb.val<WebhookStatus>('inactive')).else(eb.ref('status')).end(),
+      status: eb
+        .case()
+        .when('failure_count', '>=', FAILURES_BEFORE_DEACTIVATION - 1)
+        .then(eb.val<WebhookStatus>('inactive'))
+        .else(eb.ref('status'))
+        .end(),
       last_failure_at: args.now,
       updated_at: args.now,
     }))
     .where('id', '=', webhookId)
     .where('status', '=', 'active')
-    .where((eb) => eb.or([eb('last_failure_at', 'is', null), eb('last_failure_at', '<', args.startedAt)]))
+    .where((eb) =>
+      eb.or([eb('last_failure_at', 'is', null), eb('last_failure_at', '<', args.startedAt)]),
+    )
     .returning(['failure_count', 'status', 'org_id', 'url'])
     .executeTakeFirst();
   if (hook?.status === 'active') {
     const probeAt = new Date(Date.parse(args.now) + args.backoff(hook.failure_count)).toISOString();
-    await db.updateTable('webhooks').set({ probe_at: probeAt }).where('id', '=', webhookId).execute();
+    await db
+      .updateTable('webhooks')
+      .set({ probe_at: probeAt })
+      .where('id', '=', webhookId)
+      .execute();
   }
   return hook;
 }
@@ -66,11 +86,30 @@ export async function countFailure(db: Executor, webhookId: string, args: { now:
 export async function afterDeactivation(
   trx: Executor,
   clock: Clock,
-  args: { webhookId: string; orgId: string; url: string; failures: number; lastError: string; now: string },
+  args: {
+    webhookId: string;
+    orgId: string;
+    url: string;
+    failures: number;
+    lastError: string;
+    now: string;
+  },
 ): Promise<void> {
-  const org = await trx.selectFrom('organizations').select(['name', 'admin_email']).where('id', '=', args.orgId).executeTakeFirst();
+  const org = await trx
+    .selectFrom('organizations')
+    .select(['name', 'admin_email'])
+    .where('id', '=', args.orgId)
+    .executeTakeFirst();
   if (org) {
-    const mail = webhookDeactivatedMail({ orgId: args.orgId, to: org.admin_email, orgName: org.name, webhookId: args.webhookId, url: args.url, failures: args.failures, lastError: args.lastError });
+    const mail = webhookDeactivatedMail({
+      orgId: args.orgId,
+      to: org.admin_email,
+      orgName: org.name,
+      webhookId: args.webhookId,
+      url: args.url,
+      failures: args.failures,
+      lastError: args.lastError,
+    });
     await enqueueJob(trx, clock, 'mail', mail);
   }
 }

@@ -79,7 +79,9 @@ export const webhookExamples = {
     },
   },
   updateWebhook: {
-    body: { events: ['document.completed', 'document.declined', 'document.expired', 'signer.completed'] },
+    body: {
+      events: ['document.completed', 'document.declined', 'document.expired', 'signer.completed'],
+    },
     response: {
       data: {
         id: EX.whk,

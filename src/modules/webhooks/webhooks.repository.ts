@@ -1,21 +1,46 @@
 import type { Selectable } from 'kysely';
-import type { DeliveryRow, Executor, WebhookAttemptsTable, WebhookRow, WebhookStatus, WebhookUpdate } from '../../db/database.ts';
+import type {
+  DeliveryRow,
+  Executor,
+  WebhookAttemptsTable,
+  WebhookRow,
+  WebhookStatus,
+  WebhookUpdate,
+} from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
 
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
-export async function findWebhook(db: Executor, orgId: string, id: string): Promise<WebhookRow | undefined> {
-  return db.selectFrom('webhooks').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+export async function findWebhook(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<WebhookRow | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
 }
 
-export async function listWebhooks(db: Executor, orgId: string, filter: { status?: WebhookStatus }, page: PageRequest) {
+export async function listWebhooks(
+  db: Executor,
+  orgId: string,
+  filter: { status?: WebhookStatus },
+  page: PageRequest,
+) {
   let q = db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId);
   if (filter.status) q = q.where('status', '=', filter.status);
   return paginate(q, page);
 }
 
 export async function countWebhooks(db: Executor, orgId: string): Promise<number> {
-  const row = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('org_id', '=', orgId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -25,14 +50,22 @@ export async function countWebhooks(db: Executor, orgId: string): Promise<number
  * transaction cannot race another one past the limit.
  */
 export async function lockOrganization(trx: Executor, orgId: string): Promise<void> {
-  await trx.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', orgId).execute();
+  await trx
+    .updateTable('organizations')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', orgId)
+    .execute();
 }
 
 export async function insertWebhook(db: Executor, row: WebhookRow): Promise<void> {
   await db.insertInto('webhooks').values(row).execute();
 }
 
-export async function updateWebhook(db: Executor, id: string, changes: WebhookUpdate): Promise<void> {
+export async function updateWebhook(
+  db: Executor,
+  id: string,
+  changes: WebhookUpdate,
+): Promise<void> {
   await db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
 }
 
@@ -46,7 +79,11 @@ export async function deleteWebhook(db: Executor, id: string): Promise<void> {
  * (it finds the webhook gone); skipping them also means this statement never waits for another
  * worker's recording transaction.
  */
-export async function cancelPendingDeliveries(db: Executor, webhookId: string, now: string): Promise<void> {
+export async function cancelPendingDeliveries(
+  db: Executor,
+  webhookId: string,
+  now: string,
+): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ status: 'cancelled', next_attempt_at: null, updated_at: now })
@@ -56,18 +93,41 @@ export async function cancelPendingDeliveries(db: Executor, webhookId: string, n
     .execute();
 }
 
-export async function listDeliveries(db: Executor, webhookId: string, filter: { status?: string }, page: PageRequest) {
+export async function listDeliveries(
+  db: Executor,
+  webhookId: string,
+  filter: { status?: string },
+  page: PageRequest,
+) {
   let q = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
   if (filter.status) q = q.where('status', '=', filter.status);
   return paginate(q, page);
 }
 
-export async function findDelivery(db: Executor, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst();
+export async function findDelivery(
+  db: Executor,
+  webhookId: string,
+  id: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', id)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
 }
 
-export async function findDeliveryOfEvent(db: Executor, webhookId: string, eventId: string): Promise<DeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).where('webhook_id', '=', webhookId).executeTakeFirst();
+export async function findDeliveryOfEvent(
+  db: Executor,
+  webhookId: string,
+  eventId: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('event_id', '=', eventId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
 }
 
 /** Makes a delivery due now. An attempt already in flight keeps its lease; its outcome then decides what follows. */
@@ -80,7 +140,10 @@ export async function requeueDelivery(db: Executor, id: string, now: string): Pr
 }
 
 /** Attempts of the given deliveries, oldest first, grouped by delivery id. */
-export async function attemptsOf(db: Executor, deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
+export async function attemptsOf(
+  db: Executor,
+  deliveryIds: string[],
+): Promise<Map<string, AttemptRow[]>> {
   const byDelivery = new Map<string, AttemptRow[]>(deliveryIds.map((id) => [id, []]));
   if (deliveryIds.length === 0) return byDelivery;
   const rows = await db

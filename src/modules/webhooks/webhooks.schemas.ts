@@ -1,6 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { WEBHOOK_STATUSES } from '../../db/database.ts';
-import { Id, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
+import {
+  Id,
+  Nullable,
+  NullableTimestamp,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
@@ -23,14 +30,21 @@ const Events = Type.Array(StringEnum(EVENT_TYPES), {
   description: `1-50 distinct event types: ${EVENT_TYPES.join(', ')}`,
 });
 const Description = Nullable(Type.String({ maxLength: 500 }));
-const Secret = Type.String({ minLength: 64, maxLength: 64, description: '64 hex characters; HMAC key of the delivery signatures. Shown only here.' });
+const Secret = Type.String({
+  minLength: 64,
+  maxLength: 64,
+  description: '64 hex characters; HMAC key of the delivery signatures. Shown only here.',
+});
 
 const common = {
   id: Id('whk'),
   url: Type.String(),
   status: WebhookStatus,
   description: Nullable(Type.String()),
-  failureCount: Type.Integer({ description: 'Consecutive failed attempts; 0 after any success. At 20 the webhook becomes inactive.' }),
+  failureCount: Type.Integer({
+    description:
+      'Consecutive failed attempts; 0 after any success. At 20 the webhook becomes inactive.',
+  }),
   createdAt: Timestamp,
 };
 
@@ -53,7 +67,10 @@ export type WebhookT = Static<typeof Webhook>;
 export const CreatedWebhook = Type.Object({
   id: common.id,
   url: common.url,
-  events: Type.String({ description: 'The subscribed event types as a serialized JSON array, e.g. `["document.completed"]` (only in this response)' }),
+  events: Type.String({
+    description:
+      'The subscribed event types as a serialized JSON array, e.g. `["document.completed"]` (only in this response)',
+  }),
   status: common.status,
   description: common.description,
   secret: Secret,
@@ -82,15 +99,25 @@ export const UpdateWebhookBody = Type.Object(
 );
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 
-export const ListWebhooksQuery = Type.Object({ ...PageQuery, status: Type.Optional(WebhookStatus) }, { additionalProperties: false });
+export const ListWebhooksQuery = Type.Object(
+  { ...PageQuery, status: Type.Optional(WebhookStatus) },
+  { additionalProperties: false },
+);
 export type ListWebhooksQueryT = Static<typeof ListWebhooksQuery>;
 
 export const Attempt = Type.Object({
   id: Type.String(),
   attemptedAt: Timestamp,
-  statusCode: Nullable(Type.Integer({ description: 'HTTP status of the response; null when none came (timeout, refused, DNS, TLS, blocked)' })),
+  statusCode: Nullable(
+    Type.Integer({
+      description:
+        'HTTP status of the response; null when none came (timeout, refused, DNS, TLS, blocked)',
+    }),
+  ),
   durationMs: Type.Integer(),
-  error: Nullable(Type.String({ description: 'Why the attempt failed; null when it succeeded (2xx)' })),
+  error: Nullable(
+    Type.String({ description: 'Why the attempt failed; null when it succeeded (2xx)' }),
+  ),
   responseBody: Nullable(Type.String({ description: 'First 1 KB of the response body' })),
 });
 
@@ -100,7 +127,8 @@ export const Delivery = Type.Object(
     event: Type.String({ description: 'Event type' }),
     eventId: Id('evt'),
     status: StringEnum(DELIVERY_STATUSES, {
-      description: '`pending` (queued, retrying, or held while the webhook is failing or inactive), `succeeded`, `failed` (retries exhausted) or `cancelled` (webhook deleted)',
+      description:
+        '`pending` (queued, retrying, or held while the webhook is failing or inactive), `succeeded`, `failed` (retries exhausted) or `cancelled` (webhook deleted)',
     }),
     attemptCount: Type.Integer(),
     nextAttemptAt: NullableTimestamp,

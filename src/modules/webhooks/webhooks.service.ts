@@ -7,7 +7,12 @@ import { newId } from '../../ids.ts';
 import { emitEvent } from '../events/emit.ts';
 import * as repo from './webhooks.repository.ts';
 import { toCreatedWebhook, toDelivery, toWebhook } from './webhooks.mappers.ts';
-import type { CreateWebhookInput, ListDeliveriesQueryT, ListWebhooksQueryT, UpdateWebhookInput } from './webhooks.schemas.ts';
+import type {
+  CreateWebhookInput,
+  ListDeliveriesQueryT,
+  ListWebhooksQueryT,
+  UpdateWebhookInput,
+} from './webhooks.schemas.ts';
 import { MAX_WEBHOOKS_PER_ORG } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './signature.ts';
 import { addressPolicy, checkWebhookUrl } from './ssrf.ts';
@@ -17,7 +22,10 @@ import { probeNow, releaseDeliveries } from './deliveries.repository.ts';
 /** Refuses a URL that is not http(s), not HTTPS in production, or whose host is or resolves to a blocked address. */
 async function requireDeliverableUrl(config: Config, url: string): Promise<void> {
   const reason = await checkWebhookUrl(url, addressPolicy(config), config.production);
-  if (reason) throw new AppError('validation_error', `body.url ${reason}`, [{ path: 'body.url', message: reason }]);
+  if (reason)
+    throw new AppError('validation_error', `body.url ${reason}`, [
+      { path: 'body.url', message: reason },
+    ]);
 }
 
 async function requireWebhook(db: Executor, orgId: string, id: string): Promise<WebhookRow> {
@@ -52,7 +60,10 @@ export async function createWebhook(deps: AppDeps, orgId: string, input: CreateW
   await deps.db.transaction().execute(async (trx) => {
     await repo.lockOrganization(trx, orgId);
     if ((await repo.countWebhooks(trx, orgId)) >= MAX_WEBHOOKS_PER_ORG) {
-      throw new AppError('limit_reached', `An organization can register at most ${MAX_WEBHOOKS_PER_ORG} webhooks; delete one first`);
+      throw new AppError(
+        'limit_reached',
+        `An organization can register at most ${MAX_WEBHOOKS_PER_ORG} webhooks; delete one first`,
+      );
     }
     await repo.insertWebhook(trx, { ...row, secret: sealText(deps.webhookKey, secret) });
   });
@@ -60,7 +71,12 @@ export async function createWebhook(deps: AppDeps, orgId: string, input: CreateW
 }
 
 export async function listWebhooks(deps: AppDeps, orgId: string, query: ListWebhooksQueryT) {
-  const { rows, meta } = await repo.listWebhooks(deps.db, orgId, { status: query.status }, { list: 'webhooks', limit: query.limit, cursor: query.cursor });
+  const { rows, meta } = await repo.listWebhooks(
+    deps.db,
+    orgId,
+    { status: query.status },
+    { list: 'webhooks', limit: query.limit, cursor: query.cursor },
+  );
   return { data: rows.map(toWebhook), meta };
 }
 
@@ -73,7 +89,12 @@ export async function getWebhook(deps: AppDeps, orgId: string, id: string) {
  * the pending deliveries (none is attempted, none is dropped); `status: "active"` reactivates,
  * resets `failureCount` and its backoff, and makes the held deliveries due at once.
  */
-export async function updateWebhook(deps: AppDeps, orgId: string, id: string, input: UpdateWebhookInput) {
+export async function updateWebhook(
+  deps: AppDeps,
+  orgId: string,
+  id: string,
+  input: UpdateWebhookInput,
+) {
   await requireWebhook(deps.db, orgId, id);
   if (input.url !== undefined) await requireDeliverableUrl(deps.config, input.url);
   const now = deps.clock.now().toISOString();
@@ -82,7 +103,8 @@ export async function updateWebhook(deps: AppDeps, orgId: string, id: string, in
     if (input.url !== undefined) changes.url = input.url;
     if (input.events !== undefined) changes.events = JSON.stringify(input.events);
     if (input.description !== undefined) changes.description = input.description;
-    if (input.status === 'active') Object.assign(changes, { failure_count: 0, probe_at: null, last_failure_at: null });
+    if (input.status === 'active')
+      Object.assign(changes, { failure_count: 0, probe_at: null, last_failure_at: null });
     // The webhook row is locked before its deliveries, the order the delivery worker uses too.
     await repo.updateWebhook(trx, id, changes);
     if (input.status !== undefined) await moveWebhook(trx, id, input.status, {});
@@ -104,15 +126,31 @@ export async function deleteWebhook(deps: AppDeps, orgId: string, id: string): P
 export async function rotateSecret(deps: AppDeps, orgId: string, id: string) {
   await requireWebhook(deps.db, orgId, id);
   const secret = newWebhookSecret();
-  await repo.updateWebhook(deps.db, id, { secret: sealText(deps.webhookKey, secret), updated_at: deps.clock.now().toISOString() });
+  await repo.updateWebhook(deps.db, id, {
+    secret: sealText(deps.webhookKey, secret),
+    updated_at: deps.clock.now().toISOString(),
+  });
   return { ...toWebhook(await requireWebhook(deps.db, orgId, id)), secret };
 }
 
 /** The delivery log of a webhook, newest first, each delivery with its attempts. */
-export async function listDeliveries(deps: AppDeps, orgId: string, id: string, query: ListDeliveriesQueryT) {
+export async function listDeliveries(
+  deps: AppDeps,
+  orgId: string,
+  id: string,
+  query: ListDeliveriesQueryT,
+) {
   await requireWebhook(deps.db, orgId, id);
-  const { rows, meta } = await repo.listDeliveries(deps.db, id, { status: query.status }, { list: `deliveries:${id}`, limit: query.limit, cursor: query.cursor });
-  const attempts = await repo.attemptsOf(deps.db, rows.map((r) => r.id));
+  const { rows, meta } = await repo.listDeliveries(
+    deps.db,
+    id,
+    { status: query.status },
+    { list: `deliveries:${id}`, limit: query.limit, cursor: query.cursor },
+  );
+  const attempts = await repo.attemptsOf(
+    deps.db,
+    rows.map((r) => r.id),
+  );
   return { data: rows.map((r) => toDelivery(r, attempts.get(r.id) ?? [])), meta };
 }
 
@@ -124,7 +162,10 @@ async function deliveryView(db: Executor, webhookId: string, deliveryId: string)
 }
 
 function requireActive(hook: WebhookRow, action: string): void {
-  if (hook.status !== 'active') throw invalidState(`Cannot ${action}: the webhook is inactive; reactivate it with PATCH {"status": "active"} first`);
+  if (hook.status !== 'active')
+    throw invalidState(
+      `Cannot ${action}: the webhook is inactive; reactivate it with PATCH {"status": "active"} first`,
+    );
 }
 
 /**

@@ -18,13 +18,20 @@ export function signingApi(token) {
     try {
       res = await fetch(base + path, {
         method,
-        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        headers:
+          body === undefined
+            ? { accept: 'application/json' }
+            : { accept: 'application/json', 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: 'omit',
         cache: 'no-store',
       });
     } catch {
-      throw new ApiError(0, 'network_error', 'We could not reach the server. Check your connection and try again.');
+      throw new ApiError(
+        0,
+        'network_error',
+        'We could not reach the server. Check your connection and try again.',
+      );
     }
     if (res.status === 204) return null;
     const text = await res.text();
@@ -36,7 +43,12 @@ export function signingApi(token) {
     }
     if (!res.ok) {
       const err = json?.error;
-      throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `The server answered ${res.status}.`, err?.details);
+      throw new ApiError(
+        res.status,
+        err?.code ?? 'http_error',
+        err?.message ?? `The server answered ${res.status}.`,
+        err?.details,
+      );
     }
     return json?.data ?? json;
   }
@@ -48,11 +60,19 @@ export function signingApi(token) {
       try {
         res = await fetch(`${base}/file`, { credentials: 'omit', cache: 'no-store' });
       } catch {
-        throw new ApiError(0, 'network_error', 'We could not download the document. Check your connection and try again.');
+        throw new ApiError(
+          0,
+          'network_error',
+          'We could not download the document. Check your connection and try again.',
+        );
       }
       if (!res.ok) {
         const json = await res.json().catch(() => null);
-        throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? 'The document could not be loaded.');
+        throw new ApiError(
+          res.status,
+          json?.error?.code ?? 'http_error',
+          json?.error?.message ?? 'The document could not be loaded.',
+        );
       }
       return new Uint8Array(await res.arrayBuffer());
     },
@@ -64,24 +84,59 @@ export function signingApi(token) {
       let res;
       const url = `${base}/fields/${encodeURIComponent(fieldId)}/file?filename=${encodeURIComponent(file.name.slice(0, 200))}`;
       try {
-        res = await fetch(url, { method: 'PUT', headers: { 'content-type': file.type || 'application/octet-stream', accept: 'application/json' }, body: file, credentials: 'omit', cache: 'no-store' });
+        res = await fetch(url, {
+          method: 'PUT',
+          headers: {
+            'content-type': file.type || 'application/octet-stream',
+            accept: 'application/json',
+          },
+          body: file,
+          credentials: 'omit',
+          cache: 'no-store',
+        });
       } catch {
-        throw new ApiError(0, 'network_error', 'The upload did not reach the server. Check your connection and try again.');
+        throw new ApiError(
+          0,
+          'network_error',
+          'The upload did not reach the server. Check your connection and try again.',
+        );
       }
       const json = await res.json().catch(() => null);
-      if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? `The server answered ${res.status}.`, json?.error?.details);
+      if (!res.ok)
+        throw new ApiError(
+          res.status,
+          json?.error?.code ?? 'http_error',
+          json?.error?.message ?? `The server answered ${res.status}.`,
+          json?.error?.details,
+        );
       return json.data.attachmentId;
     },
     /** Identity evidence (KYC): the image bytes as they are, typed by their own Content-Type. */
     async identity(file) {
       let res;
       try {
-        res = await fetch(`${base}/identity`, { method: 'POST', headers: { 'content-type': file.type, accept: 'application/json' }, body: file, credentials: 'omit', cache: 'no-store' });
+        res = await fetch(`${base}/identity`, {
+          method: 'POST',
+          headers: { 'content-type': file.type, accept: 'application/json' },
+          body: file,
+          credentials: 'omit',
+          cache: 'no-store',
+        });
       } catch {
-        throw new ApiError(0, 'network_error', 'The upload did not reach the server. Check your connection and try again.');
+        throw new ApiError(
+          0,
+          'network_error',
+          'The upload did not reach the server. Check your connection and try again.',
+        );
       }
       const json = await res.json().catch(() => null);
-      if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? `The server answered ${res.status}.`, json?.error?.details);
+      if (!res.ok)
+        throw new ApiError(
+          res.status,
+          json?.error?.code ?? 'http_error',
+          json?.error?.message ?? `The server answered ${res.status}.`,
+          json?.error?.details,
+        );
       return json?.data ?? json;
     },
   };

@@ -33,9 +33,16 @@ async function start() {
   document.getElementById('topbar-doc').textContent = doc.name;
 
   const state = stateOfSession(session);
-  if (state) return showState(state, { documentName: doc.name, action: state === 'not_your_turn' ? signingOrder(session) : undefined });
+  if (state)
+    return showState(state, {
+      documentName: doc.name,
+      action: state === 'not_your_turn' ? signingOrder(session) : undefined,
+    });
   const { verification } = session;
-  if (verification.required && (verification.status === 'required' || verification.status === 'rejected')) {
+  if (
+    verification.required &&
+    (verification.status === 'required' || verification.status === 'rejected')
+  ) {
     return identityStep({ api, session, limits: LIMITS, onDone: start });
   }
   return signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState });
@@ -43,7 +50,12 @@ async function start() {
 
 /** Who signs before and after this signer, so "not your turn" says who is being waited for. */
 function signingOrder(session) {
-  const label = { completed: 'Signed', declined: 'Declined', viewed: 'Signing now', sent: 'Signing now' };
+  const label = {
+    completed: 'Signed',
+    declined: 'Declined',
+    viewed: 'Signing now',
+    sent: 'Signing now',
+  };
   const rows = session.recipients
     .filter((r) => r.role !== 'cc')
     .sort((a, b) => a.order - b.order)
@@ -51,8 +63,16 @@ function signingOrder(session) {
       h(
         'li',
         { class: r.order === session.signer.order ? 'is-you' : undefined },
-        h('span', { class: 'order-name' }, r.order === session.signer.order ? `${r.name} (you)` : r.name),
-        h('span', { class: `order-status status-${r.status}` }, r.order === session.signer.order ? 'Waiting' : label[r.status] ?? 'Waiting'),
+        h(
+          'span',
+          { class: 'order-name' },
+          r.order === session.signer.order ? `${r.name} (you)` : r.name,
+        ),
+        h(
+          'span',
+          { class: `order-status status-${r.status}` },
+          r.order === session.signer.order ? 'Waiting' : (label[r.status] ?? 'Waiting'),
+        ),
       ),
     );
   return h('div', { class: 'signing-order' }, h('h2', {}, 'Signing order'), h('ol', {}, rows));

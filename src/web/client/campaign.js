@@ -24,26 +24,41 @@ function campaignApi() {
     try {
       res = await fetch(base + path, {
         method,
-        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        headers:
+          body === undefined
+            ? { accept: 'application/json' }
+            : { accept: 'application/json', 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: 'omit',
         cache: 'no-store',
       });
     } catch {
-      throw new ApiError(0, 'network_error', 'We could not reach the server. Check your connection and try again.');
+      throw new ApiError(
+        0,
+        'network_error',
+        'We could not reach the server. Check your connection and try again.',
+      );
     }
     const json = await res.json().catch(() => null);
     if (!res.ok) {
       const err = json?.error;
-      throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `The server answered ${res.status}.`, err?.details);
+      throw new ApiError(
+        res.status,
+        err?.code ?? 'http_error',
+        err?.message ?? `The server answered ${res.status}.`,
+        err?.details,
+      );
     }
     return json?.data ?? json;
   }
   return {
     get: () => call('GET', ''),
     async file() {
-      const res = await fetch(`${base}/file`, { credentials: 'omit', cache: 'no-store' }).catch(() => null);
-      if (!res?.ok) throw new ApiError(res?.status ?? 0, 'file_error', 'The document could not be loaded.');
+      const res = await fetch(`${base}/file`, { credentials: 'omit', cache: 'no-store' }).catch(
+        () => null,
+      );
+      if (!res?.ok)
+        throw new ApiError(res?.status ?? 0, 'file_error', 'The document could not be loaded.');
       return new Uint8Array(await res.arrayBuffer());
     },
     requestOtp: (email) => call('POST', '/otp', { email }),
@@ -53,12 +68,31 @@ function campaignApi() {
       let res;
       const url = `${base}/fields/${encodeURIComponent(fieldId)}/file?filename=${encodeURIComponent(file.name.slice(0, 200))}`;
       try {
-        res = await fetch(url, { method: 'PUT', headers: { 'content-type': file.type || 'application/octet-stream', accept: 'application/json' }, body: file, credentials: 'omit', cache: 'no-store' });
+        res = await fetch(url, {
+          method: 'PUT',
+          headers: {
+            'content-type': file.type || 'application/octet-stream',
+            accept: 'application/json',
+          },
+          body: file,
+          credentials: 'omit',
+          cache: 'no-store',
+        });
       } catch {
-        throw new ApiError(0, 'network_error', 'The upload did not reach the server. Check your connection and try again.');
+        throw new ApiError(
+          0,
+          'network_error',
+          'The upload did not reach the server. Check your connection and try again.',
+        );
       }
       const json = await res.json().catch(() => null);
-      if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'http_error', json?.error?.message ?? `The server answered ${res.status}.`, json?.error?.details);
+      if (!res.ok)
+        throw new ApiError(
+          res.status,
+          json?.error?.code ?? 'http_error',
+          json?.error?.message ?? `The server answered ${res.status}.`,
+          json?.error?.details,
+        );
       return json.data.attachmentId;
     },
   };
@@ -67,7 +101,10 @@ const api = campaignApi();
 
 /** Shows why the form takes nothing (paused, closed, expired, full, unknown link) as a full page. */
 function showUnavailable(err) {
-  if (err.status === 404 || err.status === 400) return showState('invalid', { text: 'This link does not lead to a form. Check that you copied the whole link.' });
+  if (err.status === 404 || err.status === 400)
+    return showState('invalid', {
+      text: 'This link does not lead to a form. Check that you copied the whole link.',
+    });
   if (err.status === 429) return showState('rate_limited');
   if (err.status === 409) return showState('closed', { text: err.message });
   return showState('error', { text: err.message });
@@ -77,9 +114,25 @@ function showUnavailable(err) {
 function detailInput({ label, type, autocomplete, required, maxlength, format, hint }) {
   const id = nextId('detail');
   const errorId = nextId('detail-err');
-  const input = h('input', { class: 'input', id, type, autocomplete, maxlength, required, 'aria-describedby': errorId, 'aria-required': required ? 'true' : undefined });
+  const input = h('input', {
+    class: 'input',
+    id,
+    type,
+    autocomplete,
+    maxlength,
+    required,
+    'aria-describedby': errorId,
+    'aria-required': required ? 'true' : undefined,
+  });
   const error = h('p', { class: 'form-error', id: errorId });
-  const row = h('div', { class: 'form-row' }, h('label', { for: id }, `${label}${required ? '' : ' (optional)'}`), input, hint ? h('span', { class: 'form-hint' }, hint) : null, error);
+  const row = h(
+    'div',
+    { class: 'form-row' },
+    h('label', { for: id }, `${label}${required ? '' : ' (optional)'}`),
+    input,
+    hint ? h('span', { class: 'form-hint' }, hint) : null,
+    error,
+  );
   const setError = (message) => {
     error.textContent = message ?? '';
     if (message) input.setAttribute('aria-invalid', 'true');
@@ -89,7 +142,8 @@ function detailInput({ label, type, autocomplete, required, maxlength, format, h
   const validate = () => {
     const value = input.value.trim();
     if (required && !value) return `Enter your ${label.toLowerCase()}.`;
-    if (value && (!input.checkValidity() || (format && !format.test(value)))) return `Enter a valid ${label.toLowerCase()}.`;
+    if (value && (!input.checkValidity() || (format && !format.test(value))))
+      return `Enter a valid ${label.toLowerCase()}.`;
     return null;
   };
   return { row, input, setError, validate, value: () => input.value.trim() };
@@ -116,19 +170,61 @@ async function start() {
     campaign.welcomeMessage ? h('p', { class: 'intro-message' }, campaign.welcomeMessage) : null,
   );
 
-  const name = detailInput({ label: 'Full name', type: 'text', autocomplete: 'name', required: true, maxlength: '200' });
-  const email = detailInput({ label: 'Email', type: 'email', autocomplete: 'email', required: true, maxlength: '254', hint: 'The signed copy is sent to this address.' });
+  const name = detailInput({
+    label: 'Full name',
+    type: 'text',
+    autocomplete: 'name',
+    required: true,
+    maxlength: '200',
+  });
+  const email = detailInput({
+    label: 'Email',
+    type: 'email',
+    autocomplete: 'email',
+    required: true,
+    maxlength: '254',
+    hint: 'The signed copy is sent to this address.',
+  });
   const phone = campaign.collectPhone
-    ? detailInput({ label: 'Phone', type: 'tel', autocomplete: 'tel', required: true, maxlength: '32', format: /^\+?[0-9 ().-]{3,32}$/ })
+    ? detailInput({
+        label: 'Phone',
+        type: 'tel',
+        autocomplete: 'tel',
+        required: true,
+        maxlength: '32',
+        format: /^\+?[0-9 ().-]{3,32}$/,
+      })
     : null;
   const details = [name, email, phone].filter(Boolean);
-  const detailsSection = h('section', { class: 'intro', 'aria-labelledby': 'details-title' }, h('h2', { id: 'details-title' }, 'Your details'), details.map((d) => d.row));
+  const detailsSection = h(
+    'section',
+    { class: 'intro', 'aria-labelledby': 'details-title' },
+    h('h2', { id: 'details-title' }, 'Your details'),
+    details.map((d) => d.row),
+  );
 
   const kyc = campaign.requireKyc;
-  const pagesEl = h('div', { class: 'pages', 'aria-label': 'Document' }, h('div', { class: 'loading' }, h('div', { class: 'spinner', 'aria-hidden': 'true' }), h('p', {}, 'Loading the document…')));
+  const pagesEl = h(
+    'div',
+    { class: 'pages', 'aria-label': 'Document' },
+    h(
+      'div',
+      { class: 'loading' },
+      h('div', { class: 'spinner', 'aria-hidden': 'true' }),
+      h('p', {}, 'Loading the document…'),
+    ),
+  );
   const status = h('p', { class: 'actionbar-status', id: 'action-status', role: 'status' });
-  const submitButton = h('button', { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' }, kyc ? 'Continue' : 'Sign and submit');
-  const actionbar = h('div', { class: 'actionbar', role: 'region', 'aria-label': 'Form actions' }, h('div', { class: 'actionbar-inner' }, status, submitButton));
+  const submitButton = h(
+    'button',
+    { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' },
+    kyc ? 'Continue' : 'Sign and submit',
+  );
+  const actionbar = h(
+    'div',
+    { class: 'actionbar', role: 'region', 'aria-label': 'Form actions' },
+    h('div', { class: 'actionbar-inner' }, status, submitButton),
+  );
   showMain(intro, detailsSection, pagesEl);
   document.body.append(actionbar);
 
@@ -139,7 +235,9 @@ async function start() {
     pages = await renderPages(pdf, pagesEl);
   } catch (err) {
     console.error(err);
-    return err instanceof ApiError && err.status ? showUnavailable(err) : showState('error', { text: 'We could not display this document. Please reload the page.' });
+    return err instanceof ApiError && err.status
+      ? showUnavailable(err)
+      : showState('error', { text: 'We could not display this document. Please reload the page.' });
   }
 
   // With identity verification the visitor signs later, on their own signing page: no fields here.
@@ -147,7 +245,13 @@ async function start() {
   const adopted = { signature: null, initials: null };
   const controls = [];
   const signer = { name: '', email: '' };
-  const ctx = { signer, limits: LIMITS, onChange: () => clearStatus(), onSign: (field) => sign(field), upload: (field, file) => api.fieldFile(field.id, file) };
+  const ctx = {
+    signer,
+    limits: LIMITS,
+    onChange: () => clearStatus(),
+    onSign: (field) => sign(field),
+    upload: (field, file) => api.fieldFile(field.id, file),
+  };
   for (const field of fields) {
     const page = pages[field.page - 1];
     if (!page) continue;
@@ -157,7 +261,10 @@ async function start() {
   }
   const byId = new Map(controls.map((c) => [c.field.id, c]));
   // The template's name and email fields take what the visitor types under "Your details".
-  for (const [detail, type] of [[name, 'name'], [email, 'email']]) {
+  for (const [detail, type] of [
+    [name, 'name'],
+    [email, 'email'],
+  ]) {
     detail.input.addEventListener('input', () => {
       for (const c of controls) if (c.field.type === type) c.prefill?.(detail.value());
       clearStatus();
@@ -180,7 +287,8 @@ async function start() {
       if (!mark) return;
       if (mark.kind === 'typed') mark.value = mark.value.slice(0, LIMITS.typedSignatureMaxChars);
       adopted[kind] = mark;
-      for (const c of controls) if (c.field.type === field.type && (c === control || c.filled())) c.setMark(mark);
+      for (const c of controls)
+        if (c.field.type === field.type && (c === control || c.filled())) c.setMark(mark);
     }
     control.setError(null);
     clearStatus();
@@ -199,7 +307,10 @@ async function start() {
   function placeProblems(err) {
     let placed = 0;
     let first = null;
-    const sentence = (d) => (d.message ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.` : 'This value is not valid.');
+    const sentence = (d) =>
+      d.message
+        ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.`
+        : 'This value is not valid.';
     for (const d of err.details ?? []) {
       const path = d?.path ?? '';
       const detail = { 'body.name': name, 'body.email': email, 'body.phone': phone }[path];
@@ -216,7 +327,8 @@ async function start() {
       } else continue;
       placed++;
     }
-    if (placed) fail(`${placed} answer${placed === 1 ? ' needs' : 's need'} your attention.`, first);
+    if (placed)
+      fail(`${placed} answer${placed === 1 ? ' needs' : 's need'} your attention.`, first);
     return placed;
   }
 
@@ -248,7 +360,9 @@ async function start() {
       location.assign(next);
       return;
     }
-    showState(result.allSigned || result.status === 'completed' ? 'done_all' : 'done', { documentName: campaign.document.name });
+    showState(result.allSigned || result.status === 'completed' ? 'done_all' : 'done', {
+      documentName: campaign.document.name,
+    });
   }
 
   submitButton.addEventListener('click', async () => {

@@ -10,7 +10,14 @@ function modal(titleText, body, actions, onSubmit) {
     { 'aria-labelledby': titleId },
     h(
       'form',
-      { method: 'dialog', novalidate: true, onsubmit: (e) => { e.preventDefault(); onSubmit(); } },
+      {
+        method: 'dialog',
+        novalidate: true,
+        onsubmit: (e) => {
+          e.preventDefault();
+          onSubmit();
+        },
+      },
       h('div', { class: 'dialog-body' }, h('h2', { id: titleId }, titleText), ...body),
       h('div', { class: 'dialog-actions' }, ...actions),
     ),
@@ -33,17 +40,41 @@ export function openDeclineDialog({ maxChars, decline }) {
     const reasonId = nextId('reason');
     const errorId = nextId('reason-err');
     let result = null;
-    const reason = h('textarea', { class: 'input', id: reasonId, maxlength: String(maxChars), required: true, 'aria-describedby': errorId, rows: '4' });
+    const reason = h('textarea', {
+      class: 'input',
+      id: reasonId,
+      maxlength: String(maxChars),
+      required: true,
+      'aria-describedby': errorId,
+      rows: '4',
+    });
     const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
     const submit = h('button', { type: 'submit', class: 'btn btn-danger' }, 'Decline to sign');
     const dialog = modal(
       'Decline to sign?',
       [
-        h('p', {}, 'The sender will be told that you declined, with your reason. Signing ends for everyone and this cannot be undone.'),
-        h('div', { class: 'form-row' }, h('label', { for: reasonId }, 'Reason'), reason, h('span', { class: 'form-hint' }, `Up to ${maxChars} characters.`)),
+        h(
+          'p',
+          {},
+          'The sender will be told that you declined, with your reason. Signing ends for everyone and this cannot be undone.',
+        ),
+        h(
+          'div',
+          { class: 'form-row' },
+          h('label', { for: reasonId }, 'Reason'),
+          reason,
+          h('span', { class: 'form-hint' }, `Up to ${maxChars} characters.`),
+        ),
         error,
       ],
-      [h('button', { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() }, 'Keep signing'), submit],
+      [
+        h(
+          'button',
+          { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() },
+          'Keep signing',
+        ),
+        submit,
+      ],
       async () => {
         const text = reason.value.trim();
         if (!text) {
@@ -89,8 +120,16 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
     let result = null;
     let resendTimer;
 
-    const info = h('p', {}, `To confirm it is you, we will email a ${digits}-digit code to ${email}.`);
-    const sendButton = h('button', { type: 'button', class: 'btn btn-secondary' }, 'Email me a code');
+    const info = h(
+      'p',
+      {},
+      `To confirm it is you, we will email a ${digits}-digit code to ${email}.`,
+    );
+    const sendButton = h(
+      'button',
+      { type: 'button', class: 'btn btn-secondary' },
+      'Email me a code',
+    );
     const code = h('input', {
       class: 'input otp-input',
       id: codeId,
@@ -100,14 +139,30 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
       maxlength: String(digits),
       'aria-describedby': errorId,
     });
-    const codeRow = h('div', { class: 'form-row', hidden: true }, h('label', { for: codeId }, `${digits}-digit code`), code);
+    const codeRow = h(
+      'div',
+      { class: 'form-row', hidden: true },
+      h('label', { for: codeId }, `${digits}-digit code`),
+      code,
+    );
     const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
-    const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: true }, 'Confirm and sign');
+    const submit = h(
+      'button',
+      { type: 'submit', class: 'btn btn-primary', disabled: true },
+      'Confirm and sign',
+    );
 
     const dialog = modal(
       'Confirm your identity',
       [info, h('div', { class: 'form-row' }, sendButton), codeRow, error],
-      [h('button', { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() }, 'Cancel'), submit],
+      [
+        h(
+          'button',
+          { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() },
+          'Cancel',
+        ),
+        submit,
+      ],
       async () => {
         const value = code.value.trim();
         if (!new RegExp(`^[0-9]{${digits}}$`).test(value)) {

@@ -9,10 +9,12 @@ export function h(tag, props = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2), value);
     else if (key === 'class') el.className = value;
     else if (key === 'dataset') Object.assign(el.dataset, value);
-    else if (key === 'value' || key === 'checked' || key === 'disabled' || key === 'required') el[key] = value;
+    else if (key === 'value' || key === 'checked' || key === 'disabled' || key === 'required')
+      el[key] = value;
     else el.setAttribute(key, value === true ? '' : String(value));
   }
   append(el, children);
@@ -65,7 +67,10 @@ export function applyBrand(hex) {
   const mix = (t, c) => Math.round(c + (t - c) * 0.88);
   const style = document.documentElement.style;
   style.setProperty('--brand', hex);
-  style.setProperty('--brand-strong', `rgb(${Math.round(r * 0.8)}, ${Math.round(g * 0.8)}, ${Math.round(b * 0.8)})`);
+  style.setProperty(
+    '--brand-strong',
+    `rgb(${Math.round(r * 0.8)}, ${Math.round(g * 0.8)}, ${Math.round(b * 0.8)})`,
+  );
   style.setProperty('--brand-soft', `rgb(${mix(255, r)}, ${mix(255, g)}, ${mix(255, b)})`);
   style.setProperty('--field', `rgba(${r}, ${g}, ${b}, 0.1)`);
   style.setProperty('--field-border', `rgba(${r}, ${g}, ${b}, 0.7)`);

@@ -57,7 +57,11 @@ export function createFieldControl(field, ctx) {
   const inputId = nextId('fld');
   const accessibleName = `${name}${field.required ? ' (required)' : ''}`;
   // Messages of fields on the right half open leftwards, so they stay on the page.
-  const error = h('span', { class: `field-error${field.x + field.width / 2 > 50 ? ' align-right' : ''}`, id: errorId, hidden: true });
+  const error = h('span', {
+    class: `field-error${field.x + field.width / 2 > 50 ? ' align-right' : ''}`,
+    id: errorId,
+    hidden: true,
+  });
   const element = h('div', {
     class: `field field-${field.type}${field.required ? ' is-required' : ''}${field.readOnly ? ' is-readonly' : ''}`,
     dataset: { fieldId: field.id, fieldType: field.type },
@@ -89,10 +93,20 @@ export function createFieldControl(field, ctx) {
       control = fileControl(field, element, common, ctx);
       break;
     case 'checkbox': {
-      const input = h('input', { ...common, class: undefined, type: 'checkbox', checked: /^(true|1|yes|on|x)$/i.test(initial) });
+      const input = h('input', {
+        ...common,
+        class: undefined,
+        type: 'checkbox',
+        checked: /^(true|1|yes|on|x)$/i.test(initial),
+      });
       const box = h('label', { class: 'field-box field-check', for: inputId }, input);
       element.append(box);
-      control = { focusTarget: input, value: () => input.checked, filled: () => input.checked, listen: (fn) => input.addEventListener('change', fn) };
+      control = {
+        focusTarget: input,
+        value: () => input.checked,
+        filled: () => input.checked,
+        listen: (fn) => input.addEventListener('change', fn),
+      };
       break;
     }
     case 'dropdown': {
@@ -104,17 +118,34 @@ export function createFieldControl(field, ctx) {
       );
       if (initial && (field.options ?? []).includes(initial)) select.value = initial;
       element.append(select);
-      control = { focusTarget: select, value: () => select.value, filled: () => select.value !== '', listen: (fn) => select.addEventListener('change', fn) };
+      control = {
+        focusTarget: select,
+        value: () => select.value,
+        filled: () => select.value !== '',
+        listen: (fn) => select.addEventListener('change', fn),
+      };
       break;
     }
     case 'radio': {
       const group = `radio-${field.id}`;
       const inputs = (field.options ?? []).map((o) =>
-        h('input', { type: 'radio', name: group, value: o, checked: o === initial, disabled: field.readOnly, required: field.required && !field.readOnly }),
+        h('input', {
+          type: 'radio',
+          name: group,
+          value: o,
+          checked: o === initial,
+          disabled: field.readOnly,
+          required: field.required && !field.readOnly,
+        }),
       );
       const set = h(
         'fieldset',
-        { class: 'field-box field-radios', 'aria-describedby': errorId, role: 'radiogroup', 'aria-required': field.required ? 'true' : undefined },
+        {
+          class: 'field-box field-radios',
+          'aria-describedby': errorId,
+          role: 'radiogroup',
+          'aria-required': field.required ? 'true' : undefined,
+        },
         h('legend', { class: 'visually-hidden' }, accessibleName),
         inputs.map((input, i) => h('label', {}, input, h('span', {}, field.options[i]))),
       );
@@ -133,7 +164,13 @@ export function createFieldControl(field, ctx) {
     default: {
       const kinds = {
         name: { type: 'text', autocomplete: 'name', prefill: ctx.signer.name, maxLength: 200 },
-        email: { type: 'email', autocomplete: 'email', prefill: ctx.signer.email, inputmode: 'email', maxLength: 254 },
+        email: {
+          type: 'email',
+          autocomplete: 'email',
+          prefill: ctx.signer.email,
+          inputmode: 'email',
+          maxLength: 254,
+        },
         date: { type: 'date', prefill: today() },
         number: { type: 'number', inputmode: 'decimal', step: 'any' },
         text: { type: 'text', maxLength: ctx.limits.valueMaxChars },
@@ -150,7 +187,7 @@ export function createFieldControl(field, ctx) {
         // Read-only values stay focusable and readable; disabled ones would be skipped by screen readers.
         disabled: undefined,
         readonly: field.readOnly,
-        value: initial || (field.readOnly ? '' : kind.prefill ?? ''),
+        value: initial || (field.readOnly ? '' : (kind.prefill ?? '')),
       });
       element.append(input);
       // Until the signer types here, a name or email field follows what they give elsewhere (the
@@ -164,7 +201,8 @@ export function createFieldControl(field, ctx) {
           input.value = value;
           element.classList.toggle('is-filled', input.value.trim() !== '');
         },
-        value: () => (field.type === 'number' && input.value !== '' ? Number(input.value) : input.value.trim()),
+        value: () =>
+          field.type === 'number' && input.value !== '' ? Number(input.value) : input.value.trim(),
         // A number input holding "12e" reports an empty value; `badInput` catches it so it is not taken as empty.
         filled: () => input.value.trim() !== '' || input.validity.badInput,
         listen: (fn) => input.addEventListener('input', fn),
@@ -182,7 +220,8 @@ export function createFieldControl(field, ctx) {
   }
 
   element.append(error);
-  if (field.required && !field.readOnly) element.append(h('span', { class: 'field-required-mark', 'aria-hidden': 'true' }, '*'));
+  if (field.required && !field.readOnly)
+    element.append(h('span', { class: 'field-required-mark', 'aria-hidden': 'true' }, '*'));
 
   const setError = (message) => {
     error.textContent = message ?? '';
@@ -245,7 +284,10 @@ function signatureControl(field, element, common, ctx) {
             ? h('img', { src: next.value, alt: '' })
             : h('span', { class: 'typed' }, next.value);
         button.replaceChildren(shown);
-        button.setAttribute('aria-label', `${fieldName(field)}: ${isInitials ? 'initialed' : 'signed'}. Activate to change.`);
+        button.setAttribute(
+          'aria-label',
+          `${fieldName(field)}: ${isInitials ? 'initialed' : 'signed'}. Activate to change.`,
+        );
       }
       element.classList.toggle('is-filled', Boolean(next));
     },

@@ -3,7 +3,8 @@
 
 import { h } from './dom.js';
 
-export const FILE_ACCEPT = 'application/pdf,image/png,image/jpeg,image/webp,.pdf,.png,.jpg,.jpeg,.webp';
+export const FILE_ACCEPT =
+  'application/pdf,image/png,image/jpeg,image/webp,.pdf,.png,.jpg,.jpeg,.webp';
 const MAX_BYTES = 10 * 1024 * 1024;
 
 export function formatSize(bytes) {
@@ -17,7 +18,13 @@ export function formatSize(bytes) {
  * (the campaign page, before a document exists) shows the field as unavailable.
  */
 export function fileControl(field, element, common, ctx) {
-  const input = h('input', { type: 'file', accept: FILE_ACCEPT, class: 'visually-hidden', tabindex: '-1', 'aria-hidden': 'true' });
+  const input = h('input', {
+    type: 'file',
+    accept: FILE_ACCEPT,
+    class: 'visually-hidden',
+    tabindex: '-1',
+    'aria-hidden': 'true',
+  });
   const label = h('span', { class: 'file-label' }, 'Attach a file');
   const button = h('button', { ...common, type: 'button', class: 'field-box field-file' }, label);
   element.append(button, input);
@@ -45,8 +52,14 @@ export function fileControl(field, element, common, ctx) {
     try {
       attachmentId = await ctx.upload(field, file);
       problem = null;
-      label.replaceChildren(h('span', { class: 'file-name' }, file.name), h('span', { class: 'file-size' }, ` ${formatSize(file.size)} · Replace`));
-      button.setAttribute('aria-label', `${common['aria-label']}: ${file.name}, ${formatSize(file.size)}. Activate to replace.`);
+      label.replaceChildren(
+        h('span', { class: 'file-name' }, file.name),
+        h('span', { class: 'file-size' }, ` ${formatSize(file.size)} · Replace`),
+      );
+      button.setAttribute(
+        'aria-label',
+        `${common['aria-label']}: ${file.name}, ${formatSize(file.size)}. Activate to replace.`,
+      );
     } catch (err) {
       problem = err?.message || 'The upload failed. Try again.';
       if (!attachmentId) label.textContent = 'Attach a file';

@@ -10,8 +10,19 @@ export function identityStep({ api, session, limits, onDone }) {
   const inputId = nextId('id-file');
   const errorId = nextId('id-err');
   const maxMb = Math.round(limits.identityMaxBytes / (1024 * 1024));
-  const input = h('input', { class: 'input', type: 'file', id: inputId, accept: TYPES.join(','), capture: 'environment', 'aria-describedby': `${errorId} ${inputId}-hint` });
-  const preview = h('img', { class: 'kyc-preview', alt: 'Preview of the selected image', hidden: true });
+  const input = h('input', {
+    class: 'input',
+    type: 'file',
+    id: inputId,
+    accept: TYPES.join(','),
+    capture: 'environment',
+    'aria-describedby': `${errorId} ${inputId}-hint`,
+  });
+  const preview = h('img', {
+    class: 'kyc-preview',
+    alt: 'Preview of the selected image',
+    hidden: true,
+  });
   const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Upload and continue');
   let objectUrl;
@@ -45,7 +56,8 @@ export function identityStep({ api, session, limits, onDone }) {
         const file = input.files?.[0];
         if (!file) return fail('Choose a photo of your identity document.');
         if (!TYPES.includes(file.type)) return fail('Use a PNG, JPEG or WebP image.');
-        if (file.size > limits.identityMaxBytes) return fail(`The image is larger than ${maxMb} MB. Choose a smaller photo.`);
+        if (file.size > limits.identityMaxBytes)
+          return fail(`The image is larger than ${maxMb} MB. Choose a smaller photo.`);
         submit.disabled = true;
         submit.textContent = 'Uploading…';
         try {
@@ -59,14 +71,28 @@ export function identityStep({ api, session, limits, onDone }) {
       },
     },
     h('h1', { id: 'kyc-title' }, 'Verify your identity'),
-    h('p', {}, `${session.document.senderName || 'The sender'} asks signers of “${session.document.name}” to confirm who they are before signing.`),
-    rejected ? h('p', { class: 'form-error', role: 'alert' }, 'The sender could not accept the image you sent before. Please upload a new, clear photo.') : null,
+    h(
+      'p',
+      {},
+      `${session.document.senderName || 'The sender'} asks signers of “${session.document.name}” to confirm who they are before signing.`,
+    ),
+    rejected
+      ? h(
+          'p',
+          { class: 'form-error', role: 'alert' },
+          'The sender could not accept the image you sent before. Please upload a new, clear photo.',
+        )
+      : null,
     h(
       'div',
       { class: 'form-row' },
       h('label', { for: inputId }, 'Photo of your passport, ID card or driving licence'),
       input,
-      h('span', { class: 'form-hint', id: `${inputId}-hint` }, `PNG, JPEG or WebP, up to ${maxMb} MB. Make sure your name and photo are readable.`),
+      h(
+        'span',
+        { class: 'form-hint', id: `${inputId}-hint` },
+        `PNG, JPEG or WebP, up to ${maxMb} MB. Make sure your name and photo are readable.`,
+      ),
     ),
     preview,
     error,

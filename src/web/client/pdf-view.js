@@ -43,7 +43,19 @@ export async function renderPages(pdf, container) {
     );
     element.style.aspectRatio = `${width} / ${height}`;
     container.append(element);
-    pages.push({ number: n, page, element, canvas, text, layer, width, height, renderedWidth: 0, task: null, textDone: false });
+    pages.push({
+      number: n,
+      page,
+      element,
+      canvas,
+      text,
+      layer,
+      width,
+      height,
+      renderedWidth: 0,
+      task: null,
+      textDone: false,
+    });
   }
 
   const render = async (p) => {
@@ -66,7 +78,8 @@ export async function renderPages(pdf, container) {
       throw err;
     }
     // Swap only once drawn, so a re-render never flashes a blank page.
-    for (const attr of ['role', 'aria-label']) canvas.setAttribute(attr, p.canvas.getAttribute(attr));
+    for (const attr of ['role', 'aria-label'])
+      canvas.setAttribute(attr, p.canvas.getAttribute(attr));
     p.canvas.replaceWith(canvas);
     p.canvas = canvas;
     p.task = null;

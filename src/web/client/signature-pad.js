@@ -13,7 +13,8 @@ class Ink {
     this.current = null;
     canvas.addEventListener('pointerdown', (e) => this.#down(e));
     canvas.addEventListener('pointermove', (e) => this.#move(e));
-    for (const type of ['pointerup', 'pointercancel', 'lostpointercapture']) canvas.addEventListener(type, () => this.#up());
+    for (const type of ['pointerup', 'pointercancel', 'lostpointercapture'])
+      canvas.addEventListener(type, () => this.#up());
   }
 
   get empty() {
@@ -76,11 +77,16 @@ class Ink {
     full.width = w;
     full.height = hgt;
     paint(full.getContext('2d'), this.strokes, w, hgt, scale / (window.devicePixelRatio || 1));
-    let minX = 1, minY = 1, maxX = 0, maxY = 0;
+    let minX = 1,
+      minY = 1,
+      maxX = 0,
+      maxY = 0;
     for (const s of this.strokes) {
       for (const [x, y] of s) {
-        minX = Math.min(minX, x); minY = Math.min(minY, y);
-        maxX = Math.max(maxX, x); maxY = Math.max(maxY, y);
+        minX = Math.min(minX, x);
+        minY = Math.min(minY, y);
+        maxX = Math.max(maxX, x);
+        maxY = Math.max(maxY, y);
       }
     }
     const pad = 0.03;
@@ -91,7 +97,9 @@ class Ink {
     const out = document.createElement('canvas');
     out.width = Math.max(1, x1 - x0);
     out.height = Math.max(1, y1 - y0);
-    out.getContext('2d').drawImage(full, x0, y0, out.width, out.height, 0, 0, out.width, out.height);
+    out
+      .getContext('2d')
+      .drawImage(full, x0, y0, out.width, out.height, 0, 0, out.width, out.height);
     return out.toDataURL('image/png');
   }
 }
@@ -150,8 +158,16 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     let result = null;
 
     const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
-    const canvas = h('canvas', { 'aria-label': `Drawing area: draw your ${isInitials ? 'initials' : 'signature'} with a mouse, pen or finger` });
-    const wrap = h('div', { class: 'pad-wrap' }, canvas, h('div', { class: 'pad-line' }), h('span', { class: 'pad-hint' }, isInitials ? 'Draw your initials' : 'Draw your signature'));
+    const canvas = h('canvas', {
+      'aria-label': `Drawing area: draw your ${isInitials ? 'initials' : 'signature'} with a mouse, pen or finger`,
+    });
+    const wrap = h(
+      'div',
+      { class: 'pad-wrap' },
+      canvas,
+      h('div', { class: 'pad-line' }),
+      h('span', { class: 'pad-hint' }, isInitials ? 'Draw your initials' : 'Draw your signature'),
+    );
     const ink = new Ink(canvas, () => {
       wrap.classList.toggle('has-ink', !ink.empty);
       error.textContent = '';
@@ -177,24 +193,57 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
 
     const drawPanelId = nextId('panel');
     const typePanelId = nextId('panel');
-    const drawTab = h('button', { type: 'button', class: 'tab', role: 'tab', id: nextId('tab'), 'aria-controls': drawPanelId }, 'Draw');
-    const typeTab = h('button', { type: 'button', class: 'tab', role: 'tab', id: nextId('tab'), 'aria-controls': typePanelId }, 'Type');
+    const drawTab = h(
+      'button',
+      {
+        type: 'button',
+        class: 'tab',
+        role: 'tab',
+        id: nextId('tab'),
+        'aria-controls': drawPanelId,
+      },
+      'Draw',
+    );
+    const typeTab = h(
+      'button',
+      {
+        type: 'button',
+        class: 'tab',
+        role: 'tab',
+        id: nextId('tab'),
+        'aria-controls': typePanelId,
+      },
+      'Type',
+    );
     const drawPanel = h(
       'div',
       { role: 'tabpanel', id: drawPanelId, 'aria-labelledby': drawTab.id },
       wrap,
-      h('div', { class: 'pad-tools' }, h('span', {}, 'Use your mouse, pen or finger.'), h('button', { type: 'button', class: 'btn-link', onclick: () => ink.clear() }, 'Clear')),
+      h(
+        'div',
+        { class: 'pad-tools' },
+        h('span', {}, 'Use your mouse, pen or finger.'),
+        h('button', { type: 'button', class: 'btn-link', onclick: () => ink.clear() }, 'Clear'),
+      ),
     );
     const typePanel = h(
       'div',
       { role: 'tabpanel', id: typePanelId, 'aria-labelledby': typeTab.id },
-      h('div', { class: 'form-row' }, h('label', { for: typedId }, isInitials ? 'Type your initials' : 'Type your full name'), typed),
+      h(
+        'div',
+        { class: 'form-row' },
+        h('label', { for: typedId }, isInitials ? 'Type your initials' : 'Type your full name'),
+        typed,
+      ),
       preview,
     );
 
     const select = (next, focus = false) => {
       tab = next;
-      for (const [t, panel, name] of [[drawTab, drawPanel, 'draw'], [typeTab, typePanel, 'type']]) {
+      for (const [t, panel, name] of [
+        [drawTab, drawPanel, 'draw'],
+        [typeTab, typePanel, 'type'],
+      ]) {
         const on = name === next;
         t.setAttribute('aria-selected', String(on));
         t.tabIndex = on ? 0 : -1;
@@ -206,7 +255,12 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     };
     drawTab.addEventListener('click', () => select('draw'));
     typeTab.addEventListener('click', () => select('type'));
-    const tablist = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'How to sign' }, drawTab, typeTab);
+    const tablist = h(
+      'div',
+      { class: 'tabs', role: 'tablist', 'aria-label': 'How to sign' },
+      drawTab,
+      typeTab,
+    );
     tablist.addEventListener('keydown', (e) => {
       if (e.key === 'ArrowRight' || e.key === 'ArrowLeft' || e.key === 'Home' || e.key === 'End') {
         e.preventDefault();
@@ -217,7 +271,9 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     const adopt = () => {
       if (tab === 'draw') {
         if (ink.empty) {
-          error.textContent = isInitials ? 'Draw your initials first, or switch to Type.' : 'Draw your signature first, or switch to Type.';
+          error.textContent = isInitials
+            ? 'Draw your initials first, or switch to Type.'
+            : 'Draw your signature first, or switch to Type.';
           return;
         }
         result = { kind: 'drawn', value: ink.toDataUrl() };
@@ -239,7 +295,13 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
       { 'aria-labelledby': titleId, class: 'signature-dialog' },
       h(
         'form',
-        { method: 'dialog', onsubmit: (e) => { e.preventDefault(); adopt(); } },
+        {
+          method: 'dialog',
+          onsubmit: (e) => {
+            e.preventDefault();
+            adopt();
+          },
+        },
         h(
           'div',
           { class: 'dialog-body' },
@@ -248,12 +310,20 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
           drawPanel,
           typePanel,
           error,
-          h('p', { class: 'legal' }, `By selecting “Adopt and sign”, I agree that this ${isInitials ? 'mark' : 'signature'} is the electronic representation of my ${isInitials ? 'initials' : 'signature'} for this document.`),
+          h(
+            'p',
+            { class: 'legal' },
+            `By selecting “Adopt and sign”, I agree that this ${isInitials ? 'mark' : 'signature'} is the electronic representation of my ${isInitials ? 'initials' : 'signature'} for this document.`,
+          ),
         ),
         h(
           'div',
           { class: 'dialog-actions' },
-          h('button', { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() }, 'Cancel'),
+          h(
+            'button',
+            { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() },
+            'Cancel',
+          ),
           h('button', { type: 'submit', class: 'btn btn-primary' }, 'Adopt and sign'),
         ),
       ),

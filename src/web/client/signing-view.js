@@ -34,23 +34,53 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
       'Signing as ',
       h('strong', {}, signer.name),
       ` (${signer.email})`,
-      doc.expiresAt ? ` · Sign by ${new Date(doc.expiresAt).toLocaleDateString([], { dateStyle: 'medium' })}` : '',
+      doc.expiresAt
+        ? ` · Sign by ${new Date(doc.expiresAt).toLocaleDateString([], { dateStyle: 'medium' })}`
+        : '',
     ),
     doc.message ? h('p', { class: 'intro-message' }, doc.message) : null,
     h(
       'div',
       { class: 'progress' },
-      h('div', { class: 'progress-track', role: 'progressbar', 'aria-label': 'Required fields completed', 'aria-valuemin': '0', 'aria-valuemax': String(required.length), 'aria-valuenow': '0' }, progressBar),
+      h(
+        'div',
+        {
+          class: 'progress-track',
+          role: 'progressbar',
+          'aria-label': 'Required fields completed',
+          'aria-valuemin': '0',
+          'aria-valuemax': String(required.length),
+          'aria-valuenow': '0',
+        },
+        progressBar,
+      ),
       progressText,
     ),
   );
-  const pagesEl = h('div', { class: 'pages', 'aria-label': 'Document' }, h('div', { class: 'loading' }, h('div', { class: 'spinner', 'aria-hidden': 'true' }), h('p', {}, 'Loading the document…')));
+  const pagesEl = h(
+    'div',
+    { class: 'pages', 'aria-label': 'Document' },
+    h(
+      'div',
+      { class: 'loading' },
+      h('div', { class: 'spinner', 'aria-hidden': 'true' }),
+      h('p', {}, 'Loading the document…'),
+    ),
+  );
 
   const status = h('p', { class: 'actionbar-status', id: 'action-status' });
   const declineButton = h('button', { type: 'button', class: 'btn btn-ghost' }, 'Decline');
   const nextButton = h('button', { type: 'button', class: 'btn btn-secondary' }, 'Start');
-  const finishButton = h('button', { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' }, 'Finish');
-  const actionbar = h('div', { class: 'actionbar', role: 'region', 'aria-label': 'Signing actions' }, h('div', { class: 'actionbar-inner' }, status, declineButton, nextButton, finishButton));
+  const finishButton = h(
+    'button',
+    { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' },
+    'Finish',
+  );
+  const actionbar = h(
+    'div',
+    { class: 'actionbar', role: 'region', 'aria-label': 'Signing actions' },
+    h('div', { class: 'actionbar-inner' }, status, declineButton, nextButton, finishButton),
+  );
 
   showMain(intro, pagesEl);
   document.body.append(actionbar);
@@ -65,7 +95,9 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
   } catch (err) {
     console.error(err);
     if (err instanceof ApiError && (await refreshState())) return;
-    showState('error', { text: 'We could not display this document. Please reload the page; if it keeps happening, contact the sender.' });
+    showState('error', {
+      text: 'We could not display this document. Please reload the page; if it keeps happening, contact the sender.',
+    });
     return;
   }
 
@@ -92,10 +124,19 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     const pct = required.length ? Math.round((done / required.length) * 100) : 100;
     progressBar.style.width = `${pct}%`;
     progressBar.parentElement.setAttribute('aria-valuenow', String(done));
-    progressText.textContent = required.length ? `${done} of ${required.length} required` : 'Nothing required';
-    if (status.classList.contains('is-error') && !controls.some((c) => c.element.classList.contains('is-invalid'))) status.classList.remove('is-error');
+    progressText.textContent = required.length
+      ? `${done} of ${required.length} required`
+      : 'Nothing required';
+    if (
+      status.classList.contains('is-error') &&
+      !controls.some((c) => c.element.classList.contains('is-invalid'))
+    )
+      status.classList.remove('is-error');
     if (!status.classList.contains('is-error')) {
-      status.textContent = done === required.length ? 'All set. Select Finish to sign.' : `${required.length - done} required field${required.length - done === 1 ? '' : 's'} left`;
+      status.textContent =
+        done === required.length
+          ? 'All set. Select Finish to sign.'
+          : `${required.length - done} required field${required.length - done === 1 ? '' : 's'} left`;
     }
     // Guidance ends when nothing required is left; Finish is then the only next step.
     nextButton.hidden = done === required.length;
@@ -108,11 +149,16 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     if (adopted[kind] && !control.filled()) {
       control.setMark(adopted[kind]);
     } else {
-      const mark = await openSignaturePad({ mode: kind, name: signer.name, maxChars: LIMITS.typedSignatureMaxChars });
+      const mark = await openSignaturePad({
+        mode: kind,
+        name: signer.name,
+        maxChars: LIMITS.typedSignatureMaxChars,
+      });
       if (!mark) return;
       adopted[kind] = mark;
       // One signature per signer: changing it changes it everywhere it was already placed.
-      for (const c of controls) if (c.field.type === field.type && (c === control || c.filled())) c.setMark(mark);
+      for (const c of controls)
+        if (c.field.type === field.type && (c === control || c.filled())) c.setMark(mark);
     }
     control.setError(null);
     updateProgress();
@@ -121,21 +167,32 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
 
   function goTo(control) {
     for (const c of controls) c.element.classList.toggle('is-current', c === control);
-    control.element.scrollIntoView({ behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth', block: 'center' });
+    control.element.scrollIntoView({
+      behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth',
+      block: 'center',
+    });
     control.focusTarget?.focus({ preventScroll: true });
   }
 
   nextButton.addEventListener('click', () => {
     nextButton.textContent = 'Next field';
-    const active = controls.findIndex((c) => c.element.contains(document.activeElement) || c.element.classList.contains('is-current'));
+    const active = controls.findIndex(
+      (c) =>
+        c.element.contains(document.activeElement) || c.element.classList.contains('is-current'),
+    );
     const order = [...controls.slice(active + 1), ...controls.slice(0, active + 1)];
-    const target = order.find((c) => !c.field.readOnly && c.field.required && !c.filled()) ?? order.find((c) => !c.field.readOnly && !c.filled());
+    const target =
+      order.find((c) => !c.field.readOnly && c.field.required && !c.filled()) ??
+      order.find((c) => !c.field.readOnly && !c.filled());
     if (target) goTo(target);
     updateProgress();
   });
 
   declineButton.addEventListener('click', async () => {
-    const result = await openDeclineDialog({ maxChars: LIMITS.declineReasonMaxChars, decline: (reason) => api.decline(reason) });
+    const result = await openDeclineDialog({
+      maxChars: LIMITS.declineReasonMaxChars,
+      decline: (reason) => api.decline(reason),
+    });
     if (result) showState('you_declined', { documentName: doc.name });
   });
 
@@ -167,13 +224,17 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
   /** Errors of the API about particular values (`details[].path` = `body.values.<fieldId>`) go next to their field. */
   function fieldProblemsOf(err) {
     const problems = new Map();
-    const sentence = (d) => (d.message ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.` : 'This value is not valid.');
+    const sentence = (d) =>
+      d.message
+        ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.`
+        : 'This value is not valid.';
     for (const d of err.details ?? []) {
       const path = d?.path ?? '';
       const m = /values\.([^.]+)$/.exec(path);
       if (m && byId.has(m[1])) problems.set(byId.get(m[1]), sentence(d));
       // A missing or refused signature belongs to every signature field.
-      else if (/^body\.signature/.test(path)) for (const c of controls) if (c.field.type === 'signature') problems.set(c, sentence(d));
+      else if (/^body\.signature/.test(path))
+        for (const c of controls) if (c.field.type === 'signature') problems.set(c, sentence(d));
     }
     return problems;
   }
@@ -187,7 +248,8 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     announce(err.message);
   }
 
-  const finished = (result) => showState(result.allSigned ? 'done_all' : 'done', { documentName: doc.name });
+  const finished = (result) =>
+    showState(result.allSigned ? 'done_all' : 'done', { documentName: doc.name });
 
   finishButton.addEventListener('click', async () => {
     status.classList.remove('is-error');
@@ -201,7 +263,11 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
 
     // A signer without any field still signs the document as a whole.
     if (controls.length === 0 && !adopted.signature) {
-      const mark = await openSignaturePad({ mode: 'signature', name: signer.name, maxChars: LIMITS.typedSignatureMaxChars });
+      const mark = await openSignaturePad({
+        mode: 'signature',
+        name: signer.name,
+        maxChars: LIMITS.typedSignatureMaxChars,
+      });
       if (!mark) return;
       adopted.signature = mark;
     }

@@ -95,7 +95,15 @@ export function showState(name, { text, action, documentName } = {}) {
   if (documentName) children.push(h('p', { class: 'state-doc' }, h('strong', {}, documentName)));
   children.push(h('p', {}, text ?? state.text));
   if (action) children.push(action);
-  const card = h('section', { class: `state-card state-${state.tone}`, 'aria-labelledby': 'state-title', dataset: { state: name } }, ...children);
+  const card = h(
+    'section',
+    {
+      class: `state-card state-${state.tone}`,
+      'aria-labelledby': 'state-title',
+      dataset: { state: name },
+    },
+    ...children,
+  );
   document.querySelector('.actionbar')?.remove();
   delete document.body.dataset.view;
   showMain(card);
@@ -110,7 +118,8 @@ export function stateOfSession(session) {
   if (['completed', 'cancelled', 'expired', 'declined'].includes(doc.status)) return doc.status;
   if (signer.status === 'cancelled') return 'cancelled';
   if (signer.role === 'cc') return 'cc';
-  if (session.verification.required && session.verification.status === 'pending') return 'identity_pending';
+  if (session.verification.required && session.verification.status === 'pending')
+    return 'identity_pending';
   if (doc.status === 'action_required') return 'action_required';
   if (!session.isYourTurn) return 'not_your_turn';
   return null;

@@ -35,25 +35,37 @@ function renderSignature(sig, index) {
   const list = el('ul');
   const line = (text) => list.append(el('li', null, text));
   if (sig.valid) {
-    line(sig.coversWholeDocument
-      ? 'The signed content has not changed since it was signed, and the signature covers the whole file.'
-      : 'The signed content has not changed since it was signed. Data was added to the file afterwards (see below).');
+    line(
+      sig.coversWholeDocument
+        ? 'The signed content has not changed since it was signed, and the signature covers the whole file.'
+        : 'The signed content has not changed since it was signed. Data was added to the file afterwards (see below).',
+    );
   } else {
-    line('This signature does not match the file: the content was changed after signing, or the signature is damaged.');
+    line(
+      'This signature does not match the file: the content was changed after signing, or the signature is damaged.',
+    );
   }
   if (sig.certificate) {
-    line(`Signed by ${commonName(sig.certificate.subject)}, with a certificate issued by ${sig.certificate.selfSigned ? 'itself (self-signed)' : commonName(sig.certificate.issuer)}, valid from ${when(sig.certificate.notBefore)} to ${when(sig.certificate.notAfter)}.`);
+    line(
+      `Signed by ${commonName(sig.certificate.subject)}, with a certificate issued by ${sig.certificate.selfSigned ? 'itself (self-signed)' : commonName(sig.certificate.issuer)}, valid from ${when(sig.certificate.notBefore)} to ${when(sig.certificate.notAfter)}.`,
+    );
   }
   if (sig.timestamp) {
-    line(sig.timestamp.valid
-      ? `Time certified by ${sig.timestamp.authority || 'a timestamp authority'}: ${when(sig.timestamp.time)}.`
-      : 'It carries a timestamp that does not verify.');
+    line(
+      sig.timestamp.valid
+        ? `Time certified by ${sig.timestamp.authority || 'a timestamp authority'}: ${when(sig.timestamp.time)}.`
+        : 'It carries a timestamp that does not verify.',
+    );
   } else {
-    line(`No trusted timestamp: the time ${when(sig.signedAt)} is what the signer's computer said.`);
+    line(
+      `No trusted timestamp: the time ${when(sig.signedAt)} is what the signer's computer said.`,
+    );
   }
-  line(sig.revocationEmbedded
-    ? "The certificate's revocation status at signing time is embedded, so it can be checked for years to come."
-    : 'No revocation data for the certificate is embedded.');
+  line(
+    sig.revocationEmbedded
+      ? "The certificate's revocation status at signing time is embedded, so it can be checked for years to come."
+      : 'No revocation data for the certificate is embedded.',
+  );
   if (sig.level) line(`This is ${LEVELS[sig.level]}.`);
   card.append(list);
   return card;
@@ -86,7 +98,11 @@ async function check(file) {
   if (!file) return;
   result.replaceChildren(el('p', 'verify-busy', `Checking ${file.name}…`));
   try {
-    const res = await fetch('/verify/check', { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: file });
+    const res = await fetch('/verify/check', {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf' },
+      body: file,
+    });
     const body = await res.json().catch(() => null);
     if (!res.ok) {
       const message = body?.error?.message || `The check failed (${res.status}).`;
@@ -95,7 +111,13 @@ async function check(file) {
     }
     render(body.data);
   } catch {
-    result.replaceChildren(el('div', 'verify-summary is-invalid', 'The file could not be sent. Check your connection and try again.'));
+    result.replaceChildren(
+      el(
+        'div',
+        'verify-summary is-invalid',
+        'The file could not be sent. Check your connection and try again.',
+      ),
+    );
   }
 }
 
