@@ -43,6 +43,9 @@ export class FontCache {
   private readonly slices = new Map<FamilyId, Slice[]>();
   private readonly loaded = new Map<string, LoadedSlice>();
   private readonly loading = new Map<string, Promise<LoadedSlice>>();
+  /** When each slice was last used (a counter), for eviction. */
+  private readonly used = new Map<string, number>();
+  private clock = 0;
 
   constructor(private readonly budgetBytes = DEFAULT_BUDGET_BYTES) {}
 
@@ -57,13 +60,8 @@ export class FontCache {
 
   /** The slice when it is loaded (drawing is synchronous: `load` runs before it). */
   get(slice: Slice): LoadedSlice | undefined {
-    const key = slice.file;
-    const hit = this.loaded.get(key);
-    if (hit) {
-      // Most recently used last, so eviction takes the oldest first.
-      this.loaded.delete(key);
-      this.loaded.set(key, hit);
-    }
+    const hit = this.loaded.get(slice.file);
+    if (hit) this.used.set(slice.file, ++this.clock);
     return hit;
   }
 
@@ -106,10 +104,15 @@ export class FontCache {
   /** Before a document loads its fonts, the least recently used beyond the budget go. */
   private evictOverBudget(): void {
     let total = this.size;
-    for (const [key, s] of this.loaded) {
+    if (total <= this.budgetBytes) return;
+    const oldestFirst = [...this.loaded.keys()].sort(
+      (a, b) => (this.used.get(a) ?? 0) - (this.used.get(b) ?? 0),
+    );
+    for (const key of oldestFirst) {
       if (total <= this.budgetBytes) break;
+      total -= this.loaded.get(key)?.sfnt.byteLength ?? 0;
       this.loaded.delete(key);
-      total -= s.sfnt.byteLength;
+      this.used.delete(key);
     }
   }
 }

@@ -46,6 +46,8 @@ export interface ShapedLine {
 }
 
 export interface TextStyle {
+  /** Names the style (weight and preferred faces): shaped lines are remembered under it. */
+  key: string;
   weight: Weight;
   /** Families tried before the script's own (typed signatures, hashes in monospace). */
   preferred?: (char: string, han: HanFamily) => readonly FamilyId[];
@@ -93,10 +95,31 @@ export class TextEngine {
   /** Slices a line needed that were not loaded yet: load them and draw again. */
   readonly missing = new Set<Slice>();
 
+  /** Lines and cluster fonts already worked out for this document (the same text recurs a lot). */
+  private readonly lines = new Map<string, ShapedLine>();
+  private readonly picks = new Map<string, LoadedSlice | null>();
+  /** One HarfBuzz buffer, emptied for each run (a new one per run costs an allocation and a finalizer). */
+  private readonly buffer = new hb.Buffer();
+
   constructor(private readonly cache: FontCache) {}
 
   /** One line, unwrapped. `rtl` forces the paragraph direction (else its first strong letter decides). */
   shapeLine(text: string, style: TextStyle, rtl?: boolean): ShapedLine {
+    const key = `${style.key}\u0000${rtl ?? ''}\u0000${style.locale ?? ''}\u0000${text}`;
+    let line = this.lines.get(key);
+    if (!line) {
+      line = this.shapeUncached(text, style, rtl);
+      this.lines.set(key, line);
+    }
+    return line;
+  }
+
+  /** Whether a paragraph reads right to left (its first strong letter decides). */
+  isRtl(text: string): boolean {
+    return (bidi.getEmbeddingLevels(forBidi(text), 'auto').paragraphs[0]?.level ?? 0) % 2 === 1;
+  }
+
+  private shapeUncached(text: string, style: TextStyle, rtl?: boolean): ShapedLine {
     const clean = text.replace(/[\t\r\n\u2028\u2029]+/g, ' ');
     const levels = bidi.getEmbeddingLevels(
       forBidi(clean),
@@ -149,14 +172,31 @@ export class TextEngine {
       const slice =
         kept && INHERITS.test(segment) && needed.every((cp) => kept.glyph(cp))
           ? kept
-          : this.pick(
-              needed.length ? needed : points,
-              fallbackChain(base, han, style.preferred?.(base, han)),
+          : this.pickFor(segment, style, han, () =>
+              this.pick(
+                needed.length ? needed : points,
+                fallbackChain(base, han, style.preferred?.(base, han)),
+              ),
             );
       out.push({ start: index, end: index + segment.length, slice });
       if (slice) last.slice = slice;
     }
     return out;
+  }
+
+  private pickFor(
+    segment: string,
+    style: TextStyle,
+    han: HanFamily,
+    pick: () => LoadedSlice | null,
+  ): LoadedSlice | null {
+    const key = `${style.key}\u0000${han}\u0000${segment}`;
+    let slice = this.picks.get(key);
+    if (slice === undefined) {
+      slice = pick();
+      this.picks.set(key, slice);
+    }
+    return slice;
   }
 
   /** The first slice, in chain order, whose font has every code point; a missing one is noted. */
@@ -202,7 +242,8 @@ export class TextEngine {
     }
     const from = Math.max(0, start - CONTEXT);
     const to = Math.min(text.length, end + CONTEXT);
-    const buffer = new hb.Buffer();
+    const buffer = this.buffer;
+    buffer.reset();
     buffer.addText(text.slice(from, to), start - from, end - start);
     buffer.setDirection(rtl ? hb.Direction.RTL : hb.Direction.LTR);
     if (style.locale) buffer.setLanguage(style.locale);

@@ -31,10 +31,10 @@ export type FontKey = 'sans' | 'sans-bold' | 'mono' | 'signature';
 
 const MONO = ['mono'] as const;
 const STYLES: Record<FontKey, Omit<TextStyle, 'locale'>> = {
-  sans: { weight: 400 },
-  'sans-bold': { weight: 700 },
-  mono: { weight: 400, preferred: () => MONO },
-  signature: { weight: 400, preferred: signatureFamilies },
+  sans: { key: 'sans', weight: 400 },
+  'sans-bold': { key: 'sans-bold', weight: 700 },
+  mono: { key: 'mono', weight: 400, preferred: () => MONO },
+  signature: { key: 'signature', weight: 400, preferred: signatureFamilies },
 };
 
 /** What text drawing needs: the process's fonts, and the document's locale when known. */

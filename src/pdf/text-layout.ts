@@ -47,7 +47,7 @@ function paragraphs(factory: ObjectFactory, key: FontKey, text: string): Paragra
     const clean = p.replace(/\t/g, ' ');
     return {
       text: clean,
-      rtl: factory.shape(key, clean).rtl,
+      rtl: factory.engine.isRtl(clean),
       pieces: [...words.segment(clean)].map((s) => s.segment),
     };
   });
