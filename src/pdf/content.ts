@@ -3,9 +3,9 @@ import { JpegEmbedder, PDFContext, PngEmbedder } from 'pdf-lib';
 import type { Slice } from '../fonts/families.ts';
 import type { FontCache } from '../fonts/font-cache.ts';
 import { type ShapedLine, TextEngine, type TextStyle } from '../fonts/shaper.ts';
-import { lineOps } from './glyph-ops.ts';
 import { signatureFamilies } from '../fonts/typed-signature.ts';
 import { IMAGE_LIMITS, overBudget, pngDimensions } from '../images/image-limits.ts';
+import { lineOps } from './glyph-ops.ts';
 import { PdfFonts } from './pdf-fonts.ts';
 import {
   dict,
@@ -20,8 +20,8 @@ import {
 
 /**
  * Drawing for the stamps and the certificate page. Text is shaped (fonts/shaper.ts) and drawn
- * as glyphs of embedded font subsets (pdf-fonts.ts), each line marked with its logical text
- * (/ActualText) so copying or extracting it gives the words in reading order. pdf-lib decodes
+ * as glyphs of embedded font subsets (pdf-fonts.ts), marked with the text they draw
+ * (/ActualText, glyph-ops.ts) so copying or extracting it gives the words in reading order. pdf-lib decodes
  * PNG/JPEG into image XObjects inside its own `PDFContext`, whose object numbers continue the
  * original file's; we write the content streams ourselves.
  */

@@ -48,9 +48,21 @@ function paragraphs(factory: ObjectFactory, key: FontKey, text: string): Paragra
     return {
       text: clean,
       rtl: factory.engine.isRtl(clean),
-      pieces: [...words.segment(clean)].map((s) => s.segment),
+      pieces: joinPunctuation([...words.segment(clean)].map((s) => s.segment)),
     };
   });
+}
+
+/** Punctuation stays with the word before it ("Montgomery-" breaks after its hyphen, "end." keeps its stop). */
+function joinPunctuation(pieces: string[]): string[] {
+  const out: string[] = [];
+  for (const piece of pieces) {
+    const last = out[out.length - 1];
+    if (last?.trim() && /^[\p{Pd}\p{Pe}\p{Pf}\p{Po}]+$/u.test(piece))
+      out[out.length - 1] = last + piece;
+    else out.push(piece);
+  }
+  return out;
 }
 
 /** Lines (logical text) of one paragraph at `size` within `avail` points. */
@@ -108,9 +120,10 @@ export function wrapText(
 }
 
 /**
- * The largest size, up to `maxSize`, at which the text fits the box: first on one line, shrunk
- * no further than `floor`; past that, wrapped and shrunk until every line fits the box. Nothing
- * is ever cut: in the end the text is as small as it must be.
+ * The largest size, up to `maxSize`, at which the text fits the box. A box one line high keeps
+ * the text on one line, shrunk no further than `floor`; past that (or in a box with room for
+ * more lines) the text wraps and shrinks until every line fits the box. Nothing is ever cut: in
+ * the end the text is as small as it must be.
  */
 export function fitText(
   factory: ObjectFactory,
@@ -133,14 +146,15 @@ export function fitText(
     lines: [factory.shape(key, paras[0].text, paras[0].rtl)],
   });
   if (single >= start - 1e-6) return singleLine();
+  const oneLineBox = box.h < 2 * start * LEADING;
+  if (oneLineBox && single >= options.floor) return singleLine();
   let size = start;
   for (;;) {
     const lines = paras.flatMap((p) =>
       breakParagraph(p, measure, size, avail).map((line) => ({ line, rtl: p.rtl })),
     );
     if (lines.length * size * LEADING <= box.h + 0.01 || size <= MIN_DRAWN_SIZE) {
-      // A short value in a one-line box keeps one line while it stays legible.
-      if (single >= options.floor && single >= size) return singleLine();
+      if (single >= size) return singleLine();
       return { size, lines: lines.map((l) => factory.shape(key, l.line, l.rtl)) };
     }
     size = Math.max(MIN_DRAWN_SIZE, size * 0.92);
