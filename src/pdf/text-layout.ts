@@ -42,7 +42,7 @@ interface Paragraph {
   pieces: string[];
 }
 
-function paragraphs(factory: ObjectFactory, key: FontKey, text: string): Paragraph[] {
+function paragraphs(factory: ObjectFactory, text: string): Paragraph[] {
   return text.split(/\r\n|[\n\r\u2028\u2029]/).map((p) => {
     const clean = p.replace(/\t/g, ' ');
     return {
@@ -114,7 +114,7 @@ export function wrapText(
   avail: number,
 ): ShapedLine[] {
   const measure = new Measure(factory, key);
-  return paragraphs(factory, key, text).flatMap((p) =>
+  return paragraphs(factory, text).flatMap((p) =>
     breakParagraph(p, measure, size, avail).map((line) => factory.shape(key, line, p.rtl)),
   );
 }
@@ -135,7 +135,7 @@ export function fitText(
   const avail = Math.max(box.w - 2 * options.pad, 1);
   const start = Math.max(MIN_DRAWN_SIZE, Math.min(options.maxSize, box.h * 0.7));
   const measure = new Measure(factory, key);
-  const paras = paragraphs(factory, key, text);
+  const paras = paragraphs(factory, text);
   let single = 0;
   if (paras.length === 1) {
     const width = paras[0].pieces.reduce((sum, piece) => sum + measure.em(piece), 0);
