@@ -85,6 +85,26 @@ export class FontCache {
     await Promise.all(pending);
   }
 
+  /**
+   * Loads what nearly every document draws (the Latin slices of the body, heading, hash and
+   * typed-signature faces, the tick's symbols) and runs the shaper once, so the first sealing
+   * after a start does not pay for decoding and the WebAssembly's first calls.
+   */
+  async warm(): Promise<void> {
+    const slices = [
+      ...(['sans', 'mono', 'script'] as const).flatMap((f) => this.candidates(f, 0x41)),
+      ...this.candidates('symbols', 0x2714),
+    ];
+    await this.load(slices);
+    for (const slice of slices) {
+      const loaded = this.get(slice);
+      const buffer = new hb.Buffer();
+      buffer.addText('Signet 0123');
+      buffer.guessSegmentProperties();
+      if (loaded) hb.shape(loaded.font(400), buffer);
+    }
+  }
+
   /** Bytes of decoded fonts held. */
   get size(): number {
     let total = 0;

@@ -130,7 +130,8 @@ export async function finalizeTask(req: Request): Promise<Result> {
     cert.catch(() => certificates.delete(key));
   }
   if ('warm' in req) {
-    await cert;
+    const { subsetter } = await import('../fonts/subset.ts');
+    await Promise.all([cert, fonts.warm(), subsetter()]);
     return { sha256: '', size: 0 } as Result;
   }
   return finalizePdf(req.input, await cert, req.outputPath, req.longTerm, fonts);
