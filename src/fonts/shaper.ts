@@ -58,7 +58,8 @@ export interface TextStyle {
 // A CommonJS package whose types describe an ES default export: required, its factory is the module.
 const bidi = (createRequire(import.meta.url)('bidi-js') as () => Bidi)();
 const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
-const IGNORABLE = /[\p{Default_Ignorable_Code_Point}\p{Mn}\p{Me}]/u;
+// Joiners and variation selectors: the shaper handles them; a font need not map them.
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
 const INHERITS = /^[\p{Script=Common}\p{Script=Inherited}]+$/u;
 const CONTEXT = 16;
 
