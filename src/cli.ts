@@ -14,6 +14,8 @@ import {
 } from './modules/orgs/orgs.service.ts';
 import { orgUpdateFromFlags } from './modules/orgs/org-cli.ts';
 import { toOrganization, updateOrganizationRow } from './modules/orgs/organization.service.ts';
+import { documentsWithLostText } from './modules/documents/lost-text.ts';
+import { createStorage } from './storage/create-storage.ts';
 
 const USAGE = `Usage: signet <command> [options]
 
@@ -29,6 +31,10 @@ const USAGE = `Usage: signet <command> [options]
                                           (e.g. --replace bootstrap: the key printed on first start)
   key list [--org ORG_ID] [--json]
   key revoke KEY_ID
+  documents lost-text [--org ORG_ID] [--json]
+                                          completed documents whose sealed file drew "?" in
+                                          place of text (sealed before every script was drawn):
+                                          what was lost and whom to tell
 
 --org may be left out while there is only one organization.
 
@@ -140,6 +146,26 @@ export async function main(argv: string[]): Promise<number> {
       const keyId = need(arg, 'KEY_ID');
       if (!(await revokeApiKey(database.db, keyId))) throw new UsageError(`No active key ${keyId}`);
       out({ id: keyId, revoked: true }, `Revoked ${keyId}`);
+    } else if (command === 'documents' && sub === 'lost-text') {
+      const storage = createStorage(config);
+      const found = [];
+      try {
+        for await (const doc of documentsWithLostText(
+          { db: database.db, storage },
+          {
+            orgId: values.org,
+            onUnreadable: (id, err) => process.stderr.write(`signet: ${id}: ${err.message}\n`),
+          },
+        )) {
+          found.push(doc);
+          // Listed as found: an operator sees progress on a large database.
+          if (!values.json) process.stdout.write(`${describeLostText(doc)}\n`);
+        }
+      } finally {
+        storage.destroy?.();
+      }
+      if (values.json) out({ data: found }, '');
+      else if (!found.length) out({}, 'No sealed document lost text.');
     } else {
       throw new UsageError(`Unknown command: ${positionals.join(' ')}`);
     }
@@ -147,6 +173,17 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     await database.close();
   }
+}
+
+function describeLostText(doc: {
+  documentId: string;
+  name: string;
+  lost: Array<{ where: string; value: string; drawn: string }>;
+  people: Array<{ name: string; email: string }>;
+}): string {
+  const lines = doc.lost.map((l) => `  ${l.where}: "${l.value}" was drawn as "${l.drawn}"`);
+  const people = doc.people.map((p) => `${p.name} <${p.email}>`).join(', ');
+  return `${doc.documentId}  ${doc.name}\n${lines.join('\n')}\n  tell: ${people}`;
 }
 
 main(process.argv.slice(2)).then(

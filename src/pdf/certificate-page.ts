@@ -1,6 +1,7 @@
+import type { ShapedLine } from '../fonts/shaper.ts';
 import { Canvas, type FontKey, type ObjectFactory } from './content.ts';
 import type { FinalizeInput, FinalizeSigner } from './finalize-input.ts';
-import { wrapText } from './stamp.ts';
+import { fitText, wrapText } from './text-layout.ts';
 
 /** A4, the certificate's page size whatever the document's. */
 export const CERTIFICATE_PAGE_SIZE = { width: 595.28, height: 841.89 } as const;
@@ -14,7 +15,7 @@ interface Row {
   label: string;
   font: FontKey;
   size: number;
-  lines: string[];
+  lines: ShapedLine[];
 }
 
 export function formatTimestamp(iso: string | null): string {
@@ -49,16 +50,15 @@ export async function buildCertificatePages(
   let canvas!: Canvas;
   let y = 0;
 
-  const measure = new Canvas(factory);
-  const row = (label: string, value: string, font: FontKey = 'Helvetica', size = 10): Row => ({
+  const row = (label: string, value: string, font: FontKey = 'sans', size = 10): Row => ({
     label,
     font,
     size,
-    lines: wrapText(measure, font, value || '-', size, valueWidth),
+    lines: wrapText(factory, font, value || '-', size, valueWidth),
   });
   const rowHeight = (r: Row) => r.lines.length * r.size * 1.3 + 3;
   const drawRow = (r: Row) => {
-    canvas.text('Helvetica-Bold', 8.5, MARGIN, y - r.size, r.label, 0.35);
+    canvas.text('sans-bold', 8.5, MARGIN, y - r.size, r.label, 0.35);
     for (const line of r.lines) {
       canvas.text(r.font, r.size, valueX, y - r.size, line);
       y -= r.size * 1.3;
@@ -71,7 +71,7 @@ export async function buildCertificatePages(
     y = height - MARGIN;
     const title =
       pages.length === 1 ? 'Certificate of Completion' : 'Certificate of Completion (continued)';
-    canvas.text('Helvetica-Bold', 20, MARGIN, y - 20, title);
+    canvas.text('sans-bold', 20, MARGIN, y - 20, title);
     y -= 34;
     canvas.line(MARGIN, y, width - MARGIN, y, 0.75, 0.6);
     y -= 14;
@@ -82,23 +82,23 @@ export async function buildCertificatePages(
 
   newPage();
   for (const line of wrapText(
-    measure,
-    'Helvetica',
+    factory,
+    'sans',
     'Signet appended this page when the last signer completed. The whole document, this page included, ' +
       'carries a digital signature: any later change to the file invalidates it.',
     9,
     width - 2 * MARGIN,
   )) {
-    canvas.text('Helvetica', 9, MARGIN, y - 9, line, 0.25);
+    canvas.text('sans', 9, MARGIN, y - 9, line, 0.25);
     y -= 12;
   }
   y -= 10;
 
   for (const r of [
-    row('Document', input.document.name, 'Helvetica-Bold', 11),
+    row('Document', input.document.name, 'sans-bold', 11),
     row('Document ID', input.document.id),
     row('Completed', formatTimestamp(input.document.completedAt)),
-    row('Original SHA-256', input.document.documentHash, 'Courier', 8.5),
+    row('Original SHA-256', input.document.documentHash, 'mono', 8.5),
     row('Last page size', facts.lastPageSize),
     row('Digitally signed by', signedBy),
     ...(input.document.verifyUrl
@@ -108,7 +108,7 @@ export async function buildCertificatePages(
     drawRow(r);
   }
   y -= 12;
-  canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, `Signers (${input.signers.length})`);
+  canvas.text('sans-bold', 13, MARGIN, y - 13, `Signers (${input.signers.length})`);
   y -= 24;
 
   for (const [i, signer] of input.signers.entries()) {
@@ -119,12 +119,23 @@ export async function buildCertificatePages(
       rows.reduce((sum, r) => sum + rowHeight(r), 0) +
       12 +
       (signature ? SIGNATURE_BOX.h + 8 : 0);
-    ensure(blockHeight);
-    canvas.text('Helvetica-Bold', 12, MARGIN, y - 12, `${i + 1}. ${signer.name}`);
-    y -= 20;
+    // The name isolated (FSI…PDI), so a right-to-left name cannot pull the number into its run.
+    const heading = wrapText(
+      factory,
+      'sans-bold',
+      `${i + 1}. \u2068${signer.name}\u2069`,
+      12,
+      width - 2 * MARGIN,
+    );
+    ensure(blockHeight + (heading.length - 1) * 15);
+    for (const line of heading) {
+      canvas.text('sans-bold', 12, MARGIN, y - 12, line);
+      y -= 15;
+    }
+    y -= 5;
     for (const r of rows) drawRow(r);
     if (signature) {
-      canvas.text('Helvetica-Bold', 8.5, MARGIN, y - 10, 'Signature', 0.35);
+      canvas.text('sans-bold', 8.5, MARGIN, y - 10, 'Signature', 0.35);
       const box = { x: valueX, y: y - SIGNATURE_BOX.h, w: SIGNATURE_BOX.w, h: SIGNATURE_BOX.h };
       if (signature.startsWith('data:')) {
         const image = await factory.image(signature);
@@ -137,9 +148,15 @@ export async function buildCertificatePages(
           image.height * scale,
         );
       } else {
+        // Typed: in the face the signing page showed it in, shrunk (then wrapped) to fit.
         const text = signature.replace(/\s+/g, ' ').trim();
-        const size = Math.min(22, box.w / Math.max(measure.width('Times-Italic', text, 1), 0.01));
-        canvas.text('Times-Italic', size, box.x, box.y + (box.h - size) / 2, text);
+        const laid = fitText(factory, 'signature', text, box, { maxSize: 22, floor: 8, pad: 0 });
+        const block = laid.lines.length * laid.size * 1.15;
+        let baseline = box.y + (box.h + block) / 2 - 0.78 * laid.size;
+        for (const line of laid.lines) {
+          canvas.text('signature', laid.size, box.x, baseline, line);
+          baseline -= laid.size * 1.15;
+        }
       }
       canvas.line(valueX, box.y - 2, valueX + box.w, box.y - 2, 0.5, 0.7);
       y -= SIGNATURE_BOX.h + 8;
@@ -153,13 +170,13 @@ export async function buildCertificatePages(
   if (attachments.length > 0) {
     ensure(40);
     y -= 6;
-    canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, `Attachments (${attachments.length})`);
+    canvas.text('sans-bold', 13, MARGIN, y - 13, `Attachments (${attachments.length})`);
     y -= 24;
     for (const a of attachments) {
       const rows = [
         row('File', `${a.name} (${a.contentType}, ${a.fileSize} bytes)`),
         row('Attached by', a.signerName || 'Unknown'),
-        row('SHA-256', a.sha256, 'Courier', 8.5),
+        row('SHA-256', a.sha256, 'mono', 8.5),
       ];
       ensure(rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12);
       for (const r of rows) drawRow(r);
@@ -171,7 +188,7 @@ export async function buildCertificatePages(
   if (timeline.length > 0) {
     ensure(40);
     y -= 6;
-    canvas.text('Helvetica-Bold', 13, MARGIN, y - 13, 'Timeline (UTC)');
+    canvas.text('sans-bold', 13, MARGIN, y - 13, 'Timeline (UTC)');
     y -= 24;
     for (const entry of timeline) {
       const where = [entry.ipAddress && `IP ${entry.ipAddress}`, entry.location]
@@ -180,7 +197,7 @@ export async function buildCertificatePages(
       const r = row(
         entry.at.slice(0, 19).replace('T', ' '),
         where ? `${entry.event} (${where})` : entry.event,
-        'Helvetica',
+        'sans',
         9,
       );
       ensure(rowHeight(r));
@@ -190,7 +207,7 @@ export async function buildCertificatePages(
 
   pages.forEach((page, i) => {
     page.text(
-      'Helvetica',
+      'sans',
       8,
       MARGIN,
       MARGIN - 10,
@@ -216,6 +233,6 @@ function signerRows(
     row('Signed at', formatTimestamp(signer.signedAt)),
     row('IP address', signer.ipAddress || 'Unknown'),
     row('Location', location || 'Unknown'),
-    row('User agent', agent || 'Unknown', 'Helvetica', 8),
+    row('User agent', agent || 'Unknown', 'sans', 8),
   ];
 }

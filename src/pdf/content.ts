@@ -1,45 +1,47 @@
 import { deflateSync } from 'node:zlib';
-// The embedder is named by the metrics package's own enum (pdf-lib's StandardFonts has the same
-// values but is another type).
-import { FontNames } from '@pdf-lib/standard-fonts';
-import { JpegEmbedder, PDFContext, PngEmbedder, StandardFontEmbedder } from 'pdf-lib';
+import { JpegEmbedder, PDFContext, PngEmbedder } from 'pdf-lib';
+import type { Slice } from '../fonts/families.ts';
+import type { FontCache } from '../fonts/font-cache.ts';
+import { type ShapedLine, TextEngine, type TextStyle } from '../fonts/shaper.ts';
+import { signatureFamilies } from '../fonts/typed-signature.ts';
 import { IMAGE_LIMITS, overBudget, pngDimensions } from '../images/image-limits.ts';
+import { lineOps } from './glyph-ops.ts';
+import { PdfFonts } from './pdf-fonts.ts';
 import {
-  PdfLimitError,
-  PdfRef,
-  PdfStream,
   dict,
   formatNumber,
   name,
   type PdfDict,
+  PdfLimitError,
+  PdfRef,
+  PdfStream,
+  type PdfValue,
 } from './syntax.ts';
 
 /**
- * Drawing for the stamps and the certificate page. pdf-lib supplies what is tedious to get
- * right (standard-font metrics and WinAnsi encoding, PNG/JPEG decoding into image XObjects)
- * inside its own `PDFContext`, whose object numbers continue the original file's; we write
- * the content streams ourselves so every value stays real, extractable text.
+ * Drawing for the stamps and the certificate page. Text is shaped (fonts/shaper.ts) and drawn
+ * as glyphs of embedded font subsets (pdf-fonts.ts), marked with the text they draw
+ * (/ActualText, glyph-ops.ts) so copying or extracting it gives the words in reading order. pdf-lib decodes
+ * PNG/JPEG into image XObjects inside its own `PDFContext`, whose object numbers continue the
+ * original file's; we write the content streams ourselves.
  */
 
-export type FontKey = 'Helvetica' | 'Helvetica-Bold' | 'Times-Italic' | 'Courier' | 'ZapfDingbats';
+/** The kinds of text drawn: body text, headings, hashes, and typed signatures. */
+export type FontKey = 'sans' | 'sans-bold' | 'mono' | 'signature';
 
-const FONTS: Record<FontKey, { std: FontNames; resource: string }> = {
-  Helvetica: { std: FontNames.Helvetica, resource: 'SgHelv' },
-  'Helvetica-Bold': { std: FontNames.HelveticaBold, resource: 'SgHelvB' },
-  'Times-Italic': { std: FontNames.TimesRomanItalic, resource: 'SgTiIt' },
-  Courier: { std: FontNames.Courier, resource: 'SgCour' },
-  ZapfDingbats: { std: FontNames.ZapfDingbats, resource: 'SgZaDb' },
+const MONO = ['mono'] as const;
+const STYLES: Record<FontKey, Omit<TextStyle, 'locale'>> = {
+  sans: { key: 'sans', weight: 400 },
+  'sans-bold': { key: 'sans-bold', weight: 700 },
+  mono: { key: 'mono', weight: 400, preferred: () => MONO },
+  signature: { key: 'signature', weight: 400, preferred: signatureFamilies },
 };
 
-/** Loading a standard font's metrics inflates and parses JSON; do it once per process. */
-const embedders = new Map<FontKey, StandardFontEmbedder>();
-function embedderFor(key: FontKey): StandardFontEmbedder {
-  let embedder = embedders.get(key);
-  if (!embedder) {
-    embedder = StandardFontEmbedder.for(FONTS[key].std);
-    embedders.set(key, embedder);
-  }
-  return embedder;
+/** What text drawing needs: the process's fonts, and the document's locale when known. */
+export interface TextSetup {
+  fonts: FontCache;
+  /** BCP 47; picks the Han face (Japanese, Korean, Simplified or Traditional Chinese). */
+  locale?: string | null;
 }
 
 interface EmbeddedImage {
@@ -51,28 +53,35 @@ interface EmbeddedImage {
 /** The new objects of one finalization: fonts and images (shared by all stamps) and numbering. */
 export class ObjectFactory {
   readonly context = PDFContext.create();
-  private readonly fonts = new Map<FontKey, { embedder: StandardFontEmbedder; ref: PdfRef }>();
+  readonly engine: TextEngine;
+  readonly fonts = new PdfFonts(() => this.alloc());
   private readonly images = new Map<string, Promise<EmbeddedImage>>();
 
-  constructor(firstObjectNumber: number) {
+  constructor(
+    firstObjectNumber: number,
+    private readonly text: TextSetup,
+  ) {
     this.context.largestObjectNumber = firstObjectNumber - 1;
+    this.engine = new TextEngine(text.fonts);
+  }
+
+  /** Font files the text drawn so far needed and that are not loaded yet (drawing is then redone). */
+  get missingFonts(): ReadonlySet<Slice> {
+    return this.engine.missing;
+  }
+
+  style(key: FontKey): TextStyle {
+    return { ...STYLES[key], locale: this.text.locale };
+  }
+
+  /** One line of text, shaped; `rtl` forces its paragraph direction. */
+  shape(key: FontKey, text: string, rtl?: boolean): ShapedLine {
+    return this.engine.shapeLine(text, this.style(key), rtl);
   }
 
   alloc(): PdfRef {
     const ref = this.context.nextRef();
     return new PdfRef(ref.objectNumber, ref.generationNumber);
-  }
-
-  font(key: FontKey): { embedder: StandardFontEmbedder; ref: PdfRef } {
-    let font = this.fonts.get(key);
-    if (!font) {
-      const embedder = embedderFor(key);
-      const libRef = this.context.nextRef();
-      embedder.embedIntoContext(this.context, libRef);
-      font = { embedder, ref: new PdfRef(libRef.objectNumber, libRef.generationNumber) };
-      this.fonts.set(key, font);
-    }
-    return font;
   }
 
   /** Embeds a `data:image/png;base64,…` (or JPEG) URL once, however many fields use it. */
@@ -103,7 +112,12 @@ export class ObjectFactory {
     };
   }
 
-  /** The serialized pdf-lib objects (fonts, images), ready to append. */
+  /** The embedded font subsets, once all drawing is done. */
+  fontObjects(): Promise<Array<{ ref: PdfRef; value: PdfValue }>> {
+    return this.fonts.objects();
+  }
+
+  /** The serialized pdf-lib objects (images), ready to append. */
   libraryObjects(): Array<{ ref: PdfRef; bytes: Buffer }> {
     return this.context.enumerateIndirectObjects().map(([ref, obj]) => {
       const body = new Uint8Array(obj.sizeInBytes());
@@ -130,29 +144,24 @@ export class Canvas {
 
   constructor(private readonly factory: ObjectFactory) {}
 
-  /** Replaces what a standard font cannot encode (it has no glyph for it) with `?`. */
-  printable(key: FontKey, text: string): string {
-    const { embedder } = this.factory.font(key);
-    let out = '';
-    for (const ch of text.replace(/[\t\r\n]+/g, ' ')) {
-      const cp = ch.codePointAt(0)!;
-      out += cp >= 0x20 && embedder.encoding.canEncodeUnicodeCodePoint(cp) ? ch : '?';
-    }
-    return out;
-  }
-
+  /** Width of one line of text, in points. */
   width(key: FontKey, text: string, size: number): number {
-    return this.factory.font(key).embedder.widthOfTextAtSize(this.printable(key, text), size);
+    return (this.factory.shape(key, text).width * size) / 1000;
   }
 
-  text(key: FontKey, size: number, x: number, y: number, text: string, gray = 0): void {
-    const { embedder, ref } = this.factory.font(key);
-    const resource = FONTS[key].resource;
-    this.fontsUsed.set(resource, ref);
-    const hex = embedder.encodeText(this.printable(key, text)).toString();
-    this.ops.push(
-      `BT ${f(gray)} g /${resource} ${f(size)} Tf 1 0 0 1 ${f(x)} ${f(y)} Tm ${hex} Tj ET`,
-    );
+  /** One line of text starting at `x` (its left edge, whatever its direction). */
+  text(
+    key: FontKey,
+    size: number,
+    x: number,
+    y: number,
+    text: string | ShapedLine,
+    gray = 0,
+  ): void {
+    const line = typeof text === 'string' ? this.factory.shape(key, text) : text;
+    const ops = lineOps(line, this.factory.fonts, this.factory.style(key).weight, size, x, y, gray);
+    for (const font of ops.fonts) this.fontsUsed.set(font.resource, font.ref);
+    if (ops.content) this.ops.push(ops.content);
   }
 
   image(ref: PdfRef, x: number, y: number, w: number, h: number): void {

@@ -59,6 +59,12 @@ export interface FinalizeInput {
     documentHash: string;
     completedAt: string;
     verifyUrl?: string;
+    /**
+     * The document's resolved locale (BCP 47), when known: it picks the face of Han characters
+     * (Japanese, Korean, Simplified or Traditional Chinese). Without it, the script around the
+     * Han text decides (fonts/han.ts).
+     */
+    locale?: string | null;
   };
   signers: FinalizeSigner[];
   fields: FinalizeField[];

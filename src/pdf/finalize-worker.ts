@@ -1,3 +1,4 @@
+import { FontCache } from '../fonts/font-cache.ts';
 import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
 import type { SigningCertConfig, SigningCertificate } from './certificate.ts';
 import type { FinalizeInput, FinalizeResult } from './finalize.ts';
@@ -107,6 +108,8 @@ export async function closeFinalizeWorker(): Promise<void> {
 // On the worker thread
 
 const certificates = new Map<string, Promise<SigningCertificate>>();
+/** This thread's fonts: loaded by the first sealing that needs each, kept for the next. */
+const fonts = new FontCache();
 
 /** The task the worker thread runs (worker-host.ts calls it by name). */
 export async function finalizeTask(req: Request): Promise<Result> {
@@ -127,8 +130,9 @@ export async function finalizeTask(req: Request): Promise<Result> {
     cert.catch(() => certificates.delete(key));
   }
   if ('warm' in req) {
-    await cert;
+    const { subsetter } = await import('../fonts/subset.ts');
+    await Promise.all([cert, fonts.warm(), subsetter()]);
     return { sha256: '', size: 0 } as Result;
   }
-  return finalizePdf(req.input, await cert, req.outputPath, req.longTerm);
+  return finalizePdf(req.input, await cert, req.outputPath, req.longTerm, fonts);
 }

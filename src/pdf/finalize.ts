@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { FontCache } from '../fonts/font-cache.ts';
 import { certificateLabel, type SigningCertificate } from './certificate.ts';
 import { CERTIFICATE_PAGE_SIZE, buildCertificatePages } from './certificate-page.ts';
-import { Canvas, ObjectFactory } from './content.ts';
-import { assembleUpdate, type UpdateObject } from './incremental.ts';
-import { pageGeometry, readDocumentTree, type DocumentTree, type PageNode } from './pages.ts';
+import { drawDocument } from './draw-document.ts';
+import { assembleUpdate } from './incremental.ts';
+import { pageGeometry, readDocumentTree } from './pages.ts';
 import { PdfFile } from './reader.ts';
 import { loadWithPdfLib, REPAIR_LIMIT_BYTES } from './pdf-lib-guard.ts';
 import { signatureSlot, writeSigned } from './sign.ts';
@@ -13,21 +14,17 @@ import { buildCms } from './cms.ts';
 import type { TimestampInfo } from './cms-parse.ts';
 import { TIMESTAMP_RESERVE, levelAtLeast, type LongTermConfig } from './long-term.ts';
 import { extendLevel, stampWith, type FinalizeResult } from './levels.ts';
-import { stampFields } from './stamp.ts';
 import type { FinalizeInput } from './finalize-input.ts';
 import { addToAcroForm, asArray } from './acroform.ts';
 import { embedEvidence, evidenceJson } from './evidence.ts';
 import {
   PdfRaw,
-  PdfRef,
-  PdfStream,
   PdfSyntaxError,
   dict,
-  isDict,
   name,
   pdfText,
   serializeIndirect,
-  type PdfDict,
+  type PdfRef,
   type PdfValue,
 } from './syntax.ts';
 
@@ -40,13 +37,15 @@ export type { FinalizeResult } from './levels.ts';
  * appended, and a PAdES B-B signature over the whole file, all as one incremental update
  * after the untouched original bytes. Memory stays flat whatever the file size. The same
  * input and RSA certificate give the same bytes, so a retried job reproduces its file.
- * Writes to `outputPath`; returns the output's SHA-256 hex and size.
+ * Writes to `outputPath`; returns the output's SHA-256 hex and size. `fonts` is the process's
+ * font cache (its owner keeps it from one sealing to the next; a fresh one loads what it needs).
  */
 export async function finalizePdf(
   input: FinalizeInput,
   cert: SigningCertificate,
   outputPath: string,
   longTerm: LongTermConfig = { level: 'B-B', tsa: null },
+  fonts: FontCache = new FontCache(),
 ): Promise<FinalizeResult> {
   // Opening the output truncates it: it must not be the file being read.
   if (path.resolve(outputPath) === path.resolve(input.sourcePath))
@@ -60,7 +59,7 @@ export async function finalizePdf(
       : undefined;
   let signed: { sha256: string; size: number };
   try {
-    signed = await finalizeFrom(input.sourcePath, input, cert, outputPath, timestamper);
+    signed = await finalizeFrom(input.sourcePath, input, cert, outputPath, timestamper, fonts);
   } catch (err) {
     // A file Signet's reader cannot parse (broken xref offsets and the like) is rebuilt by pdf-lib
     // from its objects, within REPAIR_LIMIT_BYTES, and then signed.
@@ -77,7 +76,7 @@ export async function finalizePdf(
         await doc.save({ useObjectStreams: false, updateFieldAppearances: false }),
       );
       stamps.length = 0;
-      signed = await finalizeFrom(repaired, input, cert, outputPath, timestamper);
+      signed = await finalizeFrom(repaired, input, cert, outputPath, timestamper, fonts);
     } finally {
       await rm(repaired, { force: true });
     }
@@ -94,6 +93,7 @@ async function finalizeFrom(
   cert: SigningCertificate,
   outputPath: string,
   timestamper: ((signature: Buffer) => Promise<Buffer[]>) | undefined,
+  fonts: FontCache,
 ): Promise<{ sha256: string; size: number }> {
   const file = PdfFile.open(sourcePath);
   try {
@@ -105,16 +105,17 @@ async function finalizeFrom(
         );
       }
     }
-    const factory = new ObjectFactory(file.nextObjectNumber);
-    const objects: UpdateObject[] = [];
-    const put = (ref: PdfRef, value: PdfValue) =>
-      objects.push({ ref, bytes: serializeIndirect(ref, value) });
-
-    await stampPages(file, tree, input, factory, put);
-
     const last = pageGeometry(file, tree.pages[tree.pages.length - 1]);
     const facts = { lastPageSize: describeSize(last.width, last.height) };
-    const certPages = await buildCertificatePages(factory, input, certificateLabel(cert), facts);
+    const { factory, objects, certPages } = await drawDocument(
+      file,
+      tree,
+      input,
+      { fonts, locale: input.document.locale },
+      (f) => buildCertificatePages(f, input, certificateLabel(cert), facts),
+    );
+    const put = (ref: PdfRef, value: PdfValue) =>
+      objects.push({ ref, bytes: serializeIndirect(ref, value) });
     const widgetRef = factory.alloc();
     const sigRef = factory.alloc();
     const certPageRefs = certPages.map((canvas, i) => {
@@ -170,6 +171,8 @@ async function finalizeFrom(
       }),
     );
 
+    for (const font of await factory.fontObjects())
+      objects.push({ ref: font.ref, bytes: serializeIndirect(font.ref, font.value) });
     objects.push(...factory.libraryObjects());
     const names = input.signers.map((s) => s.name).join(', ');
     const slot = signatureSlot(
@@ -201,83 +204,6 @@ async function finalizeFrom(
 function describeSize(width: number, height: number): string {
   const mm = (pt: number) => Math.round((pt * 25.4) / 72);
   return `${Math.round(width)} x ${Math.round(height)} pt (${mm(width)} x ${mm(height)} mm)`;
-}
-
-/**
- * For each page with values: a form XObject holding the stamps in display coordinates, and
- * a new version of the page whose content becomes `q <original> Q <stamp>`, so whatever
- * graphics state the original leaves cannot shift or recolour the stamp.
- */
-async function stampPages(
-  file: PdfFile,
-  tree: DocumentTree,
-  input: FinalizeInput,
-  factory: ObjectFactory,
-  put: (ref: PdfRef, value: PdfValue) => void,
-): Promise<void> {
-  const byPage = new Map<number, typeof input.fields>();
-  for (const field of input.fields)
-    byPage.set(field.page, [...(byPage.get(field.page) ?? []), field]);
-
-  let saveRef: PdfRef | undefined;
-  const drawRefs = new Map<string, PdfRef>();
-  for (const pageNumber of [...byPage.keys()].sort((a, b) => a - b)) {
-    const page = tree.pages[pageNumber - 1];
-    const geometry = pageGeometry(file, page);
-    const canvas = new Canvas(factory);
-    await stampFields(canvas, factory, geometry, byPage.get(pageNumber)!);
-    if (canvas.isEmpty) continue;
-
-    const formRef = factory.alloc();
-    put(
-      formRef,
-      canvas.stream(
-        dict({
-          Type: name('XObject'),
-          Subtype: name('Form'),
-          BBox: [0, 0, geometry.width, geometry.height],
-          Matrix: geometry.matrix,
-          Resources: canvas.resources(),
-        }),
-      ),
-    );
-    const { resources, formName } = resourcesWithForm(file, page, formRef);
-    if (!saveRef) {
-      saveRef = factory.alloc();
-      put(saveRef, new PdfStream(new Map(), Buffer.from('q\n')));
-    }
-    let drawRef = drawRefs.get(formName);
-    if (!drawRef) {
-      drawRef = factory.alloc();
-      put(drawRef, new PdfStream(new Map(), Buffer.from(`\nQ\nq /${formName} Do Q\n`)));
-      drawRefs.set(formName, drawRef);
-    }
-    // /Contents: a stream, an array of streams, or a reference to such an array.
-    const contents = page.dict.get('Contents');
-    const target = contents instanceof PdfRef ? file.get(contents.num) : undefined;
-    const original = Array.isArray(target) ? target : asArray(contents);
-    const updated = new Map(page.dict);
-    updated.set('Contents', [saveRef, ...original, drawRef]);
-    updated.set('Resources', resources);
-    put(page.ref, updated);
-  }
-}
-
-/** The page's resources (own or inherited) copied, with the stamp form added under a free name. */
-function resourcesWithForm(
-  file: PdfFile,
-  page: PageNode,
-  formRef: PdfRef,
-): { resources: PdfDict; formName: string } {
-  const original = file.resolve(page.inherited.Resources);
-  const resources: PdfDict = isDict(original) ? new Map(original) : new Map();
-  const xobjects = file.resolve(resources.get('XObject'));
-  const copy: PdfDict = isDict(xobjects) ? new Map(xobjects) : new Map();
-  let formName = 'SgStamp';
-  for (let i = 1; copy.has(formName); i++) formName = `SgStamp${i}`;
-  copy.set(formName, formRef);
-  resources.set('XObject', copy);
-  return { resources, formName };
 }
 
 /** Keeps the original's permanent identifier; the changing half is derived from the input, not random. */

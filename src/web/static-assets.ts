@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { signatureFontAssets } from './signature-fonts.ts';
 
 /**
  * The files the signing page loads, all served by Signet itself (no CDN): our client modules and
@@ -37,6 +38,8 @@ export interface StaticAssets {
   /** Changes whenever any client file changes: part of their URL, so browsers may cache them forever. */
   version: string;
   files: ReadonlyMap<string, AssetFile>;
+  /** Typed-signature font slices (`fonts/…`), served from disk under the same versioned path. */
+  fontFiles: ReadonlyMap<string, PdfjsFile>;
   pdfjsVersion: string;
   pdfjsFiles: ReadonlyMap<string, PdfjsFile>;
 }
@@ -64,22 +67,25 @@ export function loadStaticAssets(): StaticAssets {
   for (const rel of listFiles(clientDir)) {
     files.set(rel, { body: fs.readFileSync(path.join(clientDir, rel)), type: typeOf(rel)! });
   }
-  // Latin and Latin Extended cover the names typed in most European languages; other scripts fall back to the system font.
-  const fontDir = path.join(
-    path.dirname(require.resolve('@fontsource/dancing-script/package.json')),
-    'files',
-  );
-  for (const subset of ['latin', 'latin-ext']) {
-    const name = `dancing-script-${subset}-400-normal.woff2`;
-    files.set(`fonts/${name}`, {
-      body: fs.readFileSync(path.join(fontDir, name)),
-      type: 'font/woff2',
-    });
-  }
+  // Typed signatures in the faces the signed PDF uses: their rules join the stylesheet, their
+  // Han rule is a module, their font files are served from disk.
+  const signature = signatureFontAssets();
+  const css = files.get('signing.css');
+  if (css) css.body = Buffer.concat([css.body, Buffer.from(signature.css)]);
+  files.set('signature-faces.js', {
+    body: Buffer.from(signature.script),
+    type: CONTENT_TYPES['.js'],
+  });
+  for (const [name, text] of signature.hanCss)
+    files.set(name, { body: Buffer.from(text), type: CONTENT_TYPES['.css'] });
+  const fontFiles = new Map<string, PdfjsFile>();
+  for (const [name, file] of signature.files) fontFiles.set(name, { file, type: 'font/woff2' });
 
   const hash = createHash('sha256');
   for (const [name, file] of [...files].sort(([a], [b]) => a.localeCompare(b)))
     hash.update(name).update('\0').update(file.body);
+  // Font file names carry their subset; their packages' versions are in the stylesheet's URLs' targets.
+  for (const name of [...fontFiles.keys()].sort()) hash.update(name).update('\0');
 
   const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
   const pdfjsVersion = (
@@ -96,5 +102,5 @@ export function loadStaticAssets(): StaticAssets {
       pdfjsFiles.set(`${dir}/${rel}`, { file: path.join(pdfjsRoot, dir, rel), type: typeOf(rel)! });
     }
   }
-  return { version: hash.digest('hex').slice(0, 12), files, pdfjsVersion, pdfjsFiles };
+  return { version: hash.digest('hex').slice(0, 12), files, fontFiles, pdfjsVersion, pdfjsFiles };
 }

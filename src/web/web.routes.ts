@@ -83,9 +83,15 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     '/assets/app/:version/*',
     { schema: { hide: true }, config: { rateLimit: false } },
     async (request, reply) => {
+      const current = request.params.version === assets.version;
       const file = assets.files.get(request.params['*']);
+      const font = file ? undefined : assets.fontFiles.get(request.params['*']);
+      if (font) {
+        setAssetHeaders(reply, font.type, current);
+        return reply.send(fs.createReadStream(font.file));
+      }
       if (!file) return reply.callNotFound();
-      setAssetHeaders(reply, file.type, request.params.version === assets.version);
+      setAssetHeaders(reply, file.type, current);
       return reply.send(file.body);
     },
   );

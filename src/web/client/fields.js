@@ -3,6 +3,7 @@
 
 import { h, nextId } from './dom.js';
 import { fileControl } from './file-field.js';
+import { typedSignatureClass } from './typed-signature.js';
 
 const TYPE_LABELS = {
   signature: 'Signature',
@@ -282,7 +283,7 @@ function signatureControl(field, element, common, ctx) {
         const shown =
           next.kind === 'drawn'
             ? h('img', { src: next.value, alt: '' })
-            : h('span', { class: 'typed' }, next.value);
+            : h('span', { class: `typed ${typedSignatureClass(next.value)}` }, next.value);
         button.replaceChildren(shown);
         button.setAttribute(
           'aria-label',

@@ -3,6 +3,7 @@
 // or null when the signer cancels.
 
 import { h, nextId } from './dom.js';
+import { typedSignatureClass } from './typed-signature.js';
 
 /** Strokes are kept in page-independent units (fractions of the pad) so a resize can redraw them. */
 class Ink {
@@ -186,6 +187,7 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     const preview = h('div', { class: 'typed-preview', 'aria-hidden': 'true' });
     const syncPreview = () => {
       preview.textContent = typed.value.trim();
+      preview.className = `typed-preview ${typedSignatureClass(preview.textContent)}`;
       error.textContent = '';
     };
     typed.addEventListener('input', syncPreview);
