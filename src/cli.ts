@@ -13,6 +13,7 @@ import {
   revokeApiKey,
 } from './modules/orgs/orgs.service.ts';
 import { orgUpdateFromFlags } from './modules/orgs/org-cli.ts';
+import { runBackupCommand } from './backup/backup-cli.ts';
 import { toOrganization, updateOrganizationRow } from './modules/orgs/organization.service.ts';
 
 const USAGE = `Usage: signet <command> [options]
@@ -29,6 +30,13 @@ const USAGE = `Usage: signet <command> [options]
                                           (e.g. --replace bootstrap: the key printed on first start)
   key list [--org ORG_ID] [--json]
   key revoke KEY_ID
+  backup --to DIR|s3://BUCKET/PREFIX [--json]
+                                          a consistent copy of the database and files, taken
+                                          while the server runs (SECRET_KEY is not in it)
+  backup verify DIR|s3://BUCKET/PREFIX [--json]
+                                          check a backup is whole and genuine
+  restore --from DIR|s3://BUCKET/PREFIX [--json]
+                                          into an empty database and storage (see docs/backup.md)
 
 --org may be left out while there is only one organization.
 
@@ -50,6 +58,8 @@ const OPTIONS = {
   'brand-color': { type: 'string' },
   logo: { type: 'string' },
   'reply-to': { type: 'string' },
+  to: { type: 'string' },
+  from: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -74,6 +84,16 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     await startServer(config);
     return -1; // keep running
+  }
+  if (command === 'backup' || command === 'restore') {
+    const verify = command === 'backup' && sub === 'verify';
+    if (command === 'backup' && sub && !verify)
+      throw new UsageError(`Unknown command: backup ${sub}`);
+    return runBackupCommand(config, {
+      command: verify ? 'verify' : command,
+      location: verify ? arg : command === 'backup' ? values.to : values.from,
+      json: values.json,
+    });
   }
   const database = openDatabase(config);
   const out = (json: unknown, text: string) =>

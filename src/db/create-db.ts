@@ -221,8 +221,8 @@ function wellFormed(parameters: unknown[]): unknown[] {
  * see a migration as pending; there the whole run holds SQLite's write lock (`BEGIN IMMEDIATE`,
  * waiting up to a minute for another process's run) and is applied all or nothing.
  */
-export async function migrate(db: Db): Promise<string[]> {
-  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return runMigrator(db);
+export async function migrate(db: Db, only?: ReadonlySet<string>): Promise<string[]> {
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return runMigrator(db, only);
   return db.connection().execute(async (conn) => {
     const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
     await sql`pragma busy_timeout = 60000`.execute(conn);
@@ -232,7 +232,7 @@ export async function migrate(db: Db): Promise<string[]> {
       await sql.raw(`pragma busy_timeout = ${Number(rows[0]?.timeout ?? 5000)}`).execute(conn);
     }
     try {
-      const applied = await runMigrator(conn);
+      const applied = await runMigrator(conn, only);
       await sql`commit`.execute(conn);
       return applied;
     } catch (err) {
@@ -242,10 +242,22 @@ export async function migrate(db: Db): Promise<string[]> {
   });
 }
 
-async function runMigrator(db: Db): Promise<string[]> {
+/**
+ * `only`: apply just these migrations (a restore first builds the schema its backup was taken
+ * with, loads the rows, then migrates forward).
+ */
+async function runMigrator(db: Db, only?: ReadonlySet<string>): Promise<string[]> {
+  const some: MigrationProvider = {
+    getMigrations: async () =>
+      Object.fromEntries(Object.entries(migrations).filter(([name]) => only?.has(name))),
+  };
   // Migration numbers are handed out ahead and land in any order: one numbered below a migration
   // already applied still runs (each is independent of the others' numbering).
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db,
+    provider: only ? some : provider,
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
