@@ -43,7 +43,7 @@ const INTEGER = /^-?\d+$/;
 
 /**
  * A value as read from the source (better-sqlite3 with safe integers, or node-pg with the raw
- * parsers of db-access.ts) into its portable JSON form.
+ * parsers of sql-conn.ts) into its portable JSON form.
  */
 export function encodeValue(type: ColumnType, value: unknown): Encoded {
   if (value === null || value === undefined) return null;
