@@ -119,7 +119,7 @@ describe.skipIf(!testDatabaseUrl)('moving from SQLite and local files to Postgre
     await bash(block('move-backup'));
     expect(fs.existsSync(path.join(work, 'signet-move/manifest.json'))).toBe(true);
     const restore = block('move-restore')
-      .replace('postgres://signet:secret@db.internal:5432/signet', target.databaseUrl!)
+      .replace('postgres://signet:secret@db.internal:5432/signet', String(target.databaseUrl))
       .replace('S3_ACCESS_KEY_ID=AKIA…', `S3_ACCESS_KEY_ID=${s3.accessKeyId}`)
       .replace('S3_SECRET_ACCESS_KEY=…', `S3_SECRET_ACCESS_KEY=${s3.secretAccessKey}`);
     const out = await bash(restore, { S3_ENDPOINT: s3.endpoint, S3_FORCE_PATH_STYLE: 'true' });
@@ -156,8 +156,9 @@ describe.skipIf(!testDatabaseUrl)('moving from SQLite and local files to Postgre
           S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
         }),
       );
+      const at = server.url;
       const get = (url: string) =>
-        fetch(`${server!.url}${url}`, { headers: { authorization: `Bearer ${key}` } });
+        fetch(`${at}${url}`, { headers: { authorization: `Bearer ${key}` } });
       for (const [url, body] of expected) {
         const res = await get(url);
         expect(res.status, url).toBe(200);
