@@ -93,6 +93,7 @@ export async function runBackupCommand(config: Config, args: BackupArgs): Promis
         location.close();
       }
     }
+    const started = Date.now();
     const summary = await restoreBackup({
       config,
       storage,
@@ -100,9 +101,10 @@ export async function runBackupCommand(config: Config, args: BackupArgs): Promis
       from: args.location,
       progress: progressFor(args.json),
     });
+    const seconds = (Date.now() - started) / 1000;
     print(
-      summary,
-      `Restored ${summary.rows} rows of ${summary.tables} tables and ${summary.files} files from ${args.location}.\n` +
+      { ...summary, seconds },
+      `Restored ${summary.rows} rows of ${summary.tables} tables and ${summary.files} files from ${args.location} in ${seconds.toFixed(1)} s.\n` +
         'Start the server with the same SECRET_KEY (npx signet serve).',
     );
     return 0;

@@ -53,8 +53,8 @@ const configFor = (dataDir: string, databaseUrl?: string) =>
 /** A table no Signet migration makes, with the column types Signet does not use itself. */
 const extraTable = (dialect: 'sqlite' | 'postgres') =>
   dialect === 'sqlite'
-    ? 'create table extra (id text primary key, b blob, flag boolean, big integer, j json, r real)'
-    : 'create table extra (id text primary key, b bytea, flag boolean, big bigint, j jsonb, r double precision)';
+    ? 'create table extra (id text primary key, b blob, flag boolean, big integer, j json, r real, seq integer)'
+    : 'create table extra (id text primary key, b bytea, flag boolean, big bigint, j jsonb, r double precision, seq bigserial unique)';
 
 beforeAll(async () => {
   const dataDir = tempDir('roundtrip');
@@ -122,7 +122,7 @@ beforeAll(async () => {
   await handle.close();
   const sqlite = (await import('better-sqlite3')).default(path.join(dataDir, 'signet.db'));
   sqlite.exec(extraTable('sqlite'));
-  const insert = sqlite.prepare('insert into extra values (?, ?, ?, ?, ?, ?)');
+  const insert = sqlite.prepare('insert into extra values (?, ?, ?, ?, ?, ?, ?)');
   insert.safeIntegers(true);
   insert.run(
     'x1',
@@ -131,8 +131,9 @@ beforeAll(async () => {
     9007199254740993n,
     '{"z": 1, "a": [1.5]}',
     0.1,
+    1n,
   );
-  insert.run('x2', null, 0, -9223372036854775808n, null, null);
+  insert.run('x2', null, 0, -9223372036854775808n, null, null, 2n);
   sqlite.close();
 }, 60_000);
 
@@ -197,8 +198,8 @@ describe('a backup round trip', () => {
     expect(tablesOf(again)).toEqual(tablesOf(first));
     const extra = fs.readFileSync(path.join(first, 'tables/extra.jsonl'), 'utf8');
     expect(extra).toBe(
-      '["x1","AP8KDQ==",true,"9007199254740993","{\\"z\\": 1, \\"a\\": [1.5]}",0.1]\n' +
-        '["x2",null,false,"-9223372036854775808",null,null]\n',
+      '["x1","AP8KDQ==",true,"9007199254740993","{\\"z\\": 1, \\"a\\": [1.5]}",0.1,1]\n' +
+        '["x2",null,false,"-9223372036854775808",null,null,2]\n',
     );
   }, 60_000);
 
@@ -215,7 +216,11 @@ describe('a backup round trip', () => {
       const extra = await client.query(
         `select b, flag, big::text as big, j::text as j from extra order by id`,
       );
+      // The sequence behind a serial column continues after the rows restored.
+      const next = await client.query(`insert into extra (id) values ('x3') returning seq`);
+      await client.query(`delete from extra where id = 'x3'`);
       await client.end();
+      expect(Number(next.rows[0].seq)).toBe(3);
       expect(fields.rows.map((r) => r.label)).toEqual(TEXTS);
       expect(fields.rows.map((r) => r.page)).toEqual(INTEGERS);
       expect(fields.rows.map((r) => r.x)).toEqual(DOUBLES);
@@ -231,7 +236,7 @@ describe('a backup round trip', () => {
       const parsed = (lines: string[]) =>
         lines
           .map((l) => JSON.parse(l))
-          .map((r) => [...r.slice(0, 4), r[4] && JSON.parse(r[4]), r[5]]);
+          .map((r) => [...r.slice(0, 4), r[4] && JSON.parse(r[4]), ...r.slice(5)]);
       expect(parsed(back['extra.jsonl'])).toEqual(parsed(want['extra.jsonl']));
       delete back['extra.jsonl'];
       delete want['extra.jsonl'];
