@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/create-db.ts';
-import { openDatabase, startServer } from './server.ts';
 import {
   createApiKey,
   createOrganization,
@@ -81,10 +80,6 @@ export async function main(argv: string[]): Promise<number> {
     return command ? 0 : 1;
   }
   const config = loadConfig();
-  if (command === 'serve') {
-    await startServer(config);
-    return -1; // keep running
-  }
   if (command === 'backup' || command === 'restore') {
     const verify = command === 'backup' && sub === 'verify';
     if (command === 'backup' && sub && !verify)
@@ -94,6 +89,13 @@ export async function main(argv: string[]): Promise<number> {
       location: verify ? arg : command === 'backup' ? values.to : values.from,
       json: values.json,
     });
+  }
+  // The server (and everything it loads) is imported only by the commands that use it: a backup's
+  // memory is then its own, not the API's.
+  const { openDatabase, startServer } = await import('./server.ts');
+  if (command === 'serve') {
+    await startServer(config);
+    return -1; // keep running
   }
   const database = openDatabase(config);
   const out = (json: unknown, text: string) =>

@@ -1,5 +1,4 @@
 import { createHash, type Hash } from 'node:crypto';
-import { once } from 'node:events';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { BackupLocation } from './location.ts';
 
@@ -43,7 +42,15 @@ export async function writeStreamed(
   const write = async (chunk: string | Buffer) => {
     if (failure) throw failure;
     if (!meter.write(chunk)) {
-      await Promise.race([once(meter, 'drain'), once(meter, 'close')]).catch(() => undefined);
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          meter.off('drain', done);
+          meter.off('close', done);
+          resolve();
+        };
+        meter.on('drain', done);
+        meter.on('close', done);
+      });
       if (failure) throw failure;
     }
   };
