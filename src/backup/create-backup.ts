@@ -66,6 +66,17 @@ export interface BackupSummary {
  */
 export async function createBackup(options: BackupOptions): Promise<BackupSummary> {
   const { config, storage, progress = silentProgress } = options;
+  // Inside the stored files, the backup would copy itself as it grows.
+  if (
+    config.storage.driver === 'local' &&
+    !options.to.startsWith('s3://') &&
+    `${path.resolve(options.to)}${path.sep}`.startsWith(
+      `${path.resolve(config.storage.root)}${path.sep}`,
+    )
+  )
+    throw new BackupError(
+      `${options.to} is inside the stored files (${config.storage.root}): choose another directory`,
+    );
   const location = openLocation(options.to, config.s3);
   try {
     if (!(await location.isEmpty()))

@@ -169,6 +169,11 @@ describe('a backup while the server writes', () => {
     expect(fs.readFileSync(path.join(to, 'files/documents/a.pdf'), 'utf8')).toBe('%PDF a.pdf');
     const report = await verifyBackup(openLocation(to, s3Access), secretKey);
     expect(report.status).toBe('intact');
+    // A backup never goes inside the files it copies (it would copy itself as it grows).
+    const inside = { ...t.app.deps.config, storage: { driver: 'local' as const, root } };
+    await expect(
+      createBackup({ config: inside, storage: local, secretKey, to: path.join(root, 'b') }),
+    ).rejects.toThrow(/is inside the stored files/);
     fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 });
