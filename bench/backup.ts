@@ -205,7 +205,7 @@ export async function backupBench(): Promise<void> {
         const target =
           kind === 'sqlite'
             ? { env: { DATA_DIR: path.join(work, 'sqlite-restored') }, drop: async () => {} }
-            : await newPostgres(adminUrl!).then((p) => ({
+            : await newPostgres(String(adminUrl)).then((p) => ({
                 env: { DATA_DIR: path.join(work, 'pg-restored'), DATABASE_URL: p.url },
                 drop: p.drop,
               }));
