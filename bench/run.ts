@@ -296,6 +296,8 @@ async function main() {
   // A scenario of its own process and database (bench/bulk-send.ts), not a load of the seeded API.
   if (process.argv.slice(2).includes('bulk-send'))
     return (await import('./bulk-send.ts')).bulkSendBench();
+  // Backup and restore commands against a seeded database (bench/backup.ts).
+  if (process.argv.slice(2).includes('backup')) return (await import('./backup.ts')).backupBench();
   // Bombs against a server in its own process (bench/hostile.ts).
   if (process.argv.slice(2).includes('hostile')) return void (await import('./hostile.ts'));
   const startedAt = new Date().toISOString();

@@ -52,6 +52,7 @@ import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
 import { signerUploadRoutes } from './modules/signing/signer-uploads.routes.ts';
 import { attachmentsRoutes } from './modules/documents/attachments.routes.ts';
 import { organizationRoutes } from './modules/orgs/organization.routes.ts';
+import { exportsRoutes } from './modules/exports/exports.routes.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
 import { verifyRoutes } from './modules/verify/verify.routes.ts';
 import { verifyPageRoutes } from './web/verify-page.ts';
@@ -227,6 +228,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(campaignUploadRoutes);
   await app.register(attachmentsRoutes);
   await app.register(organizationRoutes);
+  await app.register(exportsRoutes);
   await app.register(eventsRoutes);
   await app.register(verifyRoutes);
   await app.register(verifyPageRoutes);

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/create-db.ts';
-import { openDatabase, startServer } from './server.ts';
 import {
   createApiKey,
   createOrganization,
@@ -13,6 +12,7 @@ import {
   revokeApiKey,
 } from './modules/orgs/orgs.service.ts';
 import { orgUpdateFromFlags } from './modules/orgs/org-cli.ts';
+import { runBackupCommand } from './backup/backup-cli.ts';
 import { toOrganization, updateOrganizationRow } from './modules/orgs/organization.service.ts';
 import { documentsWithLostText } from './modules/documents/lost-text.ts';
 import { createStorage } from './storage/create-storage.ts';
@@ -35,6 +35,13 @@ const USAGE = `Usage: signet <command> [options]
                                           completed documents whose sealed file drew "?" in
                                           place of text (sealed before every script was drawn):
                                           what was lost and whom to tell
+  backup --to DIR|s3://BUCKET/PREFIX [--json]
+                                          a consistent copy of the database and files, taken
+                                          while the server runs (SECRET_KEY is not in it)
+  backup verify DIR|s3://BUCKET/PREFIX [--json]
+                                          check a backup is whole and genuine
+  restore --from DIR|s3://BUCKET/PREFIX [--json]
+                                          into an empty database and storage (see docs/backup.md)
 
 --org may be left out while there is only one organization.
 
@@ -56,6 +63,8 @@ const OPTIONS = {
   'brand-color': { type: 'string' },
   logo: { type: 'string' },
   'reply-to': { type: 'string' },
+  to: { type: 'string' },
+  from: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -77,6 +86,19 @@ export async function main(argv: string[]): Promise<number> {
     return command ? 0 : 1;
   }
   const config = loadConfig();
+  if (command === 'backup' || command === 'restore') {
+    const verify = command === 'backup' && sub === 'verify';
+    if (command === 'backup' && sub && !verify)
+      throw new UsageError(`Unknown command: backup ${sub}`);
+    return runBackupCommand(config, {
+      command: verify ? 'verify' : command,
+      location: verify ? arg : command === 'backup' ? values.to : values.from,
+      json: values.json,
+    });
+  }
+  // The server (and everything it loads) is imported only by the commands that use it: a backup's
+  // memory is then its own, not the API's.
+  const { openDatabase, startServer } = await import('./server.ts');
   if (command === 'serve') {
     await startServer(config);
     return -1; // keep running

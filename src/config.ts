@@ -110,6 +110,15 @@ export interface ServerTimeouts {
   readonly idleMs: number;
 }
 
+/** S3_REGION, S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE. */
+export interface S3Access {
+  readonly region: string;
+  readonly endpoint: string | undefined;
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+  readonly forcePathStyle: boolean;
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -119,17 +128,14 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly storage:
     | { readonly driver: 'local'; readonly root: string }
-    | {
+    | (S3Access & {
         readonly driver: 's3';
         readonly bucket: string;
-        readonly region: string;
-        readonly endpoint: string | undefined;
-        readonly accessKeyId: string | undefined;
-        readonly secretAccessKey: string | undefined;
-        readonly forcePathStyle: boolean;
         /** Where upload clients reach the bucket, when not at `endpoint`; presigned URLs name it. */
         readonly publicEndpoint: string | undefined;
-      };
+      });
+  /** How to reach S3 whatever STORAGE is: backups to and restores from `s3://bucket/prefix` use it. */
+  readonly s3: S3Access;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
   readonly mailSpoolDir: string;
@@ -214,6 +220,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       `PADES_LEVEL=${level} needs TSA_URL (an RFC 3161 time-stamping authority)`,
     );
+  const s3: S3Access = {
+    region: e.S3_REGION ?? 'us-east-1',
+    endpoint: e.S3_ENDPOINT,
+    accessKeyId: e.S3_ACCESS_KEY_ID,
+    secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true' || e.S3_FORCE_PATH_STYLE === '1',
+  };
   const config: Config = {
     port,
     host: e.HOST ?? '0.0.0.0',
@@ -222,17 +235,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl,
     storage:
       driver === 's3'
-        ? {
-            driver: 's3',
-            bucket: e.S3_BUCKET!,
-            region: e.S3_REGION ?? 'us-east-1',
-            endpoint: e.S3_ENDPOINT,
-            accessKeyId: e.S3_ACCESS_KEY_ID,
-            secretAccessKey: e.S3_SECRET_ACCESS_KEY,
-            forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true' || e.S3_FORCE_PATH_STYLE === '1',
-            publicEndpoint: e.S3_PUBLIC_ENDPOINT,
-          }
+        ? { driver: 's3', ...s3, bucket: e.S3_BUCKET!, publicEndpoint: e.S3_PUBLIC_ENDPOINT }
         : { driver: 'local', root: path.join(dataDir, 'files') },
+    s3,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? 'Signet <no-reply@signet.local>',
     mailSpoolDir: path.join(dataDir, 'mail'),

@@ -20,6 +20,7 @@ export type IdPrefix =
   | 'wat'
   | 'rol'
   | 'bsd'
+  | 'exp'
   | 'req';
 
 let lastTime = 0;

@@ -36,7 +36,7 @@ export async function loadSecretKey(
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }
 
-export type KeyPurpose = 'webhook-secrets' | 'signing-cert-password';
+export type KeyPurpose = 'webhook-secrets' | 'signing-cert-password' | 'backup-manifest';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `signet:${purpose}`, 32));

@@ -4,7 +4,8 @@ import { buildApp } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
 import { signingCertConfig } from './pdf/certificate.ts';
-import { loadSecretKey } from './secret-key.ts';
+import { deriveKey, loadSecretKey } from './secret-key.ts';
+import { webhookSecretsProblem } from './modules/webhooks/webhook-secrets.ts';
 import { createDb, migrate } from './db/create-db.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
@@ -43,6 +44,14 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   }
   const database = openDatabase(config, { server: true });
   await migrate(database.db);
+  const secretsProblem = await webhookSecretsProblem(
+    database.db,
+    deriveKey(secretKey, 'webhook-secrets'),
+  );
+  if (secretsProblem !== null) {
+    await database.close();
+    throw new ConfigError(secretsProblem);
+  }
   const app = await buildApp({ config, database, secretKey });
 
   if (!config.production) {

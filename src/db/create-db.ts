@@ -38,6 +38,7 @@ import * as m0014b from './migrations/0014b-event-log-indexes.ts';
 import * as m0015 from './migrations/0015-campaign-uploads.ts';
 import * as m0015b from './migrations/0015b-jobs-kind-index.ts';
 import * as m0015c from './migrations/0015c-webhook-backoff.ts';
+import * as m0017a from './migrations/0017a-organization-exports.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -80,6 +81,7 @@ export const migrations: Record<string, Migration> = {
   '0015-campaign-uploads': m0015,
   '0015b-jobs-kind-index': m0015b,
   '0015c-webhook-backoff': m0015c,
+  '0017a-organization-exports': m0017a,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -221,8 +223,8 @@ function wellFormed(parameters: unknown[]): unknown[] {
  * see a migration as pending; there the whole run holds SQLite's write lock (`BEGIN IMMEDIATE`,
  * waiting up to a minute for another process's run) and is applied all or nothing.
  */
-export async function migrate(db: Db): Promise<string[]> {
-  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return runMigrator(db);
+export async function migrate(db: Db, only?: ReadonlySet<string>): Promise<string[]> {
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return runMigrator(db, only);
   return db.connection().execute(async (conn) => {
     const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
     await sql`pragma busy_timeout = 60000`.execute(conn);
@@ -232,7 +234,7 @@ export async function migrate(db: Db): Promise<string[]> {
       await sql.raw(`pragma busy_timeout = ${Number(rows[0]?.timeout ?? 5000)}`).execute(conn);
     }
     try {
-      const applied = await runMigrator(conn);
+      const applied = await runMigrator(conn, only);
       await sql`commit`.execute(conn);
       return applied;
     } catch (err) {
@@ -242,10 +244,22 @@ export async function migrate(db: Db): Promise<string[]> {
   });
 }
 
-async function runMigrator(db: Db): Promise<string[]> {
+/**
+ * `only`: apply just these migrations (a restore first builds the schema its backup was taken
+ * with, loads the rows, then migrates forward).
+ */
+async function runMigrator(db: Db, only?: ReadonlySet<string>): Promise<string[]> {
+  const some: MigrationProvider = {
+    getMigrations: async () =>
+      Object.fromEntries(Object.entries(migrations).filter(([name]) => only?.has(name))),
+  };
   // Migration numbers are handed out ahead and land in any order: one numbered below a migration
   // already applied still runs (each is independent of the others' numbering).
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db,
+    provider: only ? some : provider,
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

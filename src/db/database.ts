@@ -32,6 +32,7 @@ import type {
   WebhookDeliveriesTable,
   WebhooksTable,
 } from './tables/outbox.ts';
+import type { OrganizationExportsTable } from './tables/exports.ts';
 
 /*
  * Storage conventions, identical on SQLite and PostgreSQL so one query layer serves both:
@@ -48,6 +49,7 @@ export * from './tables/orgs.ts';
 export * from './tables/documents.ts';
 export * from './tables/templates.ts';
 export * from './tables/outbox.ts';
+export * from './tables/exports.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -75,6 +77,7 @@ export interface Database {
   bulk_sends: BulkSendsTable;
   bulk_send_rows: BulkSendRowsTable;
   campaign_uploads: CampaignUploadsTable;
+  organization_exports: OrganizationExportsTable;
 }
 
 export type Db = Kysely<Database>;
@@ -108,5 +111,6 @@ export type CampaignRow = Selectable<CampaignsTable>;
 export type AttachmentRow = Selectable<AttachmentsTable>;
 export type BulkSendRow = Selectable<BulkSendsTable>;
 export type BulkSendRowRow = Selectable<BulkSendRowsTable>;
+export type OrganizationExportRow = Selectable<OrganizationExportsTable>;
 // Generated is re-exported for tables that may grow defaulted columns.
 export type { Generated };

@@ -28,6 +28,7 @@ export const SCOPES = [
   'webhooks.delete',
   'organization.read',
   'organization.write',
+  'organization.export',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -22,6 +22,7 @@ export const EX = {
   aud: 'aud_01jdx8b9c0d1e2f3g4h5j6k7m8',
   att: 'att_01jdx9n0p1q2r3s4t5v6w7x8y9',
   bsd: 'bsd_01jdxaz1a2b3c4d5e6f7g8h9j0',
+  exp: 'exp_01jdxbq2r3s4t5v6w7x8y9z0a1',
   /** A signing link's token (the part after `/sign/`). */
   token: 'pTx3Vd8qLw2mZ7kHc9nRb4yFj6sGe1aU5oXi0tNvQrE',
   /** An upload URL's token (the part after `/uploads/`). */

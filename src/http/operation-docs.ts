@@ -134,6 +134,7 @@ const PARAM_EXAMPLES: Record<string, string> = {
   campaigns: EX.cmp,
   webhooks: EX.whk,
   'bulk-sends': EX.bsd,
+  exports: EX.exp,
   signers: EX.sgn,
   roles: EX.rol,
   deliveries: EX.dlv,
@@ -166,6 +167,8 @@ function whoMayCall(route: RouteOptions): string {
     return "**No API key:** the signing link's token in the path authenticates the signer.";
   if (route.url.startsWith('/uploads/'))
     return '**No API key:** the signed token in the upload URL authenticates the upload.';
+  if (route.url.endsWith('/download') && route.url.startsWith('/api/v1/organization/exports/'))
+    return "**No API key:** the signed token in the export's `downloadUrl` authenticates the download.";
   if (route.url.startsWith('/api/v1/public/'))
     return '**No API key:** public, for anyone holding the campaign link; rate limited per IP address.';
   return '**No API key:** for load balancers and monitoring; never rate limited.';

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps.ts';
 import { registerBulkSendJobs } from './bulk-send-job.ts';
+import { registerExportJob } from './export-job.ts';
 import { registerFinalizeJob } from './finalize-job.ts';
 import { registerMailJob } from './mail-job.ts';
 
@@ -8,4 +9,5 @@ export function registerJobHandlers(deps: AppDeps): void {
   registerMailJob(deps);
   registerFinalizeJob(deps);
   registerBulkSendJobs(deps);
+  registerExportJob(deps);
 }

@@ -26,6 +26,8 @@ export interface JobPayloads {
   bulk_send: { bulkSendId: string; from: number; to: number };
   /** Cancels the documents a cancelled bulk send already sent, a batch per run. */
   bulk_send_cancel: { bulkSendId: string };
+  /** Builds an organization export's ZIP (src/modules/exports/export-zip.ts). */
+  organization_export: { exportId: string };
 }
 export type JobKind = keyof JobPayloads;
 

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../http/errors.ts';
 import { storageUnavailable } from '../http/unavailable.ts';
-import { StorageNotFound, type Storage, type StoredObject } from './storage.ts';
+import { StorageNotFound, type Storage, type StoredKey, type StoredObject } from './storage.ts';
 
 /**
  * The configured driver with its failures named: anything but "no such object" (a directory that
@@ -41,6 +41,9 @@ export class GuardedStorage implements Storage {
   }
   delete(key: string): Promise<void> {
     return this.guard('delete', () => this.inner.delete(key));
+  }
+  list(prefix?: string): AsyncIterable<StoredKey> {
+    return this.inner.list(prefix);
   }
   ping(): Promise<void> {
     return this.inner.ping();

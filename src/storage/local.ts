@@ -4,7 +4,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { StorageNotFound, type Storage, type StoredObject } from './storage.ts';
+import { StorageNotFound, type Storage, type StoredKey, type StoredObject } from './storage.ts';
+
+/** A write in progress (put's temporary file), never listed. */
+const PART = /\.[0-9a-f]{12}\.part$/;
 
 /** Files under one directory. Writes go to a temporary file renamed into place, so readers never see half a file. */
 export class LocalStorage implements Storage {
@@ -54,6 +57,37 @@ export class LocalStorage implements Storage {
 
   async delete(key: string): Promise<void> {
     await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  /**
+   * Walks the tree depth first, reading each directory as a stream (opendir): memory holds one
+   * open directory per level, however many files and folders there are.
+   */
+  async *list(prefix = ''): AsyncIterable<StoredKey> {
+    const root = path.resolve(this.root);
+    async function* walk(dir: string): AsyncGenerator<StoredKey> {
+      let handle: fs.Dir;
+      try {
+        handle = await fsp.opendir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      for await (const entry of handle) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) yield* walk(full);
+        else if (entry.isFile() && !PART.test(entry.name)) {
+          // A file deleted since the directory was read is not listed.
+          const size = await fsp.stat(full).then(
+            (s) => s.size,
+            () => null,
+          );
+          if (size !== null)
+            yield { key: path.relative(root, full).split(path.sep).join('/'), size };
+        }
+      }
+    }
+    yield* walk(prefix ? this.pathOf(prefix) : root);
   }
 
   async ping(): Promise<void> {

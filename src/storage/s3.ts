@@ -4,13 +4,14 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { StorageNotFound, type Storage, type StoredObject } from './storage.ts';
+import { StorageNotFound, type Storage, type StoredKey, type StoredObject } from './storage.ts';
 
 export interface S3Options {
   bucket: string;
@@ -92,6 +93,22 @@ export class S3Storage implements Storage {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async *list(prefix = ''): AsyncIterable<StoredKey> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix || undefined,
+          ContinuationToken: token,
+        }),
+      );
+      for (const o of page.Contents ?? [])
+        if (o.Key) yield { key: o.Key, size: Number(o.Size ?? 0) };
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async ping(): Promise<void> {

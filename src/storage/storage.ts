@@ -4,6 +4,11 @@ export interface StoredObject {
   size: number;
 }
 
+export interface StoredKey {
+  key: string;
+  size: number;
+}
+
 /** Where files live: local disk by default, an S3 bucket in production. Keys are `/`-separated paths. */
 export interface Storage {
   readonly driver: 'local' | 's3';
@@ -13,6 +18,12 @@ export interface Storage {
   get(key: string): Promise<Readable>;
   stat(key: string): Promise<StoredObject | null>;
   delete(key: string): Promise<void>;
+  /**
+   * Every stored object whose key starts with `prefix` (a folder: '' or ending in `/`), page by
+   * page in no particular order (backups copy them all). Objects being written (a local temporary
+   * file) are not listed.
+   */
+  list(prefix?: string): AsyncIterable<StoredKey>;
   /** For readiness checks. */
   ping(): Promise<void>;
   /** Releases the driver's connections (S3 clients); nothing to do for local files. */

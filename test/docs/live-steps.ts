@@ -340,6 +340,22 @@ export const STEPS: Step[] = [
   { op: 'getBulkSend' },
   { op: 'cancelBulkSend' },
   {
+    op: 'createOrganizationExport',
+    after: async (c, b) => {
+      at(c, EX.exp, b.data.id);
+      await c.t.settle(); // the job writes the ZIP (and emits organization.export.completed)
+    },
+  },
+  { op: 'getOrganizationExport', after: (c, b) => void (c.last.exportUrl = b.data.downloadUrl) },
+  {
+    op: 'downloadOrganizationExport',
+    send: async (c) => {
+      const url = new URL(c.last.exportUrl);
+      const res = await c.t.app.inject({ method: 'GET', url: url.pathname + url.search });
+      return { status: res.statusCode, body: res.rawPayload };
+    },
+  },
+  {
     op: 'deleteTemplate',
     before: async (c) =>
       at(

@@ -676,6 +676,76 @@ export interface paths {
         patch: operations["updateOrganization"];
         trace?: never;
     };
+    "/api/v1/organization/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export every document of your organization as a ZIP
+         * @description Starts an export (202): a background job writes a ZIP with, for each document not deleted, a folder named after it holding its original, its signed PDF, its signers' attachments, its audit log (`audit-log.json`) and a summary (`document.json`), plus the certificate the signed PDFs are sealed with. Follow it with `GET /api/v1/organization/exports/{id}`, or wait for `organization.export.completed`; the ZIP can be downloaded for 24 hours. One export runs at a time per organization, and at most 10 start in 24 hours (409 `limit_reached`).
+         *
+         *     **Scope:** `organization.export` (an API key carrying it, as `Authorization: Bearer sk_…`).
+         */
+        post: operations["createOrganizationExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an export, its progress and, once completed, its download link
+         * @description `processedDocuments` of `totalDocuments` are written so far. Once `completed`, `downloadUrl` is a link to the ZIP that needs no API key and works until `expiresAt` (24 hours); after that the ZIP is deleted and the export is `expired`.
+         *
+         *     **Scope:** `organization.export` (an API key carrying it, as `Authorization: Bearer sk_…`).
+         *
+         *     **Scope:** `organization.export` (an API key carrying it, as `Authorization: Bearer sk_…`).
+         */
+        get: operations["getOrganizationExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export's ZIP (its downloadUrl)
+         * @description The ZIP, streamed from storage. Names inside are UTF-8; archives past 4 GB use ZIP64. 403 `forbidden` once the link expired (start a new export) or when the token is not genuine.
+         *
+         *     **No API key:** the signed token in the export's `downloadUrl` authenticates the download.
+         *
+         *     **No API key:** the signed token in the export's `downloadUrl` authenticates the download.
+         */
+        get: operations["downloadOrganizationExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/public/campaigns/{slug}": {
         parameters: {
             query?: never;
@@ -1666,6 +1736,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "organization.export.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * organization.export.completed
+         * @description An export of the organization is ready: download its ZIP from `downloadUrl` within 24 hours.
+         *
+         *     A POST to every active webhook subscribed to `organization.export.completed`. Answer 2xx within 10 seconds; anything else is retried 8 times over about 2.5 days, with the same delivery id.
+         */
+        post: operations["event.organization.export.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "signer.completed": {
         parameters: {
             query?: never;
@@ -2168,6 +2260,46 @@ export interface components {
             name: string;
             /** @description Reply-To address of mail sent to signers; null: replies go to the sender address */
             replyTo: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+        };
+        /** @description An export of every document of the organization: a ZIP with each document's original, signed PDF, attachments and audit log */
+        OrganizationExport: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /** @description While `completed`: a link to the ZIP that needs no API key, valid until `expiresAt` (keep it private) */
+            downloadUrl: string | null;
+            /** @description Why it failed, when `failed` */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the download link stops working and the ZIP is deleted
+             */
+            expiresAt: string | null;
+            /** @description Size of the ZIP in bytes, once completed */
+            fileSize: number | null;
+            /** @description Identifier (`exp_…`) */
+            id: string;
+            /** @description Documents written into the ZIP so far */
+            processedDocuments: number;
+            /**
+             * @description `queued`, `processing` while the ZIP is written, then `completed` (download it within 24 hours), `failed`, or `expired` once the ZIP was deleted
+             * @enum {string}
+             */
+            status: "queued" | "processing" | "completed" | "failed" | "expired";
+            /** @description Documents the export holds */
+            totalDocuments: number;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -9403,7 +9535,7 @@ export interface operations {
                  * @description Only events of this type
                  * @example document.completed
                  */
-                type?: "document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "webhook.test";
+                type?: "document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -10783,6 +10915,496 @@ export interface operations {
                      *       "error": {
                      *         "code": "unsupported_media_type",
                      *         "message": "Send the request body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createOrganizationExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No options: the export holds every document */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The export, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "completedAt": null,
+                     *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "downloadUrl": null,
+                     *         "error": null,
+                     *         "expiresAt": null,
+                     *         "fileSize": null,
+                     *         "id": "exp_01jdxbq2r3s4t5v6w7x8y9z0a1",
+                     *         "processedDocuments": 0,
+                     *         "status": "queued",
+                     *         "totalDocuments": 42,
+                     *         "updatedAt": "2026-11-21T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OrganizationExport"];
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "The API key is unknown or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `insufficient_scope`: the key lacks the scope this operation requires; `details` names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "This API key lacks the scope documents.read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `limit_reached`: an organization or campaign limit is reached; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "limit_reached",
+                     *         "message": "An organization has at most 10 webhooks"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported media type. `unsupported_media_type`: the body is not of an accepted type, or its bytes are not the declared type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Send the request body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example exp_01jdxbq2r3s4t5v6w7x8y9z0a1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "completedAt": "2026-11-21T10:04:33.640Z",
+                     *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "downloadUrl": "https://sign.example.com/api/v1/organization/exports/exp_01jdxbq2r3s4t5v6w7x8y9z0a1/download?token=1795342473640.q8Zr3kVd2mXc7LwP1nBt9yHs4fJe6aGu0oRi5vKxTqE",
+                     *         "error": null,
+                     *         "expiresAt": "2026-11-22T10:04:33.640Z",
+                     *         "fileSize": 18734112,
+                     *         "id": "exp_01jdxbq2r3s4t5v6w7x8y9z0a1",
+                     *         "processedDocuments": 42,
+                     *         "status": "completed",
+                     *         "totalDocuments": 42,
+                     *         "updatedAt": "2026-11-21T10:04:33.640Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OrganizationExport"];
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "The API key is unknown or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `insufficient_scope`: the key lacks the scope this operation requires; `details` names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "This API key lacks the scope documents.read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadOrganizationExport: {
+        parameters: {
+            query: {
+                /**
+                 * @description The token of the `downloadUrl` (as given)
+                 * @example 1795342473640.q8Zr3kVd2mXc7LwP1nBt9yHs4fJe6aGu0oRi5vKxTqE
+                 */
+                token: string;
+            };
+            header?: never;
+            path: {
+                /** @example exp_01jdxbq2r3s4t5v6w7x8y9z0a1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This link is no longer valid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
                      *       }
                      *     }
                      */
@@ -16825,8 +17447,8 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string | null;
-                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, campaign.submission.created, campaign.closed, bulk_send.completed, webhook.test */
-                    events: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "webhook.test")[];
+                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
+                    events: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
                     /** @description http(s) URL, at most 2000 characters; HTTPS when the server runs in production. Refused when its host is, or resolves to, a private, loopback, link-local or otherwise non-public address. */
                     url: string;
                 };
@@ -17390,8 +18012,8 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string | null;
-                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, campaign.submission.created, campaign.closed, bulk_send.completed, webhook.test */
-                    events?: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "webhook.test")[];
+                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
+                    events?: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
                     /** @enum {string} */
                     status?: "active" | "inactive";
                     /** @description http(s) URL, at most 2000 characters; HTTPS when the server runs in production. Refused when its host is, or resolves to, a private, loopback, link-local or otherwise non-public address. */
@@ -20230,6 +20852,123 @@ export interface operations {
                     };
                     /** @enum {string} */
                     event: "document.viewed";
+                    /** @description The delivery id (`dlv_…`), as in `X-Service-Delivery-Id` */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.organization.export.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `"{webhook-id}.{webhook-timestamp}.{raw body}"`, same key */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the timestamp */
+                "webhook-timestamp": string;
+                /**
+                 * @description The delivery id, the same on every retry of this event to this webhook: deduplicate on it
+                 * @example dlv_01jdx7q8r9k3m8w2v9c4d7e1f0
+                 */
+                "X-Service-Delivery-Id": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description `sha256=` + hex HMAC-SHA256, keyed with the webhook secret, of `"{X-Service-Timestamp}.{raw body}"` */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse it when more than 5 minutes old
+                 * @example 1795256073
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, in the envelope every delivery has */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "api_version": "2026-11-21",
+                 *       "created_at": "2026-11-21T10:04:33.640Z",
+                 *       "data": {
+                 *         "completedAt": "2026-11-21T10:04:33.640Z",
+                 *         "createdAt": "2026-11-21T09:30:00.000Z",
+                 *         "downloadUrl": "https://sign.example.com/api/v1/organization/exports/exp_01jdxbq2r3s4t5v6w7x8y9z0a1/download?token=1795342473640.q8Zr3kVd2mXc7LwP1nBt9yHs4fJe6aGu0oRi5vKxTqE",
+                 *         "error": null,
+                 *         "expiresAt": "2026-11-22T10:04:33.640Z",
+                 *         "fileSize": 18734112,
+                 *         "id": "exp_01jdxbq2r3s4t5v6w7x8y9z0a1",
+                 *         "processedDocuments": 42,
+                 *         "status": "completed",
+                 *         "totalDocuments": 42,
+                 *         "updatedAt": "2026-11-21T10:04:33.640Z"
+                 *       },
+                 *       "event": "organization.export.completed",
+                 *       "id": "dlv_01jdxckjm12b15eabf60adaa78"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    api_version: "2026-11-21";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     */
+                    created_at: string;
+                    /** @description The export as `GET /api/v1/organization/exports/{id}` answers it, `completed`, with its `downloadUrl` */
+                    data: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        completedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description While `completed`: a link to the ZIP that needs no API key, valid until `expiresAt` (keep it private) */
+                        downloadUrl: string | null;
+                        /** @description Why it failed, when `failed` */
+                        error: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the download link stops working and the ZIP is deleted
+                         */
+                        expiresAt: string | null;
+                        /** @description Size of the ZIP in bytes, once completed */
+                        fileSize: number | null;
+                        /** @description Identifier (`exp_…`) */
+                        id: string;
+                        /** @description Documents written into the ZIP so far */
+                        processedDocuments: number;
+                        /**
+                         * @description `queued`, `processing` while the ZIP is written, then `completed` (download it within 24 hours), `failed`, or `expired` once the ZIP was deleted
+                         * @enum {string}
+                         */
+                        status: "queued" | "processing" | "completed" | "failed" | "expired";
+                        /** @description Documents the export holds */
+                        totalDocuments: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                    /** @enum {string} */
+                    event: "organization.export.completed";
                     /** @description The delivery id (`dlv_…`), as in `X-Service-Delivery-Id` */
                     id: string;
                 };

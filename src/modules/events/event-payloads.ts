@@ -4,6 +4,7 @@ import { DocumentListItem } from '../documents/documents.schemas.ts';
 import { SignerSchema } from '../signers/signers.schemas.ts';
 import { Campaign } from '../campaigns/campaigns.schemas.ts';
 import { BulkSend } from '../bulk-sends/bulk-sends.schemas.ts';
+import { OrganizationExport } from '../exports/exports.schemas.ts';
 import type { EventType } from './event-types.ts';
 
 /*
@@ -59,6 +60,10 @@ export const EVENT_DATA = {
   ),
   'bulk_send.completed': Type.Object(BulkSend.properties, {
     description: 'The bulk send as `GET /api/v1/bulk-sends/{id}` answers it, every row done',
+  }),
+  'organization.export.completed': Type.Object(OrganizationExport.properties, {
+    description:
+      'The export as `GET /api/v1/organization/exports/{id}` answers it, `completed`, with its `downloadUrl`',
   }),
   'webhook.test': Type.Object(
     {

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'campaign.submission.created',
   'campaign.closed',
   'bulk_send.completed',
+  'organization.export.completed',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

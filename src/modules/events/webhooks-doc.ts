@@ -27,6 +27,8 @@ const WHEN: Record<EventType, string> = {
   'campaign.closed': 'A campaign stopped taking submissions.',
   'bulk_send.completed':
     'Every row of a bulk send was handled: `sent` documents went out, `failed` ones did not.',
+  'organization.export.completed':
+    'An export of the organization is ready: download its ZIP from `downloadUrl` within 24 hours.',
   'webhook.test': 'A test event, sent on request to one webhook.',
 };
 

@@ -2,6 +2,7 @@ import type { DocumentRow } from '../../db/database.ts';
 import type { AppDeps } from '../../deps.ts';
 import { purgeFinishedRows } from '../bulk-sends/bulk-sends.repository.ts';
 import { CAMPAIGN_UPLOAD_TTL_MS, purgeUnclaimedUploads } from '../campaigns/campaign-uploads.ts';
+import { purgeExpiredExports } from '../exports/exports.service.ts';
 
 /*
  * What Signet keeps, and for how long (README "Retention"): a deployment does not keep personal
@@ -28,6 +29,8 @@ export interface PurgeResult {
   deletedDocuments: number;
   bulkSendRows: number;
   campaignUploads: number;
+  /** Organization exports whose 24-hour download window ended (their ZIPs deleted). */
+  exports: number;
 }
 
 const count = (result: { numDeletedRows: bigint }[]) =>
@@ -82,7 +85,8 @@ export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
     iso(now - CAMPAIGN_UPLOAD_TTL_MS),
     BATCH,
   );
-  return { idempotency, tokens, deletedDocuments, bulkSendRows, campaignUploads };
+  const exports = await purgeExpiredExports(deps, iso(now), BATCH);
+  return { idempotency, tokens, deletedDocuments, bulkSendRows, campaignUploads, exports };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import { isSealed, sealText } from '../../secret-key.ts';
+import { isSealed, openText, sealText } from '../../secret-key.ts';
 
 /**
  * Encrypts webhook secrets stored in plain text (written before secrets were encrypted at rest).
@@ -24,4 +24,26 @@ export async function sealPlaintextWebhookSecrets(db: Db, key: Buffer): Promise<
     sealed += Number(result.numUpdatedRows);
   }
   return sealed;
+}
+
+/**
+ * Why the webhook secrets in the database cannot be opened with `key`, or null when they can (or
+ * there are none). One sealed secret is tried: they are all sealed with the same key. A restore
+ * started with another SECRET_KEY than the one its data was written with is refused here, before
+ * it signs a single delivery with a secret it cannot read.
+ */
+export async function webhookSecretsProblem(db: Db, key: Buffer): Promise<string | null> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select('secret')
+    .where('secret', 'like', 'enc:%')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return null;
+  try {
+    openText(key, row.secret);
+    return null;
+  } catch {
+    return 'the webhook secrets stored in the database do not open with SECRET_KEY: SECRET_KEY is not the one they were encrypted with (after a restore, start with the SECRET_KEY of the instance the backup was made from)';
+  }
 }

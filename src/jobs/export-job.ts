@@ -1,0 +1,12 @@
+import type { AppDeps } from '../deps.ts';
+import { failExport, runExport } from '../modules/exports/export-zip.ts';
+
+/** Job `organization_export`: writes an export's ZIP; after its last attempt the export is `failed`. */
+export function registerExportJob(deps: AppDeps): void {
+  deps.jobs.register(
+    'organization_export',
+    async ({ exportId }) => runExport(deps, exportId),
+    async ({ exportId }) => failExport(deps, exportId),
+    { retrySchedule: [60_000, 300_000, 1_800_000] },
+  );
+}
