@@ -19,6 +19,7 @@ import { webhooksDocument } from './modules/events/webhooks-doc.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
 import { batchStats } from './db/pg-insert-batch.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { VERSION } from './version.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { JobRunner } from './jobs/job-runner.ts';
 import { registerJobHandlers } from './jobs/handlers.ts';
@@ -184,7 +185,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       openapi: '3.1.0',
       info: {
         title: 'Signet API',
-        version: '1.0.0',
+        version: VERSION,
         description:
           'Self-hostable e-signature API. Every `/api/v1` endpoint takes `Authorization: Bearer <API key>` and answers errors as `{"error": {"code", "message", "details"}}`.',
       },
