@@ -10,6 +10,7 @@ const DATABASE_INDEPENDENT = [
   'test/pdf/**',
   'test/mail/**',
   'test/architecture/**',
+  'test/build/**',
   'test/client/client-current.test.ts',
   'test/web/docs-page.test.ts',
 ];
@@ -24,6 +25,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/helpers/global-setup.ts'],
     reporters: ['default'],
   },
 });

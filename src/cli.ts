@@ -1,19 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.ts';
-import { migrate } from './db/create-db.ts';
-import { openDatabase, startServer } from './server.ts';
-import {
-  createApiKey,
-  createOrganization,
-  listApiKeys,
-  listOrganizations,
-  parseScopes,
-  replaceApiKey,
-  resolveOrgId,
-  revokeApiKey,
-} from './modules/orgs/orgs.service.ts';
-import { orgUpdateFromFlags } from './modules/orgs/org-cli.ts';
-import { toOrganization, updateOrganizationRow } from './modules/orgs/organization.service.ts';
+import { ConfigError } from './config-values.ts';
 
 const USAGE = `Usage: signet <command> [options]
 
@@ -68,13 +54,26 @@ export async function main(argv: string[]): Promise<number> {
   const [command, sub, arg] = positionals;
   if (values.help || !command) {
     process.stdout.write(`${USAGE}\n`);
-    return command ? 0 : 1;
+    return values.help ? 0 : 1;
   }
+  // Loaded only now, and only what the command needs, so that `signet --help` answers at once and
+  // the organization and key commands do not load the whole server.
+  const { loadConfig } = await import('./config.ts');
   const config = loadConfig();
   if (command === 'serve') {
+    const { startServer } = await import('./server.ts');
     await startServer(config);
     return -1; // keep running
   }
+  const { openDatabase } = await import('./db/open-database.ts');
+  const { migrate } = await import('./db/create-db.ts');
+  const orgs = await import('./modules/orgs/orgs.service.ts');
+  const { createApiKey, createOrganization, listApiKeys, listOrganizations } = orgs;
+  const { parseScopes, replaceApiKey, resolveOrgId, revokeApiKey } = orgs;
+  const { orgUpdateFromFlags } = await import('./modules/orgs/org-cli.ts');
+  const { toOrganization, updateOrganizationRow } = await import(
+    './modules/orgs/organization.service.ts'
+  );
   const database = openDatabase(config);
   const out = (json: unknown, text: string) =>
     process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
