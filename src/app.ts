@@ -12,6 +12,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { connectRedis, registerRateLimit } from './http/rate-limit.ts';
 import { Counters } from './http/counters.ts';
 import { registerValidation } from './http/validation.ts';
+import { schemaController } from './http/schema-compilers.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
 import { registerDocs } from './http/docs.ts';
 import { registerOperationDocs } from './http/operation-docs.ts';
@@ -101,6 +102,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     trustProxy: config.trustProxy.length > 0 ? trustedPeers(config.trustProxy) : false,
     frameworkErrors,
     ajv: undefined,
+    schemaController,
   });
 
   const clock = options.clock ?? systemClock;
