@@ -54,6 +54,15 @@ function run(cwd: string, args: string[]) {
 }
 
 describe('the container image', () => {
+  it('is built on a Node.js version that package.json says is tested', () => {
+    const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    const majors = [...text.matchAll(/^FROM node:(\d+)-/gm)].map((m) => m[1]);
+    expect(majors.length).toBeGreaterThan(0);
+    const engines = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).engines
+      .node as string;
+    for (const major of majors) expect(engines).toMatch(new RegExp(`\\^${major}\\.`));
+  });
+
   it('runs the built JavaScript alone: /healthz, /docs with the package version, the signing page files, and a PDF read by its worker thread', async () => {
     const { copies, cmd } = runtimeStage();
     // The image as its final stage lays it out under /app; the other stages' outputs are the
