@@ -60,9 +60,9 @@ function writeAtomic(file, contents) {
 /** Every file under dir, relative to it. */
 function listFiles(dir) {
   if (!fs.existsSync(dir)) return [];
-  return /** @type {string[]} */ (fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })).filter(
-    (f) => fs.statSync(path.join(dir, f)).isFile(),
-  );
+  return /** @type {string[]} */ (
+    fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })
+  ).filter((f) => fs.statSync(path.join(dir, f)).isFile());
 }
 
 /**

@@ -1,20 +1,20 @@
-import { spawnSync, spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { samplePdf } from '../helpers/factories.ts';
 import {
+  type Installation,
   killLeftovers,
   newInstallation,
-  startServe,
-  type Installation,
   type RunningServer,
+  startServe,
 } from '../cli/run-cli.ts';
-import { startReceiver, type Receiver } from '../webhooks/support.ts';
+import { samplePdf } from '../helpers/factories.ts';
+import { type Receiver, startReceiver } from '../webhooks/support.ts';
 
 /*
  * The blocks of the README and of every docs/*.md page marked `<!-- readme-test: NAME -->` are
