@@ -12,6 +12,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { connectRedis, registerRateLimit } from './http/rate-limit.ts';
 import { Counters } from './http/counters.ts';
 import { registerValidation } from './http/validation.ts';
+import { schemaController } from './http/schema-compilers.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
 import { registerDocs } from './http/docs.ts';
 import { registerOperationDocs } from './http/operation-docs.ts';
@@ -19,6 +20,7 @@ import { webhooksDocument } from './modules/events/webhooks-doc.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
 import { batchStats } from './db/pg-insert-batch.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { VERSION } from './version.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { JobRunner } from './jobs/job-runner.ts';
 import { registerJobHandlers } from './jobs/handlers.ts';
@@ -101,6 +103,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     trustProxy: config.trustProxy.length > 0 ? trustedPeers(config.trustProxy) : false,
     frameworkErrors,
     ajv: undefined,
+    schemaController,
   });
 
   const clock = options.clock ?? systemClock;
@@ -185,7 +188,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       openapi: '3.1.0',
       info: {
         title: 'Signet API',
-        version: '1.0.0',
+        version: VERSION,
         description:
           'Self-hostable e-signature API. Every `/api/v1` endpoint takes `Authorization: Bearer <API key>` and answers errors as `{"error": {"code", "message", "details"}}`.',
       },

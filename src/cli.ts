@@ -1,21 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.ts';
-import { migrate } from './db/create-db.ts';
-import {
-  createApiKey,
-  createOrganization,
-  listApiKeys,
-  listOrganizations,
-  parseScopes,
-  replaceApiKey,
-  resolveOrgId,
-  revokeApiKey,
-} from './modules/orgs/orgs.service.ts';
-import { orgUpdateFromFlags } from './modules/orgs/org-cli.ts';
-import { runBackupCommand } from './backup/backup-cli.ts';
-import { toOrganization, updateOrganizationRow } from './modules/orgs/organization.service.ts';
-import { documentsWithLostText } from './modules/documents/lost-text.ts';
-import { createStorage } from './storage/create-storage.ts';
+import { ConfigError } from './config-values.ts';
 
 const USAGE = `Usage: signet <command> [options]
 
@@ -83,26 +67,37 @@ export async function main(argv: string[]): Promise<number> {
   const [command, sub, arg] = positionals;
   if (values.help || !command) {
     process.stdout.write(`${USAGE}\n`);
-    return command ? 0 : 1;
+    return values.help ? 0 : 1;
   }
+  // Loaded only now, and only what the command needs, so that `signet --help` answers at once and
+  // the organization and key commands do not load the whole server.
+  const { loadConfig } = await import('./config.ts');
   const config = loadConfig();
   if (command === 'backup' || command === 'restore') {
     const verify = command === 'backup' && sub === 'verify';
     if (command === 'backup' && sub && !verify)
       throw new UsageError(`Unknown command: backup ${sub}`);
+    const { runBackupCommand } = await import('./backup/backup-cli.ts');
     return runBackupCommand(config, {
       command: verify ? 'verify' : command,
       location: verify ? arg : command === 'backup' ? values.to : values.from,
       json: values.json,
     });
   }
-  // The server (and everything it loads) is imported only by the commands that use it: a backup's
-  // memory is then its own, not the API's.
-  const { openDatabase, startServer } = await import('./server.ts');
   if (command === 'serve') {
+    const { startServer } = await import('./server.ts');
     await startServer(config);
     return -1; // keep running
   }
+  const { openDatabase } = await import('./db/open-database.ts');
+  const { migrate } = await import('./db/create-db.ts');
+  const orgs = await import('./modules/orgs/orgs.service.ts');
+  const { createApiKey, createOrganization, listApiKeys, listOrganizations } = orgs;
+  const { parseScopes, replaceApiKey, resolveOrgId, revokeApiKey } = orgs;
+  const { orgUpdateFromFlags } = await import('./modules/orgs/org-cli.ts');
+  const { toOrganization, updateOrganizationRow } = await import(
+    './modules/orgs/organization.service.ts'
+  );
   const database = openDatabase(config);
   const out = (json: unknown, text: string) =>
     process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
@@ -169,6 +164,8 @@ export async function main(argv: string[]): Promise<number> {
       if (!(await revokeApiKey(database.db, keyId))) throw new UsageError(`No active key ${keyId}`);
       out({ id: keyId, revoked: true }, `Revoked ${keyId}`);
     } else if (command === 'documents' && sub === 'lost-text') {
+      const { documentsWithLostText } = await import('./modules/documents/lost-text.ts');
+      const { createStorage } = await import('./storage/create-storage.ts');
       const storage = createStorage(config);
       const found = [];
       try {

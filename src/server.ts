@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -6,7 +5,8 @@ import { CertificateCheck } from './pdf/certificate-check.ts';
 import { signingCertConfig } from './pdf/certificate.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
 import { webhookSecretsProblem } from './modules/webhooks/webhook-secrets.ts';
-import { createDb, migrate } from './db/create-db.ts';
+import { migrate } from './db/create-db.ts';
+import { openDatabase } from './db/open-database.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
 import { warmMailLayout } from './mail/layout.ts';
@@ -14,20 +14,6 @@ import { closeFinalizeWorker, warmFinalizeWorker } from './pdf/finalize-worker.t
 import { closeVerifyWorker } from './pdf/verify-worker.ts';
 import { closeIntakeWorker, warmIntakeWorker } from './pdf/page-count.ts';
 import { closeRenewWorker } from './pdf/renew-worker.ts';
-
-/**
- * The database handle for a configuration: PostgreSQL when DATABASE_URL says so, SQLite otherwise.
- * On PostgreSQL the server listens for changes to the key tables, for its API key cache (a
- * connection the CLI's short runs do not open); PERF_OFF=key-cache turns it off.
- */
-export function openDatabase(config: Config, options: { server?: boolean } = {}) {
-  return createDb({
-    databaseUrl: config.databaseUrl,
-    sqliteFile: path.join(config.dataDir, 'signet.db'),
-    watchChanges: options.server === true && !config.perfOff.has('key-cache'),
-    namedStatements: !config.perfOff.has('named-statements'),
-  });
-}
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
@@ -65,6 +51,8 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     }
   }
 
+  // MJML loads before the server listens, not once it answers: loading it holds the event loop
+  // (a quarter of the start's CPU), and requests right after /healthz would wait for it.
   let stopSchedulers = async () => {};
   if (config.workers) {
     await warmMailLayout();

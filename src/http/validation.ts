@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import ajvFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import { compileOnce } from './schema-compilers.ts';
 
 /**
  * Two validators: bodies are checked strictly (no type coercion, unknown fields refused), while
@@ -33,8 +34,16 @@ export function registerValidation(app: FastifyInstance): void {
   };
   const bodyAjv = make(false);
   const textAjv = make('array');
+  const compileBody = compileOnce(
+    (schema: object) => schema,
+    (schema) => bodyAjv.compile(schema),
+  );
+  const compileText = compileOnce(
+    (schema: object) => schema,
+    (schema) => textAjv.compile(schema),
+  );
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+    const validate = (httpPart === 'body' ? compileBody : compileText)(schema as object);
     const checked = Object.assign(
       // Fastify passes only `parentData` and `parentDataProperty` of the context; Ajv's compiled
       // function defaults the rest (instancePath '', rootData the data).

@@ -41,7 +41,10 @@ interface Task {
   reject: (e: Error) => void;
 }
 
-const HOST = new URL('./worker-host.ts', import.meta.url).href;
+// This file runs as dist/pdf/bounded-worker.js when built and as TypeScript from src/ under the
+// tests and tsx: the host beside it has the same extension.
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const HOST = new URL(FROM_SOURCES ? './worker-host.ts' : './worker-host.js', import.meta.url).href;
 
 export class BoundedWorker<In, Out> {
   private worker: Worker | null = null;
@@ -77,9 +80,11 @@ export class BoundedWorker<In, Out> {
   }
 
   private start(): Worker {
-    // The sources are TypeScript run without a build: the thread registers tsx (as bin/signet.js
-    // does) before importing the host.
-    const bootstrap = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(HOST)}); })`;
+    // From the sources the thread registers tsx (a development dependency) before importing the
+    // host: a worker thread does not inherit the loader that runs the TypeScript of its parent.
+    const bootstrap = FROM_SOURCES
+      ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(HOST)}); })`
+      : `import(${JSON.stringify(HOST)})`;
     const w = new Worker(bootstrap, {
       eval: true,
       workerData: { module: this.options.moduleUrl, exportName: this.options.exportName },

@@ -19,6 +19,19 @@ afterAll(() => {
 });
 
 describe('clients/typescript', () => {
+  it('its README links only to what the package holds (it is read inside the packed tarball)', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(CLIENT_DIR, 'package.json'), 'utf8'));
+    const readme = fs.readFileSync(path.join(CLIENT_DIR, 'README.md'), 'utf8');
+    const outside = [...readme.matchAll(/\]\(([^)]+)\)/g)]
+      .map((m) => m[1])
+      .filter((target) => !/^(https?:|#)/.test(target))
+      .filter((target) => {
+        const file = path.posix.normalize(target.replace(/^\.\//, ''));
+        return !(pkg.files as string[]).some((f) => file === f || file.startsWith(`${f}/`));
+      });
+    expect(outside).toEqual([]);
+  });
+
   it('its openapi.json and src/schema.ts are current (regenerate with `npm run client:generate`)', async () => {
     const files = await generateClientFiles();
     expect(Object.keys(files).sort()).toEqual(['openapi.json', 'src/schema.ts']);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorCode } from '../../src/http/errors.ts';
 import { commonErrorCodes } from '../../src/http/operation-docs.ts';
@@ -11,6 +12,9 @@ import { exampleRequest, operationsOf, success, validator } from './openapi-doc.
  * lists only error codes it can produce, and the `webhooks` section describes every event.
  */
 
+const packageVersion = JSON.parse(
+  fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+).version;
 let t: TestApp;
 let doc: any;
 beforeAll(async () => {
@@ -24,6 +28,10 @@ const codesIn = (description: string) =>
   [...description.matchAll(/`([a-z_]+)`:/g)].map((m) => m[1]);
 
 describe('the OpenAPI document', () => {
+  it("names the package's version (the /docs page shows it)", () => {
+    expect(doc.info.version).toBe(packageVersion);
+  });
+
   it('is the same document on every request (deterministic)', async () => {
     const again = (await t.request('GET', '/openapi.json', { key: null })).raw.body;
     expect(again).toBe(JSON.stringify(doc));

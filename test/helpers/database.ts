@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { createDb, migrate, type DbHandle } from '../../src/db/create-db.ts';
 
 /** PostgreSQL when TEST_DATABASE_URL is set (a fresh database per call), SQLite in a temp dir otherwise. */
@@ -39,9 +40,11 @@ export async function createTestDatabase(
     };
   }
   const name = `signet_t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  // A migrated database is a copy of the one the run migrated once (test/helpers/global-setup.ts).
+  const template = migrated ? inject('pgTemplate') : undefined;
   const admin = new pg.Client({ connectionString: testDatabaseUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
@@ -52,7 +55,7 @@ export async function createTestDatabase(
     poolSize: 5,
     watchChanges: true,
   });
-  if (migrated) await migrate(handle.db);
+  if (migrated && !template) await migrate(handle.db);
   return {
     handle,
     url: url.toString(),

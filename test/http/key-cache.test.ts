@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { SCOPES } from '../../src/http/auth.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/server.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
 import { createApiKey, revokeApiKey } from '../../src/modules/orgs/orgs.service.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { dialectName } from '../helpers/database.ts';
