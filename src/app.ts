@@ -11,6 +11,7 @@ import { trustedPeers } from './http/proxy.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { connectRedis, registerRateLimit } from './http/rate-limit.ts';
 import { Counters } from './http/counters.ts';
+import { credentialFailures } from './http/credential-error.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
 import { registerDocs } from './http/docs.ts';
@@ -168,7 +169,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerValidation(app);
   registerEmptyBody(app);
   registerMetrics(app, deps.metrics);
-  registerErrorHandler(app);
+  registerErrorHandler(app, {
+    credentialRefused: credentialFailures(counters, config.limits.authFailuresPerMinute),
+  });
   registerAuth(
     app,
     deps.db,

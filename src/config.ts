@@ -86,7 +86,7 @@ const EnvSchema = Type.Object({
 export interface AbuseLimits {
   /** Requests per minute per signing or upload token. */
   readonly perTokenPerMinute: number;
-  /** Failed authentications (401) per minute per client IP; past it, 429 until the minute ends. */
+  /** Refused keys and tokens per minute per client IP; past it, those (never a valid one) get 429. */
   readonly authFailuresPerMinute: number;
   readonly campaignSubmissionsPerHour: number;
   /** Submissions per hour per submitter address, across campaigns (each mails that address). */

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { CredentialError } from './credential-error.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
 
 export interface AjvLikeError {
@@ -130,10 +131,20 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   }
 }
 
+export interface ErrorHandlerOptions {
+  /** What a refused credential answers (counted per address: http/credential-error.ts). */
+  credentialRefused?: (request: FastifyRequest, err: CredentialError) => Promise<AppError>;
+}
+
 /** The one place errors become responses: API.md's body, never a stack trace, never an internal message on 5xx. */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(
+  app: FastifyInstance,
+  options: ErrorHandlerOptions = {},
+): void {
   app.setErrorHandler(
-    (err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    async (err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+      if (err instanceof CredentialError && options.credentialRefused)
+        err = await options.credentialRefused(request, err);
       if (err instanceof AppError) {
         if (err.headers) reply.headers(err.headers);
         if (err.status >= 500) request.log.error({ err }, 'request failed');

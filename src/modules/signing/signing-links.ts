@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
+import { CredentialError } from '../../http/credential-error.ts';
 import * as repo from './signing.repository.ts';
 import { requireOpenDocument } from './signing-rules.ts';
 
@@ -90,9 +91,17 @@ export const invalidLink = () =>
     'This signing link is not valid or has expired; ask the sender for a new one',
   );
 
+/** A token that was never issued: counted as a failed authentication of the address. */
+const unknownLink = () =>
+  new CredentialError(
+    'forbidden',
+    'This signing link is not valid or has expired; ask the sender for a new one',
+  );
+
 /**
  * The signer and document a token opens, or 403 `forbidden` for a forged, revoked or expired
  * token, or one of a purpose not in `accept`. Says nothing about the document's or signer's status.
+ * Only a token never issued counts against the address: a revoked or expired one was genuine.
  */
 export async function resolveToken(
   db: Executor,
@@ -101,8 +110,8 @@ export async function resolveToken(
   accept: readonly LinkPurpose[] = ['sign'],
 ): Promise<{ signer: SignerRow; doc: DocumentRow; purpose: LinkPurpose }> {
   const row = await repo.findSigningToken(db, hashToken(token));
-  if (!row || !accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null)
-    throw invalidLink();
+  if (!row) throw unknownLink();
+  if (!accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null) throw invalidLink();
   const [signer, doc] = await Promise.all([
     repo.findSignerById(db, row.signer_id),
     repo.findDocumentById(db, row.document_id),
