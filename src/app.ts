@@ -14,6 +14,7 @@ import { Counters } from './http/counters.ts';
 import { credentialFailures } from './http/credential-error.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
+import { registerLingeringClose } from './http/lingering-close.ts';
 import { registerDocs } from './http/docs.ts';
 import { registerOperationDocs } from './http/operation-docs.ts';
 import { webhooksDocument } from './modules/events/webhooks-doc.ts';
@@ -166,6 +167,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     done();
   });
 
+  registerLingeringClose(app, config.exposure.lingerMs);
   registerValidation(app);
   registerEmptyBody(app);
   registerMetrics(app, deps.metrics);

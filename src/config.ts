@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError, parseSchedule, parseTrustProxy } from './config-values.ts';
+import { ExposureEnv, exposureConfig, type ExposureConfig } from './config-exposure.ts';
 
 /**
  * The whole environment Signet reads, in one schema. `loadConfig` is the only place that
@@ -80,6 +81,7 @@ const EnvSchema = Type.Object({
   TSA_USERNAME: Type.Optional(Type.String()),
   TSA_PASSWORD: Type.Optional(Type.String()),
   TIMESTAMP_RENEW_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  ...ExposureEnv,
 });
 
 /** Rates and attempts that bound what outsiders can make Signet do (README, "Limits"); 0 turns one off. */
@@ -186,6 +188,8 @@ export interface Config {
   };
   /** B-LTA documents get a fresh document timestamp this many days before their last one's certificate expires. */
   readonly timestampRenewDays: number;
+  /** Metrics token, lingering close, verify queues (config-exposure.ts). */
+  readonly exposure: ExposureConfig;
 }
 
 export { ConfigError, parseSchedule, parseTrustProxy };
@@ -285,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     },
     timestampRenewDays: Number(e.TIMESTAMP_RENEW_DAYS ?? 90),
+    exposure: exposureConfig(e),
   };
   return Object.freeze(config);
 }

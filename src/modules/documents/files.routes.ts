@@ -143,12 +143,6 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
   const deps = fastify.deps;
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  // An answer given before the whole body arrived (refused URL, wrong type) closes the connection,
-  // rather than leaving up to 50 MB to be read and thrown away to keep it alive; so does every 413,
-  // since a client that overran its limit once cannot be trusted to stop.
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
-  });
 
   // Who takes the bytes of a checked upload, by the token's target.
   const receivers: Record<UploadGrant['target'], GrantedUpload> = {

@@ -19,9 +19,6 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
   const deps = fastify.deps;
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
-  });
   const length = (header: string | undefined) =>
     header && /^[0-9]+$/.test(header) ? Number(header) : undefined;
 

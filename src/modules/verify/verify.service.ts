@@ -35,7 +35,6 @@ export async function verifyUpload(
       { path: 'body', message: 'empty' },
     ]);
   if (declaredLength !== undefined && declaredLength > VERIFY_MAX_BYTES) {
-    body.resume();
     throw new AppError('payload_too_large', `The file is larger than ${VERIFY_MAX_BYTES} bytes`);
   }
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'signet-verify-'));
@@ -46,7 +45,9 @@ export async function verifyUpload(
     let head = Buffer.alloc(0);
     const out = fs.createWriteStream(file, { mode: 0o600 });
     try {
-      for await (const chunk of body) {
+      // Not destroyed on a refusal (the default for `for await`): that would reset the connection
+      // before the 413 reaches the client (http/lingering-close.ts reads the rest).
+      for await (const chunk of body.iterator({ destroyOnReturn: false })) {
         const bytes = chunk as Buffer;
         size += bytes.length;
         if (size > VERIFY_MAX_BYTES)
