@@ -87,6 +87,10 @@ export const ERROR_DOCS = {
     'file storage is unreachable; nothing was stored; retry',
     'File storage is unavailable; retry shortly',
   ],
+  busy: [
+    'the queue for this work is full; nothing was done; retry after `Retry-After`',
+    '8 checks with a key are already in progress; try again in 6 s',
+  ],
 } as const satisfies Record<ErrorCode, readonly [string, string]>;
 
 export const STATUS_TITLES: Record<number, string> = {

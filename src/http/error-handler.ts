@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { AppError, busy, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { CredentialError } from './credential-error.ts';
+import { WorkerBusyError } from '../pdf/bounded-worker.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
 
 export interface AjvLikeError {
@@ -145,6 +146,9 @@ export function registerErrorHandler(
     async (err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
       if (err instanceof CredentialError && options.credentialRefused)
         err = await options.credentialRefused(request, err);
+      // A PDF thread's queue was full (an upload's page count, a check): nothing was kept.
+      if (err instanceof WorkerBusyError)
+        err = busy('Too many files are being read right now', err.retryAfterSeconds);
       if (err instanceof AppError) {
         if (err.headers) reply.headers(err.headers);
         if (err.status >= 500) request.log.error({ err }, 'request failed');

@@ -48,6 +48,8 @@ export const ERROR_STATUS = {
   database_unavailable: 503,
   /** File storage is unavailable (directory not writable, S3 endpoint down); nothing was stored; retry. */
   storage_unavailable: 503,
+  /** The queue for this work is full (public checks, PDF threads); nothing was done; retry after `Retry-After`. */
+  busy: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -83,3 +85,8 @@ export const notFound = (what: string) => new AppError('not_found', `${what} not
 export const invalidState = (message: string) => new AppError('invalid_state', message);
 export const validation = (path: string, message: string) =>
   new AppError('validation_error', message, [{ path, message }]);
+/** 503 `busy` with `Retry-After`: a queue was full and nothing was done. */
+export const busy = (message: string, retryAfterSeconds: number) =>
+  new AppError('busy', `${message}; try again in ${retryAfterSeconds} s`, undefined, {
+    'Retry-After': String(retryAfterSeconds),
+  });

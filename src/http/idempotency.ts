@@ -14,6 +14,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotency: { apiKeyId: string; key: string } | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * `false`: the route ignores `Idempotency-Key`. For a POST whose body is a raw stream and that
+     * stores nothing (verification): a repeat does no harm, and the body is not a value to compare.
+     */
+    idempotency?: false;
+  }
 }
 
 /** JSON with object members sorted, so a client that re-serializes the same body in another order still matches. */
@@ -51,7 +58,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
 
   // Only authenticated POST routes take the header; other routes do not pay for the hooks.
   const applies = (route: RouteOptions) =>
-    route.config?.scope !== undefined && [route.method].flat().includes('POST');
+    route.config?.scope !== undefined &&
+    route.config.idempotency !== false &&
+    [route.method].flat().includes('POST');
   hookRoutes(app, 'preHandler', applies, async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST' || !request.auth) return;
     const header = request.headers['idempotency-key'];
