@@ -38,6 +38,7 @@ import * as m0014b from './migrations/0014b-event-log-indexes.ts';
 import * as m0015 from './migrations/0015-campaign-uploads.ts';
 import * as m0015b from './migrations/0015b-jobs-kind-index.ts';
 import * as m0015c from './migrations/0015c-webhook-backoff.ts';
+import * as m0016a from './migrations/0016a-exposure.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -80,6 +81,7 @@ export const migrations: Record<string, Migration> = {
   '0015-campaign-uploads': m0015,
   '0015b-jobs-kind-index': m0015b,
   '0015c-webhook-backoff': m0015c,
+  '0016a-exposure': m0016a,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

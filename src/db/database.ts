@@ -32,6 +32,7 @@ import type {
   WebhookDeliveriesTable,
   WebhooksTable,
 } from './tables/outbox.ts';
+import type { CodeFailuresTable } from './tables/exposure.ts';
 
 /*
  * Storage conventions, identical on SQLite and PostgreSQL so one query layer serves both:
@@ -48,6 +49,7 @@ export * from './tables/orgs.ts';
 export * from './tables/documents.ts';
 export * from './tables/templates.ts';
 export * from './tables/outbox.ts';
+export * from './tables/exposure.ts';
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -75,6 +77,7 @@ export interface Database {
   bulk_sends: BulkSendsTable;
   bulk_send_rows: BulkSendRowsTable;
   campaign_uploads: CampaignUploadsTable;
+  code_failures: CodeFailuresTable;
 }
 
 export type Db = Kysely<Database>;

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   otp_required: 401,
   /** The one-time code is wrong, expired, or was tried too often (then a new code is needed). */
   invalid_otp: 403,
+  /** Too many wrong codes over the life of the links: they are locked until the sender issues a new link. */
+  link_locked: 403,
   /** Sequential signing: an earlier signer or approver has not finished yet. */
   not_your_turn: 409,
   /** The document requires identity evidence (KYC) that is missing, awaiting review or rejected. */
