@@ -43,6 +43,7 @@ import { fieldsRoutes } from './modules/fields/fields.routes.ts';
 import { foldersRoutes } from './modules/folders/folders.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
+import { embedOriginsOfLink } from './modules/signing/signing-links.ts';
 import { templatesRoutes } from './modules/templates/templates.routes.ts';
 import { templatePartsRoutes } from './modules/templates/template-parts.routes.ts';
 import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
@@ -210,8 +211,13 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
   });
-  await registerDocs(app);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerDocs(app, config.publicUrl);
+  // Public and not rate limited: serialized once (the document does not change while running).
+  let openapi: string | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
+    openapi ??= JSON.stringify(app.swagger());
+    return reply.type('application/json; charset=utf-8').send(openapi);
+  });
 
   await app.register(healthRoutes);
   await app.register(documentsRoutes);
@@ -225,7 +231,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(campaignsRoutes);
   await app.register(publicCampaignRoutes);
   await app.register(campaignPageRoutes);
-  await app.register(webRoutes);
+  await app.register(webRoutes, {
+    embedOriginsOfLink: (token) => embedOriginsOfLink(deps.db, token),
+  });
   await app.register(signingRoutes);
   await app.register(bulkSendsRoutes);
   await app.register(signerUploadRoutes);

@@ -5,6 +5,7 @@ import { AppError } from '../../http/errors.ts';
 import { CredentialError } from '../../http/credential-error.ts';
 import * as repo from './signing.repository.ts';
 import { isLocked, linkLocked, signerSubject } from './code-failures.ts';
+import { parseEmbedOrigins } from '../orgs/embed-origins.ts';
 import { requireOpenDocument } from './signing-rules.ts';
 
 /*
@@ -130,4 +131,19 @@ export async function resolveToken(
     throw invalidLink();
   }
   return { signer, doc, purpose: row.purpose as LinkPurpose };
+}
+
+/**
+ * The embed origins of the organization whose document a signing token opens, for the signing
+ * page's frame-ancestors; none for a token that opens nothing (its page is an error page).
+ */
+export async function embedOriginsOfLink(db: Executor, token: string): Promise<string[]> {
+  const row = await db
+    .selectFrom('signing_tokens')
+    .innerJoin('documents', 'documents.id', 'signing_tokens.document_id')
+    .innerJoin('organizations', 'organizations.id', 'documents.org_id')
+    .select('organizations.embed_origins')
+    .where('signing_tokens.token_hash', '=', hashToken(token))
+    .executeTakeFirst();
+  return parseEmbedOrigins(row?.embed_origins);
 }
