@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, busy, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { AppError, busy, MAX_DETAILS, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { CredentialError } from './credential-error.ts';
 import { WorkerBusyError } from '../pdf/bounded-worker.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
@@ -18,7 +18,9 @@ export function validationDetails(
 ): ErrorDetail[] {
   // A failed anyOf (e.g. "a string or null") reports every branch; the first branch's reason is the useful one.
   const seen = new Set<string>();
-  const details = errors.map((e) => {
+  // Bounded before the work below (which compares details with each other): the answer lists at
+  // most MAX_DETAILS anyway, and a 16 MB body can carry tens of thousands of errors.
+  const details = errors.slice(0, 10 * MAX_DETAILS).map((e) => {
     let path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties' && e.params?.additionalProperty) {
@@ -97,7 +99,10 @@ function send(
   details?: unknown[],
 ) {
   const error: { code: string; message: string; details?: unknown[] } = { code, message };
-  if (details && details.length > 0) error.details = details;
+  if (details && details.length > MAX_DETAILS) {
+    error.message = `${message} (${details.length - MAX_DETAILS} more problem(s) not listed)`;
+    error.details = details.slice(0, MAX_DETAILS);
+  } else if (details && details.length > 0) error.details = details;
   return reply.code(status).send({ error });
 }
 

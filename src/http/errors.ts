@@ -56,6 +56,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The most `details` any error lists (the message says how many more there were). */
+export const MAX_DETAILS = 100;
+
 export interface ErrorDetail {
   path: string;
   message: string;
