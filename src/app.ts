@@ -28,7 +28,6 @@ import { Pacer } from './jobs/pacer.ts';
 import { DeliveryWorker } from './jobs/webhook-delivery.ts';
 import { createStorage } from './storage/create-storage.ts';
 import type { Storage } from './storage/storage.ts';
-import { loadServerSecret } from './server-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
 import { serializeRequest } from './http/log-redaction.ts';
@@ -153,7 +152,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       },
       { pollMs: options.jobPollMs },
     ),
-    secret: await loadServerSecret(options.database.db),
+    secret: deriveKey(secretKey, 'server-tokens'),
     webhookKey,
     databaseWritable: options.database.writable ?? (() => true),
     certificate: new CertificateCheck(await signingCertConfig(config, secretKey)),
@@ -180,7 +179,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     deps.db,
     config.perfOff.has('key-cache') ? undefined : options.database.keysMark,
   );
-  registerIdempotency(app, deps.db, clock);
+  registerIdempotency(app, deps.db, clock, deriveKey(secretKey, 'idempotency-replays'));
   await registerRateLimit(app, config, redis, counters);
   app.addSchema(ErrorBody);
   registerOperationDocs(app);

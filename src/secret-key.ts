@@ -36,7 +36,13 @@ export async function loadSecretKey(
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }
 
-export type KeyPurpose = 'webhook-secrets' | 'signing-cert-password';
+export type KeyPurpose =
+  | 'webhook-secrets'
+  | 'signing-cert-password'
+  /** Signs upload URLs and keys the hashes of one-time codes (deps.secret). */
+  | 'server-tokens'
+  /** Encrypts the answers kept for Idempotency-Key replays (some carry secrets). */
+  | 'idempotency-replays';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `signet:${purpose}`, 32));
