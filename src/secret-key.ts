@@ -24,7 +24,7 @@ export async function loadSecretKey(
   const file = path.join(config.dataDir, FILE);
   const existing = await readFile(file, 'utf8').catch(() => null);
   if (existing !== null && existing.trim() !== '') return Buffer.from(existing.trim(), 'utf8');
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   // Written aside then linked into place: concurrent first starts agree on whichever links first.
   const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(tmp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });

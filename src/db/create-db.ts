@@ -146,8 +146,12 @@ export function createDb(options: DbOptions): DbHandle {
     };
     return { db, dialect: 'postgres', keysMark: feed?.keysMark, close };
   }
-  if (options.sqliteFile !== ':memory:')
-    fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
+  if (options.sqliteFile !== ':memory:') {
+    // Readable by Signet's user only: the database holds every document's data. SQLite creates
+    // its -wal and -shm files with the database file's own mode.
+    fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(options.sqliteFile, 'a', 0o600));
+  }
   const sqlite = new SQLite(options.sqliteFile);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

@@ -151,7 +151,10 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
   try {
     const sourcePath = path.join(dir, 'source.pdf');
     const outputPath = path.join(dir, 'signed.pdf');
-    await pipeline(await deps.storage.get(doc.file_key), fs.createWriteStream(sourcePath));
+    await pipeline(
+      await deps.storage.get(doc.file_key),
+      fs.createWriteStream(sourcePath, { mode: 0o600 }),
+    );
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
     let sealed: FinalizeResult;
     try {
