@@ -170,7 +170,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerLingeringClose(app, config.exposure.lingerMs);
   registerValidation(app);
   registerEmptyBody(app);
-  registerMetrics(app, deps.metrics);
+  registerMetrics(app, deps.metrics, config.exposure.metricsToken);
   registerErrorHandler(app, {
     credentialRefused: credentialFailures(counters, config.limits.authFailuresPerMinute),
   });
