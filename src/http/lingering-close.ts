@@ -9,6 +9,9 @@ import type { FastifyInstance } from 'fastify';
  */
 export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
+/** Connections discarding a body at once, per instance; past it a refused one is closed at once. */
+export const LINGER_MAX_CONNECTIONS = 32;
+
 /*
  * An answer given before the whole request body arrived (413 on `Content-Length`, a refused
  * upload URL, a busy queue) must reach the client as the answer. Closing the connection at once
@@ -20,21 +23,30 @@ export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
  * connection is closed, so a slow or endless sender cannot hold the socket. Node's own
  * keep-alive handling does the reading; this hook only keeps the connection from being closed
  * early and holds it to those bounds.
+ *
+ * Not after a 429: a client over its rate limit is sending faster than it may, and reading each
+ * of its bodies to the end would turn the cheapest refusal into the dearest (a flood of 50 MB
+ * bodies read and thrown away cost the event loop more than the work it was refused). And at
+ * most LINGER_MAX_CONNECTIONS at once, so the reading itself stays bounded.
  */
 export function registerLingeringClose(app: FastifyInstance, lingerMs: number): void {
+  let lingering = 0;
   app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
     // `inject` requests have no socket to keep open.
     if (!raw.complete && !raw.destroyed && raw.socket instanceof Socket) {
-      if (linger(raw, lingerMs)) reply.removeHeader('connection');
-      else reply.header('connection', 'close');
+      const worth = reply.statusCode !== 429 && lingering < LINGER_MAX_CONNECTIONS;
+      if (worth && linger(raw, lingerMs, () => lingering--)) {
+        lingering++;
+        reply.removeHeader('connection');
+      } else reply.header('connection', 'close');
     }
     done(null, payload);
   });
 }
 
-/** Discards the rest of `raw` within the bounds; false when it is not worth waiting for. */
-function linger(raw: IncomingMessage, lingerMs: number): boolean {
+/** Discards the rest of `raw` within the bounds (`ended` once it stops); false when not worth it. */
+function linger(raw: IncomingMessage, lingerMs: number, ended: () => void): boolean {
   const socket = raw.socket;
   const declared = Number(raw.headers['content-length']);
   if (Number.isFinite(declared) && declared - socket.bytesRead > LINGER_MAX_BYTES) return false;
@@ -46,9 +58,13 @@ function linger(raw: IncomingMessage, lingerMs: number): boolean {
     discarded += chunk.length;
     if (discarded > LINGER_MAX_BYTES) close();
   };
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
     clearTimeout(timer);
     raw.off('data', onData);
+    ended();
   };
   raw.on('data', onData);
   raw.once('end', stop);

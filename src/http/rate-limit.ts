@@ -58,10 +58,16 @@ export async function connectRedis(
   return redis;
 }
 
-/** The secret a route takes in its path (signing links, upload URLs), if it has one. */
+/**
+ * The secret a route takes in its path (signing links, upload URLs), if it has one. The upload
+ * route takes its token as a wildcard (the router caps named parameters at 100 characters).
+ */
 const tokenOf = (request: FastifyRequest): string | undefined => {
-  const params = request.params as { token?: unknown } | undefined;
-  return typeof params?.token === 'string' ? params.token : undefined;
+  const params = request.params as { token?: unknown; '*'?: unknown } | undefined;
+  if (typeof params?.token === 'string') return params.token;
+  if (request.routeOptions.url === '/uploads/*' && typeof params?.['*'] === 'string')
+    return params['*'];
+  return undefined;
 };
 
 /**

@@ -17,7 +17,8 @@ import {
  * must reach Node's own HTTP client and `fetch` as the answer, over a real socket: directly, and
  * through a plain TCP relay in front (what Docker's published ports or a TCP load balancer are),
  * where closing the connection early turned the answer into ECONNRESET. The rest of the body is
- * read and discarded within LINGER_TIMEOUT_MS (500 ms here), then a sender still going is cut off.
+ * read and discarded within LINGER_TIMEOUT_MS (500 ms here), then a sender still going is cut off;
+ * not after a 429 (a client over its rate is closed at once).
  */
 
 let t: SigningTest;
@@ -25,7 +26,7 @@ let direct: string;
 let relayed: string;
 let relay: net.Server;
 beforeAll(async () => {
-  t = await signingApp({ LINGER_TIMEOUT_MS: '500' });
+  t = await signingApp({ LINGER_TIMEOUT_MS: '500', RATE_LIMIT_TOKEN_PER_MINUTE: '3' });
   direct = await listen(t);
   const { port } = new URL(direct);
   relay = net.createServer((client) => {
@@ -203,6 +204,20 @@ describe('bounded', () => {
       5000,
     );
     expect(res.text).toMatch(/^HTTP\/1\.1 413/);
+    expect(res.text.toLowerCase()).toContain('connection: close');
+    expect(res.closedMs ?? Infinity).toBeLessThan(400);
+  });
+
+  it('does not read on after a 429: a client over its rate is closed at once', async () => {
+    const ticket = await requestUpload(t, await createDocument(t));
+    const path = new URL(ticket.uploadUrl).pathname;
+    for (let i = 0; i < 3; i++)
+      await fetch(`${direct}${path}`, { method: 'PUT', headers: ticket.headers, body: 'x' });
+    const res = await trickle(
+      `PUT ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: ${MB}\r\n\r\n`,
+      5000,
+    );
+    expect(res.text).toMatch(/^HTTP\/1\.1 429/);
     expect(res.text.toLowerCase()).toContain('connection: close');
     expect(res.closedMs ?? Infinity).toBeLessThan(400);
   });
