@@ -757,7 +757,7 @@ export interface paths {
         put?: never;
         /**
          * Email a 6-digit code to the address the visitor will submit (campaigns with `requireOtp`)
-         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes.
+         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes. After 25 wrong codes for an address on this campaign, that address can no longer sign it: 403 `link_locked`, and no code is mailed.
          *
          *     **No API key:** public, for anyone holding the campaign link; rate limited per IP address.
          */
@@ -937,7 +937,7 @@ export interface paths {
         put?: never;
         /**
          * Email the signer a 6-digit code (documents with `otpMethod: "email"`)
-         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`).
+         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`). After 25 wrong codes over the life of its links, every link of the signer answers 403 `link_locked` until the sender issues a new one.
          *
          *     **No API key:** the signing link's token in the path authenticates the signer.
          */
@@ -11500,6 +11500,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden. `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "link_locked",
+                     *         "message": "Too many wrong codes: this link is locked; ask the sender for a new link"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not found. `not_found`: no such resource in your organization. */
             404: {
                 headers: {
@@ -11745,7 +11762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `invalid_otp`: the one-time code is wrong, expired or was tried too often. */
+            /** @description Forbidden. `invalid_otp`: the one-time code is wrong, expired or was tried too often; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12081,7 +12098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12290,7 +12307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `invalid_otp`: the one-time code is wrong, expired or was tried too often. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `invalid_otp`: the one-time code is wrong, expired or was tried too often; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12484,7 +12501,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12670,7 +12687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12849,7 +12866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13017,7 +13034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13203,7 +13220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -58,6 +58,7 @@ export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void
         response: { 200: Data(Type.Object({ attachmentId: Id('att') }), 'The stored file') },
         errorCodes: [
           'forbidden',
+          'link_locked',
           'not_found',
           'invalid_state',
           'unsupported_media_type',
