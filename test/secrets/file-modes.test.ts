@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import { createMailer } from '../../src/mail/mailer.ts';
 import { bootstrapDefaultOrg } from '../../src/modules/orgs/orgs.service.ts';
 import { openDatabase } from '../../src/server.ts';
 import { samplePdf } from '../helpers/factories.ts';
-import { testDatabaseUrl } from '../helpers/database.ts';
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.ts';
 
 /*
  * What Signet writes to disk is readable by its own user only: the data directory and every
@@ -20,17 +19,18 @@ import { testDatabaseUrl } from '../helpers/database.ts';
  * directory that does not exist yet.
  */
 
-let root: string;
+let fresh: TestDatabase;
 let dataDir: string;
 let app: FastifyInstance;
 let database: DbHandle;
 beforeAll(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-modes-'));
-  dataDir = path.join(root, 'data');
+  // A fresh, empty database on PostgreSQL (never the shared one); on SQLite the server's own file.
+  fresh = await createTestDatabase({ migrated: false });
+  dataDir = path.join(fresh.dataDir, 'data');
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
-    ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+    ...(fresh.url ? { DATABASE_URL: fresh.url } : {}),
   });
   database = openDatabase(config);
   await migrate(database.db);
@@ -51,7 +51,7 @@ afterAll(async () => {
   await app.deps.jobs.stop();
   await app.close();
   await database.close();
-  fs.rmSync(root, { recursive: true, force: true });
+  await fresh.drop();
 });
 
 const modeOf = (p: string) => (fs.statSync(p).mode & 0o777).toString(8);
