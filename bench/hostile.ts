@@ -3,7 +3,8 @@
  * each bomb of test/hostile through its public path while /healthz is polled every 10 ms and the
  * process's resident memory read from /proc. Prints, per bomb, /healthz p99 and the peak RSS next
  * to the same figures with no attack, measured in this one run. Goals: p99 under attack at most
- * 2x the p99 without, peak RSS under 500 MB.
+ * 2x the p99 without, peak RSS under 500 MB. Then the public check flooded while a customer
+ * works (bench/hostile-verify.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { api, childEnv, cli, serve, type ChildServer } from '../test/helpers/chi
 import { samplePdf } from '../test/helpers/factories.ts';
 import { dataUrl, objectStreamBomb, pngBomb } from '../test/hostile/bombs.ts';
 import { percentile } from './harness.ts';
+import { verifyFlood } from './hostile-verify.ts';
 
 interface Phase {
   name: string;
@@ -143,9 +145,11 @@ async function main() {
     const phases: Phase[] = [];
     phases.push(await measure(server, 'no attack', 5000, async () => {}));
     // One honest document sealed first: the first sealing and the first mails load code whatever the file.
+    let sealedId = '';
     phases.push(
       await measure(server, 'an honest document sealed (no attack)', 3000, async () => {
         const { id } = await upload(honest);
+        sealedId = id;
         console.log('  honest document:', await signAndSettle(id));
       }),
     );
@@ -193,6 +197,16 @@ async function main() {
           Math.round(p.peakRssMb),
         ].join(' | '),
       );
+    // The public check flooded while a customer verifies and reads (bench/hostile-verify.ts).
+    const sealed = await fetch(`${server.url}/api/v1/documents/${sealedId}/download`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    await verifyFlood(
+      server,
+      key,
+      Buffer.from(await sealed.arrayBuffer()),
+      () => `load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`,
+    );
   } finally {
     server.process.kill('SIGKILL');
     await server.exited;

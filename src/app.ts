@@ -11,9 +11,11 @@ import { trustedPeers } from './http/proxy.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { connectRedis, registerRateLimit } from './http/rate-limit.ts';
 import { Counters } from './http/counters.ts';
+import { credentialFailures } from './http/credential-error.ts';
 import { registerValidation } from './http/validation.ts';
 import { schemaController } from './http/schema-compilers.ts';
 import { registerEmptyBody } from './http/empty-body.ts';
+import { registerLingeringClose } from './http/lingering-close.ts';
 import { registerDocs } from './http/docs.ts';
 import { registerOperationDocs } from './http/operation-docs.ts';
 import { webhooksDocument } from './modules/events/webhooks-doc.ts';
@@ -28,7 +30,6 @@ import { Pacer } from './jobs/pacer.ts';
 import { DeliveryWorker } from './jobs/webhook-delivery.ts';
 import { createStorage } from './storage/create-storage.ts';
 import type { Storage } from './storage/storage.ts';
-import { loadServerSecret } from './server-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
 import { serializeRequest } from './http/log-redaction.ts';
@@ -43,6 +44,7 @@ import { fieldsRoutes } from './modules/fields/fields.routes.ts';
 import { foldersRoutes } from './modules/folders/folders.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
+import { embedOriginsOfLink } from './modules/signing/signing-links.ts';
 import { templatesRoutes } from './modules/templates/templates.routes.ts';
 import { templatePartsRoutes } from './modules/templates/template-parts.routes.ts';
 import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
@@ -154,7 +156,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       },
       { pollMs: options.jobPollMs },
     ),
-    secret: await loadServerSecret(options.database.db),
+    secret: deriveKey(secretKey, 'server-tokens'),
     webhookKey,
     databaseWritable: options.database.writable ?? (() => true),
     certificate: new CertificateCheck(await signingCertConfig(config, secretKey)),
@@ -169,16 +171,19 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     done();
   });
 
+  registerLingeringClose(app, config.exposure.lingerMs);
   registerValidation(app);
   registerEmptyBody(app);
-  registerMetrics(app, deps.metrics);
-  registerErrorHandler(app);
+  registerMetrics(app, deps.metrics, config.exposure.metricsToken);
+  registerErrorHandler(app, {
+    credentialRefused: credentialFailures(counters, config.limits.authFailuresPerMinute),
+  });
   registerAuth(
     app,
     deps.db,
     config.perfOff.has('key-cache') ? undefined : options.database.keysMark,
   );
-  registerIdempotency(app, deps.db, clock);
+  registerIdempotency(app, deps.db, clock, deriveKey(secretKey, 'idempotency-replays'));
   await registerRateLimit(app, config, redis, counters);
   app.addSchema(ErrorBody);
   registerOperationDocs(app);
@@ -209,8 +214,13 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
   });
-  await registerDocs(app);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerDocs(app, config.publicUrl);
+  // Public and not rate limited: serialized once (the document does not change while running).
+  let openapi: string | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
+    openapi ??= JSON.stringify(app.swagger());
+    return reply.type('application/json; charset=utf-8').send(openapi);
+  });
 
   await app.register(healthRoutes);
   await app.register(documentsRoutes);
@@ -224,7 +234,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(campaignsRoutes);
   await app.register(publicCampaignRoutes);
   await app.register(campaignPageRoutes);
-  await app.register(webRoutes);
+  await app.register(webRoutes, {
+    embedOriginsOfLink: (token) => embedOriginsOfLink(deps.db, token),
+  });
   await app.register(signingRoutes);
   await app.register(bulkSendsRoutes);
   await app.register(signerUploadRoutes);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError, parseSchedule, parseTrustProxy } from './config-values.ts';
+import { ExposureEnv, exposureConfig, type ExposureConfig } from './config-exposure.ts';
 
 /**
  * The whole environment Signet reads, in one schema. `loadConfig` is the only place that
@@ -80,13 +81,14 @@ const EnvSchema = Type.Object({
   TSA_USERNAME: Type.Optional(Type.String()),
   TSA_PASSWORD: Type.Optional(Type.String()),
   TIMESTAMP_RENEW_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  ...ExposureEnv,
 });
 
 /** Rates and attempts that bound what outsiders can make Signet do (README, "Limits"); 0 turns one off. */
 export interface AbuseLimits {
   /** Requests per minute per signing or upload token. */
   readonly perTokenPerMinute: number;
-  /** Failed authentications (401) per minute per client IP; past it, 429 until the minute ends. */
+  /** Refused keys and tokens per minute per client IP; past it, those (never a valid one) get 429. */
   readonly authFailuresPerMinute: number;
   readonly campaignSubmissionsPerHour: number;
   /** Submissions per hour per submitter address, across campaigns (each mails that address). */
@@ -192,6 +194,8 @@ export interface Config {
   };
   /** B-LTA documents get a fresh document timestamp this many days before their last one's certificate expires. */
   readonly timestampRenewDays: number;
+  /** Metrics token, lingering close, verify queues (config-exposure.ts). */
+  readonly exposure: ExposureConfig;
 }
 
 export { ConfigError, parseSchedule, parseTrustProxy };
@@ -290,6 +294,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     },
     timestampRenewDays: Number(e.TIMESTAMP_RENEW_DAYS ?? 90),
+    exposure: exposureConfig(e),
   };
   return Object.freeze(config);
 }

@@ -25,7 +25,10 @@ export interface AppDeps {
   /** The webhook delivery worker; server.ts starts it, tests may `drain()` it. */
   deliveries: DeliveryWorker;
   metrics: Metrics;
-  /** Key for signed, short-lived tokens (upload URLs); shared by all instances via the database. */
+  /**
+   * Key for signed, short-lived tokens (upload URLs) and the hashes of one-time codes, derived
+   * from SECRET_KEY (the same on every instance), never stored.
+   */
   secret: Buffer;
   /** Shared counters for per-campaign and per-address limits (http/counters.ts). */
   counters: Counters;

@@ -24,7 +24,7 @@ export async function loadSecretKey(
   const file = path.join(config.dataDir, FILE);
   const existing = await readFile(file, 'utf8').catch(() => null);
   if (existing !== null && existing.trim() !== '') return Buffer.from(existing.trim(), 'utf8');
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   // Written aside then linked into place: concurrent first starts agree on whichever links first.
   const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(tmp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
@@ -36,7 +36,15 @@ export async function loadSecretKey(
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }
 
-export type KeyPurpose = 'webhook-secrets' | 'signing-cert-password' | 'backup-manifest';
+export type KeyPurpose =
+  | 'webhook-secrets'
+  | 'signing-cert-password'
+  /** Signs upload URLs and keys the hashes of one-time codes (deps.secret). */
+  | 'server-tokens'
+  /** Encrypts the answers kept for Idempotency-Key replays (some carry secrets). */
+  | 'idempotency-replays'
+  /** Keys the HMAC of a backup's manifest (signet backup verify). */
+  | 'backup-manifest';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `signet:${purpose}`, 32));

@@ -38,6 +38,7 @@ import * as m0014b from './migrations/0014b-event-log-indexes.ts';
 import * as m0015 from './migrations/0015-campaign-uploads.ts';
 import * as m0015b from './migrations/0015b-jobs-kind-index.ts';
 import * as m0015c from './migrations/0015c-webhook-backoff.ts';
+import * as m0016a from './migrations/0016a-exposure.ts';
 import * as m0017a from './migrations/0017a-organization-exports.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -81,6 +82,7 @@ export const migrations: Record<string, Migration> = {
   '0015-campaign-uploads': m0015,
   '0015b-jobs-kind-index': m0015b,
   '0015c-webhook-backoff': m0015c,
+  '0016a-exposure': m0016a,
   '0017a-organization-exports': m0017a,
 };
 
@@ -146,8 +148,12 @@ export function createDb(options: DbOptions): DbHandle {
     };
     return { db, dialect: 'postgres', keysMark: feed?.keysMark, close };
   }
-  if (options.sqliteFile !== ':memory:')
-    fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
+  if (options.sqliteFile !== ':memory:') {
+    // Readable by Signet's user only: the database holds every document's data. SQLite creates
+    // its -wal and -shm files with the database file's own mode.
+    fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(options.sqliteFile, 'a', 0o600));
+  }
   const sqlite = new SQLite(options.sqliteFile);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

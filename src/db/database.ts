@@ -32,6 +32,7 @@ import type {
   WebhookDeliveriesTable,
   WebhooksTable,
 } from './tables/outbox.ts';
+import type { CodeFailuresTable } from './tables/exposure.ts';
 import type { OrganizationExportsTable } from './tables/exports.ts';
 
 /*
@@ -49,6 +50,7 @@ export * from './tables/orgs.ts';
 export * from './tables/documents.ts';
 export * from './tables/templates.ts';
 export * from './tables/outbox.ts';
+export * from './tables/exposure.ts';
 export * from './tables/exports.ts';
 
 export interface Database {
@@ -77,6 +79,7 @@ export interface Database {
   bulk_sends: BulkSendsTable;
   bulk_send_rows: BulkSendRowsTable;
   campaign_uploads: CampaignUploadsTable;
+  code_failures: CodeFailuresTable;
   organization_exports: OrganizationExportsTable;
 }
 

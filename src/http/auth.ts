@@ -4,6 +4,7 @@ import { hookRoutes } from './route-hooks.ts';
 import type { Db } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import { AppError } from './errors.ts';
+import { CredentialError } from './credential-error.ts';
 
 /** Every scope a key can carry. `all` on the CLI expands to this list. */
 export const SCOPES = [
@@ -61,8 +62,13 @@ export function generateKey(): string {
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="signet"' };
+/** No key sent at all: a misconfigured client, not a failed authentication of a key. */
 const unauthorized = (message: string) =>
-  new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="signet"' });
+  new AppError('unauthorized', message, undefined, CHALLENGE);
+/** A key that does not check out: counted against the address (http/credential-error.ts). */
+const refusedKey = (message: string) =>
+  new CredentialError('unauthorized', message, undefined, CHALLENGE);
 
 type KeyRow = { id: string; org_id: string; scopes: string };
 
@@ -113,7 +119,7 @@ export function registerAuth(app: FastifyInstance, db: Db, keysMark?: () => stri
       if (!header) return done(unauthorized('Send your API key as `Authorization: Bearer <key>`'));
       const match = BEARER.exec(header);
       if (!match || !match[1].startsWith(KEY_PREFIX) || match[1].length > 200) {
-        return done(unauthorized('The Authorization header must be `Bearer sk_…`'));
+        return done(refusedKey('The Authorization header must be `Bearer sk_…`'));
       }
       const keyHash = hashKey(match[1]);
       const mark = keysMark ? keysMark() : null;
@@ -131,7 +137,7 @@ function accept(
   auth: AuthContext | undefined,
   done: (err?: Error) => void,
 ): void {
-  if (!auth) return done(unauthorized('The API key is unknown or revoked'));
+  if (!auth) return done(refusedKey('The API key is unknown or revoked'));
   request.auth = auth;
   if (!auth.scopes.has(scope)) {
     return done(

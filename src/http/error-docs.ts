@@ -27,6 +27,10 @@ export const ERROR_DOCS = {
     'the one-time code is wrong, expired or was tried too often',
     'The code is wrong or has expired',
   ],
+  link_locked: [
+    'too many wrong codes (25): the links are locked until the sender issues a new one',
+    'Too many wrong codes: this link is locked; ask the sender for a new link',
+  ],
   not_your_turn: [
     'sequential signing: an earlier signer has not finished',
     'An earlier signer has not signed yet',
@@ -86,6 +90,10 @@ export const ERROR_DOCS = {
   storage_unavailable: [
     'file storage is unreachable; nothing was stored; retry',
     'File storage is unavailable; retry shortly',
+  ],
+  busy: [
+    'the queue for this work is full; nothing was done; retry after `Retry-After`',
+    '8 checks with a key are already in progress; try again in 6 s',
   ],
 } as const satisfies Record<ErrorCode, readonly [string, string]>;
 

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { AppError, busy, MAX_DETAILS, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { CredentialError } from './credential-error.ts';
+import { WorkerBusyError } from '../pdf/bounded-worker.ts';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
 
 export interface AjvLikeError {
@@ -16,7 +18,9 @@ export function validationDetails(
 ): ErrorDetail[] {
   // A failed anyOf (e.g. "a string or null") reports every branch; the first branch's reason is the useful one.
   const seen = new Set<string>();
-  const details = errors.map((e) => {
+  // Bounded before the work below (which compares details with each other): the answer lists at
+  // most MAX_DETAILS anyway, and a 16 MB body can carry tens of thousands of errors.
+  const details = errors.slice(0, 10 * MAX_DETAILS).map((e) => {
     let path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties' && e.params?.additionalProperty) {
@@ -95,7 +99,10 @@ function send(
   details?: unknown[],
 ) {
   const error: { code: string; message: string; details?: unknown[] } = { code, message };
-  if (details && details.length > 0) error.details = details;
+  if (details && details.length > MAX_DETAILS) {
+    error.message = `${message} (${details.length - MAX_DETAILS} more problem(s) not listed)`;
+    error.details = details.slice(0, MAX_DETAILS);
+  } else if (details && details.length > 0) error.details = details;
   return reply.code(status).send({ error });
 }
 
@@ -130,10 +137,23 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   }
 }
 
+export interface ErrorHandlerOptions {
+  /** What a refused credential answers (counted per address: http/credential-error.ts). */
+  credentialRefused?: (request: FastifyRequest, err: CredentialError) => Promise<AppError>;
+}
+
 /** The one place errors become responses: API.md's body, never a stack trace, never an internal message on 5xx. */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(
+  app: FastifyInstance,
+  options: ErrorHandlerOptions = {},
+): void {
   app.setErrorHandler(
-    (err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    async (err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+      if (err instanceof CredentialError && options.credentialRefused)
+        err = await options.credentialRefused(request, err);
+      // A PDF thread's queue was full (an upload's page count, a check): nothing was kept.
+      if (err instanceof WorkerBusyError)
+        err = busy('Too many files are being read right now', err.retryAfterSeconds);
       if (err instanceof AppError) {
         if (err.headers) reply.headers(err.headers);
         if (err.status >= 500) request.log.error({ err }, 'request failed');

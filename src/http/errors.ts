@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   otp_required: 401,
   /** The one-time code is wrong, expired, or was tried too often (then a new code is needed). */
   invalid_otp: 403,
+  /** Too many wrong codes over the life of the links: they are locked until the sender issues a new link. */
+  link_locked: 403,
   /** Sequential signing: an earlier signer or approver has not finished yet. */
   not_your_turn: 409,
   /** The document requires identity evidence (KYC) that is missing, awaiting review or rejected. */
@@ -48,9 +50,14 @@ export const ERROR_STATUS = {
   database_unavailable: 503,
   /** File storage is unavailable (directory not writable, S3 endpoint down); nothing was stored; retry. */
   storage_unavailable: 503,
+  /** The queue for this work is full (public checks, PDF threads); nothing was done; retry after `Retry-After`. */
+  busy: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The most `details` any error lists (the message says how many more there were). */
+export const MAX_DETAILS = 100;
 
 export interface ErrorDetail {
   path: string;
@@ -83,3 +90,8 @@ export const notFound = (what: string) => new AppError('not_found', `${what} not
 export const invalidState = (message: string) => new AppError('invalid_state', message);
 export const validation = (path: string, message: string) =>
   new AppError('validation_error', message, [{ path, message }]);
+/** 503 `busy` with `Retry-After`: a queue was full and nothing was done. */
+export const busy = (message: string, retryAfterSeconds: number) =>
+  new AppError('busy', `${message}; try again in ${retryAfterSeconds} s`, undefined, {
+    'Retry-After': String(retryAfterSeconds),
+  });

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { hookRoutes } from './route-hooks.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
+import { openText, sealText } from '../secret-key.ts';
 import { AppError } from './errors.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -13,6 +14,13 @@ const ABANDONED_MS = 60 * 1000;
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency: { apiKeyId: string; key: string } | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * `false`: the route ignores `Idempotency-Key`. For a POST whose body is a raw stream and that
+     * stores nothing (verification): a repeat does no harm, and the body is not a value to compare.
+     */
+    idempotency?: false;
   }
 }
 
@@ -44,14 +52,23 @@ function requestHash(request: FastifyRequest): string {
  * in the database for 24 hours, under the API key that made the request (never replayed to another
  * key, even of the same organization; purged after 24 hours by the retention job), and replayed for the same key and body, whichever instance
  * answers; the same key with another body is 409 `idempotency_conflict`. 5xx responses are not
- * stored, so a retry after a failure runs again.
+ * stored, so a retry after a failure runs again. The stored answer is encrypted with `replayKey`
+ * (derived from SECRET_KEY): some carry a secret shown once (a webhook's signing secret, a
+ * signing link), and a copy of the database alone must not give them away.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
+export function registerIdempotency(
+  app: FastifyInstance,
+  db: Db,
+  clock: Clock,
+  replayKey: Buffer,
+): void {
   app.decorateRequest('idempotency', null);
 
   // Only authenticated POST routes take the header; other routes do not pay for the hooks.
   const applies = (route: RouteOptions) =>
-    route.config?.scope !== undefined && [route.method].flat().includes('POST');
+    route.config?.scope !== undefined &&
+    route.config.idempotency !== false &&
+    [route.method].flat().includes('POST');
   hookRoutes(app, 'preHandler', applies, async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST' || !request.auth) return;
     const header = request.headers['idempotency-key'];
@@ -89,7 +106,10 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       }
       reply.header('Idempotent-Replayed', 'true');
       reply.code(existing.status_code).type('application/json; charset=utf-8');
-      return reply.send(existing.response_body === '' ? undefined : existing.response_body);
+      // Answers stored before they were encrypted are read as they are (openText).
+      return reply.send(
+        existing.response_body === '' ? undefined : openText(replayKey, existing.response_body),
+      );
     }
     if (existing) {
       await db
@@ -144,7 +164,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
         .updateTable('idempotency_keys')
         .set({
           status_code: reply.statusCode,
-          response_body: (payload as string | undefined) ?? '',
+          response_body: payload ? sealText(replayKey, payload as string) : '',
         })
         .where('api_key_id', '=', claim.apiKeyId)
         .where('key', '=', claim.key)

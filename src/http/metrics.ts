@@ -1,7 +1,9 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { AppError } from './errors.ts';
 
 /** The Prometheus metrics of one app instance (a registry of its own, so tests can build many apps). */
 export class Metrics {
@@ -59,29 +61,18 @@ export class Metrics {
         () => createBatches().creates,
       );
     }
-    const now = () => new Date().toISOString();
-    // Queue gauges are read from the database at scrape time: every instance reports the shared queue.
+    const queues = queueSnapshot(db);
+    // Queue gauges are read from the database, so every instance reports the shared queue; at
+    // most once per SNAPSHOT_MS whatever the scrape rate, and each count bounded (queueSnapshot).
     new Gauge({
       name: 'signet_job_queue_depth',
-      help: 'Due jobs and webhook deliveries waiting to run',
+      help: `Due jobs and webhook deliveries waiting to run (counted up to ${QUEUE_COUNT_CAP}: that value means at least as many)`,
       labelNames: ['queue'] as const,
       registers: [this.registry],
       async collect() {
-        const at = now();
-        const jobs = await db
-          .selectFrom('jobs')
-          .select(sql<number>`count(*)`.as('n'))
-          .where('status', '=', 'pending')
-          .where('run_at', '<=', at)
-          .executeTakeFirst();
-        const deliveries = await db
-          .selectFrom('webhook_deliveries')
-          .select(sql<number>`count(*)`.as('n'))
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', at)
-          .executeTakeFirst();
-        this.set({ queue: 'jobs' }, Number(jobs?.n ?? 0));
-        this.set({ queue: 'webhook_deliveries' }, Number(deliveries?.n ?? 0));
+        const q = await queues();
+        this.set({ queue: 'jobs' }, q.jobs.depth);
+        this.set({ queue: 'webhook_deliveries' }, q.deliveries.depth);
       },
     });
     new Gauge({
@@ -90,30 +81,80 @@ export class Metrics {
       labelNames: ['queue'] as const,
       registers: [this.registry],
       async collect() {
-        const at = now();
-        const jobs = await db
-          .selectFrom('jobs')
-          .select(sql<string | null>`min(run_at)`.as('t'))
-          .where('status', '=', 'pending')
-          .where('run_at', '<=', at)
-          .executeTakeFirst();
-        const deliveries = await db
-          .selectFrom('webhook_deliveries')
-          .select(sql<string | null>`min(next_attempt_at)`.as('t'))
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', at)
-          .executeTakeFirst();
-        const age = (t: string | null | undefined) =>
-          t ? Math.max(0, (Date.parse(at) - Date.parse(t)) / 1000) : 0;
-        this.set({ queue: 'jobs' }, age(jobs?.t));
-        this.set({ queue: 'webhook_deliveries' }, age(deliveries?.t));
+        const q = await queues();
+        this.set({ queue: 'jobs' }, q.jobs.oldestAgeSeconds);
+        this.set({ queue: 'webhook_deliveries' }, q.deliveries.oldestAgeSeconds);
       },
     });
   }
 }
 
-/** Times every request by its route pattern (never the raw URL: ids would explode the label set). */
-export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+/** Queue depths are counted up to this many rows, on the (status, due time) index. */
+export const QUEUE_COUNT_CAP = 10_000;
+const SNAPSHOT_MS = 5_000;
+
+interface QueueState {
+  depth: number;
+  oldestAgeSeconds: number;
+}
+
+/**
+ * The due jobs and deliveries, read at most once per SNAPSHOT_MS (scrapes in between, from
+ * Prometheus or anyone who may reach /metrics, share the answer) and each bounded: the first
+ * QUEUE_COUNT_CAP due rows in due order, so a backlog of a million mails costs no more than one of
+ * ten thousand (a count(*) over the whole queue grew with it, four times per scrape).
+ */
+function queueSnapshot(db: Db): () => Promise<{ jobs: QueueState; deliveries: QueueState }> {
+  let taken = 0;
+  let pending: Promise<{ jobs: QueueState; deliveries: QueueState }> | null = null;
+  const read = async (
+    table: 'jobs' | 'webhook_deliveries',
+    due: 'run_at' | 'next_attempt_at',
+    at: string,
+  ): Promise<QueueState> => {
+    const row = await db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom(table)
+          .select(sql<string>`${sql.ref(due)}`.as('due'))
+          .where('status', '=', 'pending')
+          .where(due, '<=', at)
+          .orderBy(due)
+          .limit(QUEUE_COUNT_CAP)
+          .as('first_due'),
+      )
+      .select([sql<number>`count(*)`.as('n'), sql<string | null>`min(due)`.as('oldest')])
+      .executeTakeFirst();
+    const oldest = row?.oldest;
+    return {
+      depth: Number(row?.n ?? 0),
+      oldestAgeSeconds: oldest ? Math.max(0, (Date.parse(at) - Date.parse(oldest)) / 1000) : 0,
+    };
+  };
+  return () => {
+    const now = Date.now();
+    if (!pending || now - taken >= SNAPSHOT_MS) {
+      taken = now;
+      const at = new Date(now).toISOString();
+      pending = Promise.all([
+        read('jobs', 'run_at', at),
+        read('webhook_deliveries', 'next_attempt_at', at),
+      ]).then(([jobs, deliveries]) => ({ jobs, deliveries }));
+      // A failed read is not kept: the next scrape tries again.
+      pending.catch(() => {
+        pending = null;
+      });
+    }
+    return pending;
+  };
+}
+
+/**
+ * Times every request by its route pattern (never the raw URL: ids would explode the label set),
+ * and serves `/metrics`; with `METRICS_TOKEN` set, only to `Authorization: Bearer <token>` (401
+ * otherwise). Without it the endpoint is open: bind it to a private network.
+ */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, token?: string): void {
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe(
@@ -122,7 +163,20 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     );
     done();
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (expected) {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        throw new AppError(
+          'unauthorized',
+          'Send METRICS_TOKEN as `Authorization: Bearer <token>`',
+          undefined,
+          {
+            'WWW-Authenticate': 'Bearer realm="signet-metrics"',
+          },
+        );
+    }
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });

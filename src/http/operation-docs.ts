@@ -40,7 +40,7 @@ interface RouteShape {
   method: string | string[];
   url: string;
   schema?: { params?: unknown; querystring?: unknown; body?: unknown };
-  config?: { scope?: string };
+  config?: { scope?: string; idempotency?: boolean };
 }
 
 /**
@@ -72,7 +72,7 @@ export function commonErrorCodes(route: RouteShape): ErrorCode[] {
   const query = schema.querystring as { properties?: Record<string, unknown> } | undefined;
   if (query?.properties?.cursor) codes.push('invalid_cursor');
   if (scoped) codes.push('unauthorized', 'insufficient_scope');
-  if (scoped && methods.includes('POST'))
+  if (scoped && methods.includes('POST') && route.config?.idempotency !== false)
     codes.push('idempotency_conflict', 'idempotency_in_progress');
   if (takesBody) codes.push('payload_too_large');
   if (methods.some((m) => m === 'POST' || m === 'PATCH' || m === 'DELETE'))

@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { AppError } from './errors.ts';
-import { limited, type Counters } from './counters.ts';
+import type { Counters } from './counters.ts';
 
 /** Operational routes a load balancer or browser polls; limiting them would only cause false alarms. */
 export const UNLIMITED = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
@@ -58,13 +58,17 @@ export async function connectRedis(
   return redis;
 }
 
-/** The secret a route takes in its path (signing links, upload URLs), if it has one. */
+/**
+ * The secret a route takes in its path (signing links, upload URLs), if it has one. The upload
+ * route takes its token as a wildcard (the router caps named parameters at 100 characters).
+ */
 const tokenOf = (request: FastifyRequest): string | undefined => {
-  const params = request.params as { token?: unknown } | undefined;
-  return typeof params?.token === 'string' ? params.token : undefined;
+  const params = request.params as { token?: unknown; '*'?: unknown } | undefined;
+  if (typeof params?.token === 'string') return params.token;
+  if (request.routeOptions.url === '/uploads/*' && typeof params?.['*'] === 'string')
+    return params['*'];
+  return undefined;
 };
-
-const clientIp = (request: FastifyRequest) => request.ip ?? request.socket?.remoteAddress ?? '';
 
 /**
  * Every limit on who may ask, checked in `onRequest`, before any body is read:
@@ -74,9 +78,9 @@ const clientIp = (request: FastifyRequest) => request.ip ?? request.socket?.remo
  *   the key is authenticated, so it counts per key, and before validation, so refused requests
  *   count too.
  * - `RATE_LIMIT_TOKEN_PER_MINUTE` per signing or upload token (whatever IPs it comes from).
- * - `AUTH_FAILURES_PER_MINUTE` 401 answers per client IP: past it the IP gets 429 for the rest of
- *   the minute, before its key is even looked up (no guessing keys or tokens at full speed).
  *
+ * Failed authentications per address (`AUTH_FAILURES_PER_MINUTE`) are counted where a credential
+ * is refused (http/credential-error.ts), never for a request whose key checks out.
  * With `REDIS_URL` every instance draws on one budget.
  */
 export async function registerRateLimit(
@@ -85,23 +89,12 @@ export async function registerRateLimit(
   redis: Redis | undefined,
   counters: Counters,
 ): Promise<void> {
-  const { perTokenPerMinute, authFailuresPerMinute } = config.limits;
-  // Before the route's own hooks (authentication included): an IP over its failures is not looked up.
-  app.addHook('onRequest', async (request) => {
-    if (UNLIMITED.test(request.routeOptions.url ?? '')) return;
-    if (authFailuresPerMinute > 0) {
-      const failures = await counters.hit(`authfail:${clientIp(request)}`, WINDOW_MS, {
-        peek: true,
-      });
-      if (failures.count >= authFailuresPerMinute) {
-        throw limited(
-          `Too many failed authentications from your address (at most ${authFailuresPerMinute} a minute)`,
-          failures.resetMs,
-        );
-      }
-    }
-    const token = tokenOf(request);
-    if (token !== undefined && perTokenPerMinute > 0) {
+  const { perTokenPerMinute } = config.limits;
+  if (perTokenPerMinute > 0) {
+    app.addHook('onRequest', async (request) => {
+      if (UNLIMITED.test(request.routeOptions.url ?? '')) return;
+      const token = tokenOf(request);
+      if (token === undefined) return;
       // Hashed: the key names no secret, in memory or in Redis.
       await counters.take(
         `token:${hash('sha256', token, 'hex')}`,
@@ -109,11 +102,6 @@ export async function registerRateLimit(
         WINDOW_MS,
         'requests per minute with one link',
       );
-    }
-  });
-  if (authFailuresPerMinute > 0) {
-    app.addHook('onResponse', async (request, reply) => {
-      if (reply.statusCode === 401) await counters.hit(`authfail:${clientIp(request)}`, WINDOW_MS);
     });
   }
 

@@ -123,12 +123,13 @@ export function createMailer(options: {
         textEncoding: TEXT_ENCODING,
         ...message,
       });
-      await fs.mkdir(options.spoolDir, { recursive: true });
+      // Mail holds signing links and codes: readable by Signet's user only.
+      await fs.mkdir(options.spoolDir, { recursive: true, mode: 0o700 });
       const file = path.join(
         options.spoolDir,
         `${Date.now()}-${info.messageId.replace(/[^a-zA-Z0-9.-]/g, '')}.eml`,
       );
-      await fs.writeFile(file, info.message as Buffer);
+      await fs.writeFile(file, info.message as Buffer, { mode: 0o600 });
       options.log.info({ to: message.to, subject: message.subject, file }, 'mail spooled');
     },
     close: () => transport.close(),

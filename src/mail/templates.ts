@@ -28,6 +28,24 @@ export function composeMail(
   return { to, subject, orgId, content: clean, text: renderMailText(clean, 'your sender') };
 }
 
+/** Between a form's name and the visitor's in the name of a document submitted through a public form. */
+export const SUBMITTER_SEPARATOR = ': ';
+
+/**
+ * A document's name as a mail subject may carry it. Nothing a visitor or signer typed goes into
+ * a subject (the subject is what makes a mail look like the organization's own: "URGENT: your
+ * account is locked…" must not arrive as one). A document submitted through a public form is
+ * named `<form name>: <visitor's name>` (campaigns/submission.ts); its subjects carry only what
+ * comes before the first separator, which is always the organization's text: the form's name, or
+ * the start of it when the form's name itself holds the separator. Other documents are named by
+ * the organization (its API calls, templates, bulk sends).
+ */
+export function subjectName(doc: Pick<DocumentRow, 'name' | 'campaign_id'>): string {
+  if (doc.campaign_id === null) return doc.name;
+  const cut = doc.name.indexOf(SUBMITTER_SEPARATOR);
+  return cut < 0 ? doc.name : doc.name.slice(0, cut);
+}
+
 const verb = (signer: SignerRow) => (signer.role === 'approver' ? 'approve' : 'sign');
 const Verb = (signer: SignerRow) => (signer.role === 'approver' ? 'Approve' : 'Sign');
 
@@ -42,7 +60,7 @@ export function invitationMail(args: {
   const { doc, signer, orgName, link } = args;
   const subject =
     doc.email_subject ??
-    `${orgName} sent you "${doc.name}" to ${signer.role === 'cc' ? 'review' : 'sign'}`;
+    `${orgName} sent you "${subjectName(doc)}" to ${signer.role === 'cc' ? 'review' : 'sign'}`;
   const note = doc.email_message ?? doc.message;
   const content: MailContent = {
     greeting: `Hello ${signer.name},`,
@@ -72,7 +90,7 @@ export function cancellationMail(args: {
   orgName: string;
 }): OutgoingMail {
   const { doc, signer, orgName } = args;
-  return composeMail(doc.org_id, signer.email, `"${doc.name}" was cancelled`, {
+  return composeMail(doc.org_id, signer.email, `"${subjectName(doc)}" was cancelled`, {
     greeting: `Hello ${signer.name},`,
     paragraphs: [
       `${orgName} has cancelled the document "${doc.name}".`,
@@ -89,13 +107,18 @@ export function yourTurnMail(args: {
   link: string;
 }): OutgoingMail {
   const { doc, signer, orgName, link } = args;
-  return composeMail(doc.org_id, signer.email, `Your turn to ${verb(signer)} "${doc.name}"`, {
-    greeting: `Hello ${signer.name},`,
-    paragraphs: [
-      `Everyone before you has finished with "${doc.name}" from ${orgName}. It is now your turn to ${verb(signer)}.`,
-    ],
-    button: { label: `${Verb(signer)} the document`, url: link },
-  });
+  return composeMail(
+    doc.org_id,
+    signer.email,
+    `Your turn to ${verb(signer)} "${subjectName(doc)}"`,
+    {
+      greeting: `Hello ${signer.name},`,
+      paragraphs: [
+        `Everyone before you has finished with "${doc.name}" from ${orgName}. It is now your turn to ${verb(signer)}.`,
+      ],
+      button: { label: `${Verb(signer)} the document`, url: link },
+    },
+  );
 }
 
 /** `reminderFrequency`: the signer whose turn it is has not acted yet. */
@@ -107,13 +130,18 @@ export function reminderMail(args: {
 }): OutgoingMail {
   const { doc, signer, orgName, link } = args;
   const deadline = doc.expires_at ? ` It expires on ${doc.expires_at.slice(0, 10)}.` : '';
-  return composeMail(doc.org_id, signer.email, `Reminder: "${doc.name}" is waiting for you`, {
-    greeting: `Hello ${signer.name},`,
-    paragraphs: [
-      `${orgName} is still waiting for you to ${verb(signer)} "${doc.name}".${deadline}`,
-    ],
-    button: { label: `${Verb(signer)} the document`, url: link },
-  });
+  return composeMail(
+    doc.org_id,
+    signer.email,
+    `Reminder: "${subjectName(doc)}" is waiting for you`,
+    {
+      greeting: `Hello ${signer.name},`,
+      paragraphs: [
+        `${orgName} is still waiting for you to ${verb(signer)} "${doc.name}".${deadline}`,
+      ],
+      button: { label: `${Verb(signer)} the document`, url: link },
+    },
+  );
 }
 
 /** The one-time code of a document whose `otpMethod` is `email`. */
@@ -124,7 +152,8 @@ export function otpMail(args: {
   minutes: number;
 }): OutgoingMail {
   const { doc, signer, code, minutes } = args;
-  return composeMail(doc.org_id, signer.email, `Your signing code: ${code}`, {
+  // The code is in the body only: subjects end up in mail servers' logs and lock-screen previews.
+  return composeMail(doc.org_id, signer.email, `Your signing code for "${subjectName(doc)}"`, {
     greeting: `Hello ${signer.name},`,
     paragraphs: [`Your code to sign "${doc.name}" is ${code}. It is valid for ${minutes} minutes.`],
     code,
@@ -132,21 +161,27 @@ export function otpMail(args: {
   });
 }
 
-/** The signed copy, to every signer, approver and cc recipient. */
+/**
+ * The signed copy, to every signer, approver and cc recipient: attached, or behind `downloadLink`
+ * when it is too large to mail or the address was never proven (a visitor's, with no code).
+ */
 export function completedMail(args: {
   doc: DocumentRow;
   recipient: SignerRow;
   orgName: string;
   downloadLink?: string;
+  linkBecause?: 'too_large' | 'unproven_address';
 }): OutgoingMail {
   const { doc, recipient, orgName, downloadLink } = args;
-  return composeMail(doc.org_id, recipient.email, `"${doc.name}" is signed by everyone`, {
+  const linkText =
+    args.linkBecause === 'unproven_address'
+      ? 'Download the signed PDF here (the link works for 30 days).'
+      : 'The signed PDF is too large to attach; download it here (the link works for 30 days).';
+  return composeMail(doc.org_id, recipient.email, `"${subjectName(doc)}" is signed by everyone`, {
     greeting: `Hello ${recipient.name},`,
     paragraphs: [
       `Everyone has signed "${doc.name}" from ${orgName}.`,
-      downloadLink
-        ? 'The signed PDF is too large to attach; download it here (the link works for 30 days).'
-        : 'The signed PDF is attached. Keep it for your records.',
+      downloadLink ? linkText : 'The signed PDF is attached. Keep it for your records.',
     ],
     button: downloadLink ? { label: 'Download the signed PDF', url: downloadLink } : undefined,
   });
@@ -160,7 +195,7 @@ export function declinedMail(args: {
   orgName: string;
 }): OutgoingMail {
   const { doc, recipient, decliner, orgName } = args;
-  return composeMail(doc.org_id, recipient.email, `"${doc.name}" was declined`, {
+  return composeMail(doc.org_id, recipient.email, `"${subjectName(doc)}" was declined`, {
     greeting: `Hello ${recipient.name},`,
     paragraphs: [
       `${decliner.name} declined to sign "${doc.name}" from ${orgName}, so it will not be completed.`,
@@ -177,7 +212,7 @@ export function declinedSenderMail(args: {
   reason: string;
 }): OutgoingMail {
   const { doc, to, decliner, reason } = args;
-  return composeMail(doc.org_id, to, `${decliner.name} declined "${doc.name}"`, {
+  return composeMail(doc.org_id, to, `A signer declined "${subjectName(doc)}"`, {
     paragraphs: [
       `${decliner.name} <${decliner.email}> declined to sign "${doc.name}" (${doc.id}).`,
     ],
@@ -192,7 +227,7 @@ export function expiredMail(args: {
   orgName: string;
 }): OutgoingMail {
   const { doc, recipient, orgName } = args;
-  return composeMail(doc.org_id, recipient.email, `"${doc.name}" has expired`, {
+  return composeMail(doc.org_id, recipient.email, `"${subjectName(doc)}" has expired`, {
     greeting: `Hello ${recipient.name},`,
     paragraphs: [
       `The document "${doc.name}" from ${orgName} expired before everyone signed.`,
@@ -208,7 +243,7 @@ export function actionRequiredMail(args: {
   reason: string;
 }): OutgoingMail {
   const { doc, to, reason } = args;
-  return composeMail(doc.org_id, to, `Action required on "${doc.name}"`, {
+  return composeMail(doc.org_id, to, `Action required on "${subjectName(doc)}"`, {
     paragraphs: [
       `The document "${doc.name}" (${doc.id}) needs your attention: ${reason}`,
       'Signing resumes once you have resolved it.',
@@ -226,14 +261,22 @@ export function verificationResultMail(args: {
 }): OutgoingMail {
   const { doc, signer, approved, note, link } = args;
   return approved
-    ? composeMail(doc.org_id, signer.email, `Identity confirmed for "${doc.name}"`, {
+    ? composeMail(doc.org_id, signer.email, `Identity confirmed for "${subjectName(doc)}"`, {
         greeting: `Hello ${signer.name},`,
         paragraphs: [`Your identity was confirmed. You can now ${verb(signer)} "${doc.name}".`],
         button: { label: `${Verb(signer)} the document`, url: link },
       })
-    : composeMail(doc.org_id, signer.email, `Please upload your ID again for "${doc.name}"`, {
-        greeting: `Hello ${signer.name},`,
-        paragraphs: ['The photo of your ID could not be accepted.', note ? `Reason: ${note}` : ''],
-        button: { label: 'Upload a new photo', url: link },
-      });
+    : composeMail(
+        doc.org_id,
+        signer.email,
+        `Please upload your ID again for "${subjectName(doc)}"`,
+        {
+          greeting: `Hello ${signer.name},`,
+          paragraphs: [
+            'The photo of your ID could not be accepted.',
+            note ? `Reason: ${note}` : '',
+          ],
+          button: { label: 'Upload a new photo', url: link },
+        },
+      );
 }

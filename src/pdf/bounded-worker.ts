@@ -5,6 +5,8 @@ import { Worker } from 'node:worker_threads';
  * (`resourceLimits`) and a deadline per task. Tasks run one at a time, in order; a task that
  * breaks a limit is rejected with `WorkerLimitError`, the thread is discarded, and the next task
  * gets a fresh one. The thread starts on first use and does not keep the process alive while idle.
+ * At most `maxWaiting` tasks wait behind the one running: another is refused at once with
+ * `WorkerBusyError` (503 `busy` with `Retry-After` to a client), never queued without bound.
  *
  * The module at `moduleUrl` runs on the thread; its export `exportName(task)` does the work.
  * Errors it throws cross the thread boundary as their `name` and `message` (see `rebuild`).
@@ -14,6 +16,18 @@ import { Worker } from 'node:worker_threads';
 export class WorkerLimitError extends Error {
   override name = 'WorkerLimitError';
 }
+
+/** The queue was full: the task was not taken. `retryAfterSeconds` estimates when it would be. */
+export class WorkerBusyError extends Error {
+  override name = 'WorkerBusyError';
+  constructor(readonly retryAfterSeconds: number) {
+    super('the worker is busy; try again later');
+  }
+}
+
+/** Seconds until `ahead` tasks of `averageMs` each are done: at least 1, at most a minute. */
+export const retryAfterSeconds = (ahead: number, averageMs: number) =>
+  Math.min(60, Math.max(1, Math.ceil((ahead * averageMs) / 1000)));
 
 export interface BoundedWorkerOptions {
   moduleUrl: string;
@@ -27,6 +41,8 @@ export interface BoundedWorkerOptions {
   };
   /** Turns an error from the thread (name, message) back into the caller's error type. */
   rebuild?: (name: string, message: string) => Error | undefined;
+  /** Tasks that may wait behind the running one; more are refused (`WorkerBusyError`). */
+  maxWaiting: number;
 }
 
 type Response =
@@ -52,10 +68,18 @@ export class BoundedWorker<In, Out> {
   private current: Task | null = null;
   private timer: NodeJS.Timeout | null = null;
   private nextId = 1;
+  private startedAt = 0;
+  /** Moving average of task durations, for `Retry-After` (a first guess until one has run). */
+  private averageMs = 1000;
 
   constructor(private readonly options: BoundedWorkerOptions) {}
 
   run(task: In, transfer: ArrayBuffer[] = []): Promise<Out> {
+    if (this.queue.length >= this.options.maxWaiting) {
+      return Promise.reject(
+        new WorkerBusyError(retryAfterSeconds(this.queue.length + 1, this.averageMs)),
+      );
+    }
     return new Promise<Out>((resolve, reject) => {
       this.queue.push({
         id: this.nextId++,
@@ -123,6 +147,10 @@ export class BoundedWorker<In, Out> {
   }
 
   private finish(): void {
+    if (this.current) {
+      const ms = performance.now() - this.startedAt;
+      this.averageMs = this.averageMs * 0.8 + ms * 0.2;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.current = null;
@@ -133,6 +161,7 @@ export class BoundedWorker<In, Out> {
     if (this.current || this.queue.length === 0) return;
     const t = this.queue.shift()!;
     this.current = t;
+    this.startedAt = performance.now();
     this.worker ??= this.start();
     const w = this.worker;
     w.ref();

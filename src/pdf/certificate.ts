@@ -149,7 +149,7 @@ async function openGenerated(
 }
 
 async function takeLock(dataDir: string, lockPath: string): Promise<boolean> {
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const tmp = `${lockPath}.${randomBytes(6).toString('hex')}`;
   await writeFile(tmp, `${process.pid} ${new Date().toISOString()}\n`, { mode: 0o600 });
   try {

@@ -33,6 +33,11 @@ export const FINALIZE_LIMITS = {
   heapMb: 256,
   /** Default of `FINALIZE_TIMEOUT_MS`. */
   deadlineMs: 120_000,
+  /**
+   * Sealings waiting for the thread. The job runner seals at most as many documents at once as
+   * it runs jobs (10), so this is never reached by it; a full queue fails the job, retried later.
+   */
+  maxWaiting: 32,
 };
 
 let worker: BoundedWorker<Request, Result> | null = null;
@@ -56,6 +61,7 @@ function workerFor(deadlineMs: number): BoundedWorker<Request, Result> {
       deadlineMs,
       resourceLimits: { maxOldGenerationSizeMb: FINALIZE_LIMITS.heapMb },
       rebuild,
+      maxWaiting: FINALIZE_LIMITS.maxWaiting,
     });
   }
   return worker;

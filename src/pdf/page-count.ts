@@ -1,12 +1,12 @@
 import { EncryptedPDFError } from 'pdf-lib';
-import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
+import { BoundedWorker, WorkerBusyError, WorkerLimitError } from './bounded-worker.ts';
 import { readDocumentTree } from './pages.ts';
 import { loadWithPdfLib } from './pdf-lib-guard.ts';
 import { PdfFile } from './reader.ts';
 import { PdfLimitError, PdfSyntaxError, PdfUnsupportedError } from './syntax.ts';
 
 /** The bounds of reading one upload (README, "Limits"); the reader's own are `PDF_LIMITS`. */
-export const INTAKE_LIMITS = { heapMb: 256, deadlineMs: 20_000 };
+export const INTAKE_LIMITS = { heapMb: 256, deadlineMs: 20_000, maxWaiting: 32 };
 
 export class UnreadablePdfError extends Error {
   constructor(
@@ -34,6 +34,7 @@ const intakeWorker = () =>
     exportName: 'countPagesTask',
     deadlineMs: INTAKE_LIMITS.deadlineMs,
     resourceLimits: { maxOldGenerationSizeMb: INTAKE_LIMITS.heapMb },
+    maxWaiting: INTAKE_LIMITS.maxWaiting,
   }));
 
 /** Starts the intake thread and loads its code now (server start), not on the first upload. */
@@ -52,6 +53,8 @@ export async function countPdfPages(source: CountTask): Promise<number> {
   try {
     pages = await intakeWorker().run(source);
   } catch (err) {
+    // A full queue is not the file's fault: the caller answers 503 `busy`.
+    if (err instanceof WorkerBusyError) throw err;
     const { name, message } = err as Error;
     if (name === 'PdfLimitError' || err instanceof WorkerLimitError) {
       throw new UnreadablePdfError(

@@ -30,6 +30,8 @@ export function renewInWorker(path: string, tsa: TsaConfig): Promise<RenewResult
     exportName: 'renewTask',
     deadlineMs: 120_000,
     resourceLimits: { maxOldGenerationSizeMb: 256 },
+    // Renewals run one document after another (documents/timestamp-renewal.ts).
+    maxWaiting: 8,
     rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
   });
   return worker.run({ path, tsa: { ...tsa } });

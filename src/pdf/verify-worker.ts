@@ -5,10 +5,14 @@ import type { VerificationReport } from './verify.ts';
 /**
  * `verifyPdf` on a bounded worker thread: hashing up to 50 MB and parsing an untrusted file
  * never runs on the API's event loop, and a file that asks for too much memory or time fails
- * alone (WorkerLimitError / PdfLimitError).
+ * alone (WorkerLimitError / PdfLimitError). Two threads: one for the public check (no key) and
+ * one for callers with a key, so a customer's file never waits behind strangers' files.
  */
 
-export const VERIFY_LIMITS = { heapMb: 256, deadlineMs: 60_000 };
+export const VERIFY_LIMITS = { heapMb: 256, deadlineMs: 60_000, maxWaiting: 64 };
+
+/** Whose file it is: anyone's (the public `/verify` page) or a caller's with an API key. */
+export type VerifyLane = 'public' | 'keyed';
 
 const REBUILT: Record<string, new (message: string) => Error> = {
   PdfLimitError,
@@ -17,23 +21,28 @@ const REBUILT: Record<string, new (message: string) => Error> = {
   WorkerLimitError,
 };
 
-let worker: BoundedWorker<{ path: string }, VerificationReport> | null = null;
+const workers = new Map<VerifyLane, BoundedWorker<{ path: string }, VerificationReport>>();
 
-export function verifyInWorker(path: string): Promise<VerificationReport> {
-  worker ??= new BoundedWorker<{ path: string }, VerificationReport>({
-    moduleUrl: import.meta.url,
-    exportName: 'verifyTask',
-    deadlineMs: VERIFY_LIMITS.deadlineMs,
-    resourceLimits: { maxOldGenerationSizeMb: VERIFY_LIMITS.heapMb },
-    rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
-  });
+export function verifyInWorker(path: string, lane: VerifyLane): Promise<VerificationReport> {
+  let worker = workers.get(lane);
+  if (!worker) {
+    worker = new BoundedWorker<{ path: string }, VerificationReport>({
+      moduleUrl: import.meta.url,
+      exportName: 'verifyTask',
+      deadlineMs: VERIFY_LIMITS.deadlineMs,
+      resourceLimits: { maxOldGenerationSizeMb: VERIFY_LIMITS.heapMb },
+      rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
+      maxWaiting: VERIFY_LIMITS.maxWaiting,
+    });
+    workers.set(lane, worker);
+  }
   return worker.run({ path });
 }
 
 export async function closeVerifyWorker(): Promise<void> {
-  const w = worker;
-  worker = null;
-  if (w) await w.close();
+  const all = [...workers.values()];
+  workers.clear();
+  await Promise.all(all.map((w) => w.close()));
 }
 
 /** Runs on the worker thread (worker-host.ts calls it by name). */

@@ -9,7 +9,10 @@ import { StorageNotFound, type Storage, type StoredKey, type StoredObject } from
 /** A write in progress (put's temporary file), never listed. */
 const PART = /\.[0-9a-f]{12}\.part$/;
 
-/** Files under one directory. Writes go to a temporary file renamed into place, so readers never see half a file. */
+/**
+ * Files under one directory. Writes go to a temporary file renamed into place, so readers never
+ * see half a file. Directories are created 0700 and files 0600: only Signet's user reads them.
+ */
 export class LocalStorage implements Storage {
   readonly driver = 'local' as const;
   constructor(private readonly root: string) {}
@@ -23,10 +26,10 @@ export class LocalStorage implements Storage {
 
   async put(key: string, body: Readable): Promise<void> {
     const target = this.pathOf(key);
-    await fsp.mkdir(path.dirname(target), { recursive: true });
+    await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
     const temp = `${target}.${randomBytes(6).toString('hex')}.part`;
     try {
-      await pipeline(body, fs.createWriteStream(temp));
+      await pipeline(body, fs.createWriteStream(temp, { mode: 0o600 }));
       await fsp.rename(temp, target);
     } catch (err) {
       await fsp.rm(temp, { force: true });
@@ -91,7 +94,7 @@ export class LocalStorage implements Storage {
   }
 
   async ping(): Promise<void> {
-    await fsp.mkdir(this.root, { recursive: true });
+    await fsp.mkdir(this.root, { recursive: true, mode: 0o700 });
     await fsp.access(this.root, fs.constants.W_OK);
   }
 }

@@ -1,38 +1,49 @@
 import type { FastifyReply } from 'fastify';
+import { NO_FRAMING } from './frame-ancestors.ts';
 
 /**
- * The Content-Security-Policy of every page and client file. Everything comes from Signet itself;
- * no inline script or style is allowed. `wasm-unsafe-eval` lets pdf.js compile its WebAssembly
- * decoders (JBIG2 and JPEG 2000 scans, ICC colours): it permits WebAssembly only, not `eval`.
- * `data:` images are the drawn-signature previews. Any site may frame the page: embedded signing
- * (API.md §4) puts it in an iframe, and framing grants nothing the secret link does not already grant.
+ * The Content-Security-Policy of a page or client file, given who may frame it (frame-ancestors.ts).
+ * Everything comes from Signet itself; no inline script or style is allowed. `wasm-unsafe-eval`
+ * lets pdf.js compile its WebAssembly decoders (JBIG2 and JPEG 2000 scans, ICC colours): it permits
+ * WebAssembly only, not `eval`. `data:` images are the drawn-signature previews.
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  'frame-ancestors *',
-].join('; ');
+export function contentSecurityPolicy(frameAncestors: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${frameAncestors}`,
+  ].join('; ');
+}
 
-/** Headers of a page that carries a secret in its URL: never cached, never indexed, never sent on as a Referer. */
-export function setPageHeaders(reply: FastifyReply): void {
+/** The policy of pages nobody may frame and of the client files. */
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy(NO_FRAMING);
+
+/**
+ * Headers of a page that carries a secret in its URL: never cached, never indexed, never sent on
+ * as a Referer; framed only as `frameAncestors` allows (frame-ancestors.ts; nobody by default).
+ */
+export function setPageHeaders(reply: FastifyReply, frameAncestors: string = NO_FRAMING): void {
   reply.headers({
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'content-security-policy': contentSecurityPolicy(frameAncestors),
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
     'x-robots-tag': 'noindex, nofollow',
     'permissions-policy': 'camera=(self), microphone=(), geolocation=(), payment=()',
     'cross-origin-opener-policy': 'same-origin',
   });
+  // For browsers that predate frame-ancestors.
+  if (frameAncestors === NO_FRAMING) reply.header('x-frame-options', 'DENY');
+  else reply.removeHeader('x-frame-options');
 }
 
 const ESCAPES: Record<string, string> = {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CONTENT_SECURITY_POLICY, renderMessage, renderShell, setPageHeaders } from './page.ts';
 import { loadStaticAssets } from './static-assets.ts';
+import { frameAncestors } from './frame-ancestors.ts';
 
 /**
  * Browser pages: the signing page at `/sign/{token}` and the files it loads under `/assets/`.
@@ -18,7 +19,15 @@ const TOKEN = /^[A-Za-z0-9._~-]{8,100}$/;
 
 const YEAR = 365 * 24 * 3600;
 
-export async function webRoutes(app: FastifyInstance): Promise<void> {
+export interface WebRoutesOptions {
+  /**
+   * The organization's embed origins for a signing token (none for a token that opens nothing):
+   * the signing page is framed only by them (frame-ancestors.ts).
+   */
+  embedOriginsOfLink(token: string): Promise<string[]>;
+}
+
+export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions): Promise<void> {
   // Someone opening the server's address in a browser lands on the API reference; a program gets
   // where things are.
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
@@ -62,6 +71,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
           }),
         );
       }
+      const origins = await options.embedOriginsOfLink(request.params['*']);
+      setPageHeaders(reply, frameAncestors(origins));
       return reply.send(
         renderShell({
           title: 'Review and sign · Signet',

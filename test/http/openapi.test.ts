@@ -55,8 +55,14 @@ describe('GET /openapi.json', () => {
 
   it('serves the interactive reference at /docs', async () => {
     const res = await t.request('GET', '/docs', { key: null });
-    expect(res.status).toBe(200);
-    expect(String(res.headers['content-type'])).toContain('text/html');
+    expect(res.status).toBe(301);
+    expect(res.headers.location).toBe('/docs/');
+    const page = await t.request('GET', '/docs/', { key: null });
+    expect(page.status).toBe(200);
+    expect(String(page.headers['content-type'])).toContain('text/html');
+    const script = await t.request('GET', '/docs/js/scalar.js', { key: null });
+    expect(script.status).toBe(200);
+    expect(String(script.headers['content-type'])).toContain('javascript');
   });
 
   it('answers unknown routes with the error body', async () => {

@@ -26,6 +26,7 @@ describe('GET /api/v1/organization', () => {
       brandColor: null,
       logoUrl: null,
       replyTo: null,
+      embedOrigins: [],
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -669,7 +669,7 @@ export interface paths {
         head?: never;
         /**
          * Rename your organization or change its branding
-         * @description Every field is optional; `null` clears `brandColor`, `logo` and `replyTo`. The name, colour and logo appear on signing and campaign pages (a campaign's own `brandColor` wins on its page) and in every mail sent from then on; `replyTo` becomes the Reply-To of mail to signers. A logo whose bytes are not the declared PNG or JPEG is 400; one over 256 KB is 413.
+         * @description Every field is optional; `null` clears `brandColor`, `logo` and `replyTo`. The name, colour and logo appear on signing and campaign pages (a campaign's own `brandColor` wins on its page) and in every mail sent from then on; `replyTo` becomes the Reply-To of mail to signers. `embedOrigins` lists the sites that may frame your signing and campaign pages (their `Content-Security-Policy: frame-ancestors` is `'self'` and these; with none, no site may). A logo whose bytes are not the declared PNG or JPEG is 400; one over 256 KB is 413; an entry of `embedOrigins` that is not an origin is 400.
          *
          *     **Scope:** `organization.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -827,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Email a 6-digit code to the address the visitor will submit (campaigns with `requireOtp`)
-         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes.
+         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes. After 25 wrong codes for an address on this campaign, that address can no longer sign it: 403 `link_locked`, and no code is mailed.
          *
          *     **No API key:** public, for anyone holding the campaign link; rate limited per IP address.
          */
@@ -1007,7 +1007,7 @@ export interface paths {
         put?: never;
         /**
          * Email the signer a 6-digit code (documents with `otpMethod: "email"`)
-         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`).
+         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`). After 25 wrong codes over the life of its links, every link of the signer answers 403 `link_locked` until the sender issues a new one.
          *
          *     **No API key:** the signing link's token in the path authenticates the signer.
          */
@@ -1233,7 +1233,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the signatures of a PDF
-         * @description The raw PDF as the body (any `Content-Type`; at most 52428800 bytes, 413). Any PDF: Signet's or another signer's. Each signature is checked against the bytes it covers and its certificate; its RFC 3161 timestamp against the signature; the DSS for revocation data; document timestamps for B-LTA. Trust in the certificates themselves (a trusted root) is the reader's to judge: `certificate` says who they are. `document` is your organization's document whose signed file or original has this SHA-256. Not a PDF, or one that cannot be read: 415. Nothing is stored.
+         * @description The raw PDF as the body (any `Content-Type`; at most 52428800 bytes, 413). Any PDF: Signet's or another signer's. Each signature is checked against the bytes it covers and its certificate; its RFC 3161 timestamp against the signature; the DSS for revocation data; document timestamps for B-LTA. Trust in the certificates themselves (a trusted root) is the reader's to judge: `certificate` says who they are. `document` is your organization's document whose signed file or original has this SHA-256. Not a PDF, or one that cannot be read: 415. Nothing is stored, so `Idempotency-Key` is ignored (a repeat checks the file again). At most 8 checks with a key at once per instance (`VERIFY_QUEUE`), in a queue of their own, never behind the public page's: more answer 503 `busy` with `Retry-After`, before the body is read.
          *
          *     **Scope:** `documents.read` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -1458,7 +1458,7 @@ export interface paths {
         get?: never;
         /**
          * Step 2 of the upload: PUT the file bytes to the signed uploadUrl (no API key)
-         * @description The upload URL of the local driver (with `STORAGE=s3` clients PUT to the bucket instead). Authenticated by the signed token in the URL. `Content-Type` must be the `contentType` bound to the URL (415). The body is streamed to storage while its SHA-256 is computed; a `Content-Length` over the limit is refused at once, and a body that grows past it is cut off, both with 413 and the connection closed. The first bytes must match the type (`%PDF-`, PNG, JPEG or WEBP signature; 415). PDFs up to 10 MB are parsed for their page count (unreadable or encrypted: 415); images become a one-page PDF (at most 50 megapixels). Sets `fileSize`, `documentHash` (SHA-256 hex of the bytes as uploaded) and the page count, writes the audit entry `document.uploaded`, and answers with the document. The URL may be used again until it expires; each upload replaces the previous file. A template's upload URL (`requestTemplateUpload`, with either driver) is received here the same way and answers with the template.
+         * @description The upload URL of the local driver (with `STORAGE=s3` clients PUT to the bucket instead). Authenticated by the signed token in the URL. `Content-Type` must be the `contentType` bound to the URL (415). The body is streamed to storage while its SHA-256 is computed; a `Content-Length` over the limit is refused at once, and a body that grows past it is cut off, both with 413 and the connection closed. The first bytes must match the type (`%PDF-`, PNG, JPEG or WEBP signature; 415). PDFs up to 10 MB are parsed for their page count (unreadable or encrypted: 415; too many files being read at once: 503 `busy` with `Retry-After`, nothing kept); images become a one-page PDF (at most 50 megapixels). Sets `fileSize`, `documentHash` (SHA-256 hex of the bytes as uploaded) and the page count, writes the audit entry `document.uploaded`, and answers with the document. The URL may be used again until it expires; each upload replaces the previous file. A template's upload URL (`requestTemplateUpload`, with either driver) is received here the same way and answers with the template.
          *
          *     **No API key:** the signed token in the upload URL authenticates the upload.
          */
@@ -2235,6 +2235,9 @@ export interface components {
          *       "adminEmail": "ops@acme.example",
          *       "brandColor": "#0F766E",
          *       "createdAt": "2026-11-21T09:30:00.000Z",
+         *       "embedOrigins": [
+         *         "https://app.acme.example"
+         *       ],
          *       "id": "org_01jdx3k2m5q8v9w0y1z2a3b4c5",
          *       "logoUrl": "https://sign.acme.example/logos/org_01jdx3k2m5q8v9w0y1z2a3b4c5?v=5d41402a",
          *       "name": "Acme Consulting",
@@ -2252,6 +2255,8 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /** @description Origins allowed to frame your signing and campaign pages (`Content-Security-Policy: frame-ancestors`); empty: no site may frame them */
+            embedOrigins: string[];
             /** @description Identifier (`org_…`) */
             id: string;
             /** @description Public URL of the logo shown on signing pages and in mail; null when none */
@@ -10680,6 +10685,7 @@ export interface operations {
                      *         "adminEmail": "admin@acme.test",
                      *         "brandColor": null,
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "embedOrigins": [],
                      *         "id": "org_01jdx0a1b2c3d4e5f6g7h8j9k0",
                      *         "logoUrl": null,
                      *         "name": "Acme",
@@ -10792,6 +10798,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "brandColor": "#0F766E",
+                 *       "embedOrigins": [
+                 *         "https://app.acme.example"
+                 *       ],
                  *       "name": "Acme Consulting",
                  *       "replyTo": "contracts@acme.example"
                  *     }
@@ -10801,6 +10810,8 @@ export interface operations {
                     adminEmail?: string;
                     /** @description Hex colour `#RRGGBB` */
                     brandColor?: string | null;
+                    /** @description Up to 10 origins (scheme, host and optional port, e.g. `https://app.example.com`) that may frame your signing and campaign pages; HTTPS only, except `http://localhost`, `http://127.0.0.1` and `http://[::1]` (with any port) outside production. Replaces the list; `[]` allows none. */
+                    embedOrigins?: string[];
                     /** @description A PNG or JPEG as a `data:image/png;base64,…` URL, at most 256 KB of image; null removes the logo */
                     logo?: string | null;
                     /** @description 1-200 characters, not blank */
@@ -10823,6 +10834,9 @@ export interface operations {
                      *         "adminEmail": "admin@acme.test",
                      *         "brandColor": "#0F766E",
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "embedOrigins": [
+                     *           "https://app.acme.example"
+                     *         ],
                      *         "id": "org_01jdx0a1b2c3d4e5f6g7h8j9k0",
                      *         "logoUrl": null,
                      *         "name": "Acme Consulting",
@@ -12108,6 +12122,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden. `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "link_locked",
+                     *         "message": "Too many wrong codes: this link is locked; ask the sender for a new link"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not found. `not_found`: no such resource in your organization. */
             404: {
                 headers: {
@@ -12353,7 +12384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `invalid_otp`: the one-time code is wrong, expired or was tried too often. */
+            /** @description Forbidden. `invalid_otp`: the one-time code is wrong, expired or was tried too often; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12689,7 +12720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12898,7 +12929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `invalid_otp`: the one-time code is wrong, expired or was tried too often. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `invalid_otp`: the one-time code is wrong, expired or was tried too often; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13092,7 +13123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13278,7 +13309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13457,7 +13488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13625,7 +13656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13811,7 +13842,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17139,23 +17170,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict. `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "idempotency_conflict",
-                     *         "message": "This Idempotency-Key was used with a different request"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
             413: {
                 headers: {
@@ -17224,7 +17238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`; `busy`: the queue for this work is full; nothing was done; retry after `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19361,7 +19375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`; `storage_unavailable`: file storage is unreachable; nothing was stored; retry. */
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`; `storage_unavailable`: file storage is unreachable; nothing was stored; retry; `busy`: the queue for this work is full; nothing was done; retry after `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;

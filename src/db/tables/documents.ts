@@ -126,6 +126,8 @@ export interface SignersTable {
   /** Set when an invitation could not be delivered (the document is then `action_required`). */
   delivery_failed_at?: string | null;
   delivery_error?: string | null;
+  /** 1: a visitor typed this address on a public form and never proved it with a code (migration 0016a). */
+  email_unproven?: number | null;
 }
 
 /** Secret signing links: only the SHA-256 of the token is stored. */

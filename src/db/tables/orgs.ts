@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /*
  * The organization, its API keys and the answers kept for Idempotency-Key; instance settings.
  * Part of the table types of `Database` (db/database.ts), whose storage conventions hold here too.
@@ -13,6 +15,8 @@ export interface OrganizationsTable {
   logo: string | null;
   /** Reply-To of the organization's mail, or null. */
   reply_to: string | null;
+  /** JSON array of the origins that may frame its signing and campaign pages (migration 0016a). */
+  embed_origins: Generated<string>;
   created_at: string;
   updated_at: string;
 }

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { parse } from 'csv-parse';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
 import { BULK_BODY_LIMIT, MAX_ROWS, type BulkRowT } from './bulk-sends.schemas.ts';
@@ -14,10 +14,57 @@ export class CsvTable {
 /** Longest single cell: a prefill value is at most 10,000 characters, a name 200. */
 const MAX_CELL = 64 * 1024;
 
+/** Columns of a CSV body: roles × 3, a document name and field labels fit many times over. */
+export const MAX_CSV_COLUMNS = 200;
+
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const LF = 0x0a;
+
+/**
+ * Counts the columns of each line as the bytes pass, before the parser builds any record: the
+ * parser bounds a record by its characters, and a line of 32,000 empty cells has none, but would
+ * still cost an array of 32,000 strings per row. Quotes are followed as RFC 4180 has them (a
+ * doubled quote inside a quoted cell toggles twice), so a comma or line break inside quotes
+ * does not count.
+ */
+class ColumnGuard extends Transform {
+  private inQuotes = false;
+  private commas = 0;
+  private line = 1;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i];
+      if (byte === QUOTE) this.inQuotes = !this.inQuotes;
+      else if (this.inQuotes) continue;
+      else if (byte === COMMA) {
+        if (++this.commas >= MAX_CSV_COLUMNS) {
+          callback(tooManyColumns(this.line));
+          return;
+        }
+      } else if (byte === LF) {
+        this.commas = 0;
+        this.line++;
+      }
+    }
+    callback(null, chunk);
+  }
+}
+
+const tooManyColumns = (line: number) =>
+  new AppError('validation_error', `A CSV body has at most ${MAX_CSV_COLUMNS} columns`, [
+    {
+      path: line === 1 ? 'header' : `line ${line}`,
+      message: `has more than ${MAX_CSV_COLUMNS} columns`,
+    },
+  ]);
+
 /**
  * Parses a `text/csv` body while it arrives (csv-parse; RFC 4180 quoting, a BOM dropped), never
- * holding more than the records themselves: over 16 MB is 413, more than 10,000 data rows or a
- * malformed line (an unclosed quote, a row with another number of columns) is 400.
+ * holding more than the records themselves: over 16 MB is 413, more than 10,000 data rows, a line
+ * of more than MAX_CSV_COLUMNS columns (counted before it is parsed) or a malformed line (an
+ * unclosed quote, a row with another number of columns) is 400.
  */
 export async function readCsv(body: Readable): Promise<CsvTable> {
   let bytes = 0;
@@ -38,14 +85,16 @@ export async function readCsv(body: Readable): Promise<CsvTable> {
       );
     }
   });
-  body.pipe(parser);
+  const guard = new ColumnGuard();
+  guard.on('error', (err) => parser.destroy(err));
+  body.pipe(guard).pipe(parser);
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       records.push(record);
       if (records.length > MAX_ROWS + 1) throw tooManyRows();
     }
   } catch (err) {
-    body.unpipe(parser);
+    body.unpipe(guard);
     if (err instanceof AppError) throw err;
     const message = err instanceof Error ? err.message : String(err);
     throw new AppError('validation_error', `The CSV could not be read: ${message}`, [

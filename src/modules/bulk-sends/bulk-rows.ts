@@ -16,7 +16,6 @@ export interface StoredRow {
 const NOT_PREFILLABLE = ['signature', 'initials', 'file'];
 
 /** Most problems listed in one error body. */
-const MAX_DETAILS = 1000;
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 // A CommonJS module: under NodeNext its default import is module.exports, whose .default is the plugin.
@@ -136,11 +135,11 @@ export function validateRows(
     const rowsWithProblems = new Set(
       problems.map((p) => p.path.replace(/^(rows\[\d+\]|row \d+).*$/, '$1')),
     ).size;
-    // Bounded: 10,000 bad rows would otherwise make a multi-megabyte error body.
+    // The error handler lists the first MAX_DETAILS and says how many more there were.
     throw new AppError(
       'validation_error',
       `${rowsWithProblems} row(s) are invalid; nothing was created. First: ${first.path} ${first.message}`,
-      problems.slice(0, MAX_DETAILS),
+      problems,
     );
   }
   return out;

@@ -14,13 +14,28 @@ import {
   resendAfter,
 } from '../signing/otp-window.ts';
 import { maskEmail } from '../signing/signing-rules.ts';
+import {
+  campaignSubject,
+  isLocked,
+  linkLocked,
+  MAX_CODE_FAILURES,
+  refundTry,
+  takeTry,
+} from '../signing/code-failures.ts';
+
+const lockedAddress = () =>
+  linkLocked(
+    `Too many wrong codes (${MAX_CODE_FAILURES}) were tried for this email address on this form; it can no longer sign it here. Contact the organization behind the form.`,
+  );
 import type { OtpResultT } from '../signing/signing.schemas.ts';
 
 /*
  * Emailed codes for campaigns with `requireOtp`: the visitor proves they read the address they
  * submit. The rules are the signing codes' (src/modules/signing/otp-window.ts): 6 digits, valid
  * 10 minutes, 5 tries per code, one send per minute and 5 per hour per address and campaign. A
- * code is bound to the campaign and the address and works once.
+ * code is bound to the campaign and the address and works once. At most 25 wrong codes per
+ * campaign and address, ever (code-failures.ts): then that address can no longer sign this form
+ * (403 `link_locked`), while the form stays open to everyone else.
  */
 
 const normalize = (email: string) => email.trim().toLowerCase();
@@ -31,7 +46,8 @@ const codeHash = (deps: AppDeps, campaignId: string, email: string, code: string
 
 function otpMailFor(campaign: CampaignRow, to: string, code: string): OutgoingMail {
   const minutes = OTP_TTL_MS / 60_000;
-  return composeMail(campaign.org_id, to, `Your signing code: ${code}`, {
+  // The code is in the body only: subjects end up in mail servers' logs and lock-screen previews.
+  return composeMail(campaign.org_id, to, `Your signing code for "${campaign.name}"`, {
     greeting: 'Hello,',
     paragraphs: [
       `Your code to sign "${campaign.name}" is ${code}. It is valid for ${minutes} minutes.`,
@@ -50,6 +66,8 @@ export async function sendCampaignOtp(
   rawEmail: string,
 ): Promise<OtpResultT> {
   const email = normalize(rawEmail);
+  // No code is mailed to an address that can no longer use one here.
+  if (await isLocked(deps.db, campaignSubject(campaign.id, email))) throw lockedAddress();
   // Two requests for the same address at once both find no code and both insert one: the loser retries and is refused as a resend.
   return retryOnConflict(() =>
     deps.db.transaction().execute(async (trx) => {
@@ -109,7 +127,8 @@ export async function sendCampaignOtp(
 }
 
 /**
- * Checks the code a visitor submits; throws 401 `otp_required` or 403 `invalid_otp`. The attempt
+ * Checks the code a visitor submits; throws 401 `otp_required`, 403 `invalid_otp`, or 403
+ * `link_locked` past the wrong codes this address may try on this form. The attempt
  * is counted in its own statement before comparing, so parallel guesses cannot exceed the limit
  * and a wrong guess counts even though the request fails. `consumeCampaignOtp` spends the code.
  */
@@ -149,10 +168,17 @@ export async function verifyCampaignOtp(
       throw new AppError('invalid_otp', 'The code has expired; request a new one');
     throw new AppError('invalid_otp', 'Too many wrong codes; request a new one');
   }
+  const subject = campaignSubject(campaign.id, email);
+  const used = await takeTry(deps.db, subject, now);
+  if (used === null) throw lockedAddress();
   const expected = Buffer.from(taken.code_hash, 'hex');
   const actual = Buffer.from(codeHash(deps, campaign.id, email, code), 'hex');
-  if (expected.length === actual.length && timingSafeEqual(expected, actual)) return;
-  const left = OTP_MAX_ATTEMPTS - taken.attempts;
+  if (expected.length === actual.length && timingSafeEqual(expected, actual)) {
+    await refundTry(deps.db, subject);
+    return;
+  }
+  if (used >= MAX_CODE_FAILURES) throw lockedAddress();
+  const left = Math.min(OTP_MAX_ATTEMPTS - taken.attempts, MAX_CODE_FAILURES - used);
   throw new AppError(
     'invalid_otp',
     left > 0

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { renderMessage, renderShell, setPageHeaders } from '../../web/page.ts';
+import { frameAncestors } from '../../web/frame-ancestors.ts';
+import { embedOriginsOf } from '../orgs/embed-origins.ts';
 import { loadStaticAssets } from '../../web/static-assets.ts';
 import { closeIfExpired } from './campaign-closing.ts';
 import { SLUG_PATTERN } from './campaign-rules.ts';
@@ -43,6 +45,8 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
           }),
         );
       }
+      // Framed only by the organization's own sites (embedOrigins); an unknown link by none.
+      setPageHeaders(reply, frameAncestors(await embedOriginsOf(deps.db, found.org_id)));
       const campaign = await closeIfExpired(deps, found);
       const why = unavailability(campaign, deps.clock.now().getTime());
       if (why) {

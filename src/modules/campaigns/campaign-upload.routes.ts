@@ -19,10 +19,6 @@ export async function campaignUploadRoutes(fastify: FastifyInstance): Promise<vo
   const deps = fastify.deps;
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  // A refusal before the whole body arrived closes the connection rather than reading the rest.
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
-  });
 
   app.put(
     '/api/v1/public/campaigns/:slug/fields/:fieldId/file',

@@ -107,11 +107,12 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
           'Email a 6-digit code to the address the visitor will submit (campaigns with `requireOtp`)',
         description:
           'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one; a code makes one submission. One code per minute ' +
-          'and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes.',
+          'and 5 per hour per address and campaign (429 `rate_limited`). 409 `invalid_state` when the campaign does not use codes. After 25 wrong codes for an ' +
+          'address on this campaign, that address can no longer sign it: 403 `link_locked`, and no code is mailed.',
         params: SlugParams,
         body: OtpBody,
         response: { 200: Data(OtpResult, 'Where the code went and until when it is valid') },
-        errorCodes: CAMPAIGN_CODES,
+        errorCodes: [...CAMPAIGN_CODES, 'link_locked'],
       },
     },
     async (request) => ({
@@ -142,7 +143,13 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
         params: SlugParams,
         body: SubmissionBody,
         response: { 201: Data(SubmissionResult, 'The submission is recorded') },
-        errorCodes: [...CAMPAIGN_CODES, 'otp_required', 'invalid_otp', 'storage_unavailable'],
+        errorCodes: [
+          ...CAMPAIGN_CODES,
+          'otp_required',
+          'invalid_otp',
+          'link_locked',
+          'storage_unavailable',
+        ],
       },
     },
     async (request, reply) =>

@@ -15,6 +15,7 @@ import { mailYourTurn } from '../signing/signing-flow.ts';
 import { completeSigning } from '../signing/signing.service.ts';
 import { resolveValues } from '../signing/signing-values.ts';
 import { HOUR } from '../../http/counters.ts';
+import { SUBMITTER_SEPARATOR } from '../../mail/templates.ts';
 import {
   copyFields,
   copyTemplateFile,
@@ -48,9 +49,12 @@ import type { SubmissionBodyT, SubmissionResultT } from './public.schemas.ts';
 
 const MAX_NAME = 200;
 
-/** `Campaign name: Visitor name`, cut to the document name limit. */
+/**
+ * `Campaign name: Visitor name`, cut to the document name limit. Mail subjects carry only what
+ * comes before the separator (mail/templates.ts, subjectName): never what the visitor typed.
+ */
 function documentName(campaign: CampaignRow, visitor: string): string {
-  const name = `${campaign.name}: ${visitor.trim()}`;
+  const name = `${campaign.name}${SUBMITTER_SEPARATOR}${visitor.trim()}`;
   return name.length <= MAX_NAME ? name : `${name.slice(0, MAX_NAME - 1)}…`;
 }
 
@@ -160,6 +164,9 @@ export async function submitToCampaign(
           now,
         ),
         status: 'sent' as const,
+        // An address typed by a visitor is proven only by a code entered from it: until then the
+        // signed copy goes to it as an expiring link, never as an attachment.
+        email_unproven: campaign.require_otp === 1 ? null : 1,
       };
       const fixed = plan.fixedSigners.map((s) => signerRow(documentId, s, now));
       await insertSigners(trx, [visitor, ...fixed]);

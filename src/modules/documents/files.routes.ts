@@ -143,12 +143,6 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
   const deps = fastify.deps;
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  // An answer given before the whole body arrived (refused URL, wrong type) closes the connection,
-  // rather than leaving up to 50 MB to be read and thrown away to keep it alive; so does every 413,
-  // since a client that overran its limit once cannot be trusted to stop.
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
-  });
 
   // Who takes the bytes of a checked upload, by the token's target.
   const receivers: Record<UploadGrant['target'], GrantedUpload> = {
@@ -192,7 +186,7 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
           'The upload URL of the local driver (with `STORAGE=s3` clients PUT to the bucket instead). Authenticated by the signed token in the URL. `Content-Type` must be the `contentType` bound to the URL (415). The body is streamed to ' +
           'storage while its SHA-256 is computed; a `Content-Length` over the limit is refused at once, and a body that grows past it is cut off, ' +
           'both with 413 and the connection closed. The first bytes must match the type (`%PDF-`, PNG, JPEG or WEBP signature; 415). PDFs up to ' +
-          '10 MB are parsed for their page count (unreadable or encrypted: 415); images become a one-page PDF (at most 50 megapixels). ' +
+          '10 MB are parsed for their page count (unreadable or encrypted: 415; too many files being read at once: 503 `busy` with `Retry-After`, nothing kept); images become a one-page PDF (at most 50 megapixels). ' +
           'Sets `fileSize`, `documentHash` (SHA-256 hex of the bytes as uploaded) and the page count, writes the audit entry ' +
           '`document.uploaded`, and answers with the document. The URL may be used again until it expires; each upload replaces the previous file. ' +
           "A template's upload URL (`requestTemplateUpload`, with either driver) is received here the same way and answers with the template.",
@@ -210,6 +204,7 @@ async function uploadReceiverRoutes(fastify: FastifyInstance): Promise<void> {
           'invalid_state',
           'unsupported_media_type',
           'storage_unavailable',
+          'busy',
         ],
       },
     },

@@ -91,7 +91,12 @@ function finalizeInput(
   };
 }
 
-/** Every recipient gets the signed PDF: attached, or a 30-day download link when it is too large to mail. */
+/**
+ * Every recipient gets the signed PDF: attached, or a 30-day download link when it is too large to
+ * mail or the recipient's address was never proven (a visitor typed it on a public form and
+ * entered no code from it): Signet attaches nothing to mail for an address nobody has shown to be
+ * the reader's own.
+ */
 async function mailSignedCopies(
   trx: Executor,
   deps: AppDeps,
@@ -102,13 +107,19 @@ async function mailSignedCopies(
   const orgName = await orgNameOf(trx, doc.org_id);
   const filename = `${doc.name.replace(/[\\/\r\n]/g, '_')} - Signed.pdf`;
   for (const recipient of await listSigners(trx, doc.id)) {
-    if (size > deps.config.mailAttachmentMaxBytes) {
+    const linkBecause =
+      recipient.email_unproven === 1
+        ? 'unproven_address'
+        : size > deps.config.mailAttachmentMaxBytes
+          ? 'too_large'
+          : undefined;
+    if (linkBecause) {
       const { url } = await issueLink(trx, deps, doc, recipient, 'download');
       await enqueueJob(
         trx,
         deps.clock,
         'mail',
-        completedMail({ doc, recipient, orgName, downloadLink: url }),
+        completedMail({ doc, recipient, orgName, downloadLink: url, linkBecause }),
       );
     } else {
       await enqueueJob(trx, deps.clock, 'mail', {
@@ -140,7 +151,10 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
   try {
     const sourcePath = path.join(dir, 'source.pdf');
     const outputPath = path.join(dir, 'signed.pdf');
-    await pipeline(await deps.storage.get(doc.file_key), fs.createWriteStream(sourcePath));
+    await pipeline(
+      await deps.storage.get(doc.file_key),
+      fs.createWriteStream(sourcePath, { mode: 0o600 }),
+    );
     const stopTimer = deps.metrics.finalizeDuration.startTimer();
     let sealed: FinalizeResult;
     try {

@@ -100,7 +100,7 @@ async function renewOne(
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'signet-renew-'));
   try {
     const file = path.join(dir, 'signed.pdf');
-    await pipeline(await deps.storage.get(oldKey), fs.createWriteStream(file));
+    await pipeline(await deps.storage.get(oldKey), fs.createWriteStream(file, { mode: 0o600 }));
     const result = await renewInWorker(file, tsa);
     const key = `documents/${id}/signed-${result.sha256}.pdf`;
     await deps.storage.put(key, fs.createReadStream(file), 'application/pdf');

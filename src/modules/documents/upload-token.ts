@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../http/errors.ts';
+import { CredentialError } from '../../http/credential-error.ts';
 import { UPLOAD_CONTENT_TYPES, type UploadContentType } from './documents.schemas.ts';
 
 /** What receives the file: a document, or a template (whose file documents are made from). */
@@ -51,8 +52,9 @@ export function signUploadToken(secret: Buffer, grant: UploadGrant): string {
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
 }
 
+/** Forged or garbled: counted as a failed authentication of the address (an expired one is not). */
 const forged = () =>
-  new AppError(
+  new CredentialError(
     'forbidden',
     'This upload URL is not valid; request a new one with POST /api/v1/documents/{id}/upload (or /api/v1/templates/{id}/upload)',
   );

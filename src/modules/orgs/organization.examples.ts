@@ -12,13 +12,19 @@ export const organizationExamples = {
         brandColor: null,
         logoUrl: null,
         replyTo: null,
+        embedOrigins: [],
         createdAt: AT.created,
         updatedAt: AT.updated,
       },
     },
   },
   updateOrganization: {
-    body: { name: 'Acme Consulting', brandColor: '#0F766E', replyTo: 'contracts@acme.example' },
+    body: {
+      name: 'Acme Consulting',
+      brandColor: '#0F766E',
+      replyTo: 'contracts@acme.example',
+      embedOrigins: ['https://app.acme.example'],
+    },
     response: {
       data: {
         id: EX.org,
@@ -27,6 +33,7 @@ export const organizationExamples = {
         brandColor: '#0F766E',
         logoUrl: null,
         replyTo: 'contracts@acme.example',
+        embedOrigins: ['https://app.acme.example'],
         createdAt: AT.created,
         updatedAt: AT.updated,
       },

@@ -51,7 +51,8 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
         description:
           'Every field is optional; `null` clears `brandColor`, `logo` and `replyTo`. The name, colour and logo appear on signing and campaign pages ' +
           "(a campaign's own `brandColor` wins on its page) and in every mail sent from then on; `replyTo` becomes the Reply-To of mail to signers. " +
-          'A logo whose bytes are not the declared PNG or JPEG is 400; one over 256 KB is 413.',
+          "`embedOrigins` lists the sites that may frame your signing and campaign pages (their `Content-Security-Policy: frame-ancestors` is `'self'` and these; with none, no site may). " +
+          'A logo whose bytes are not the declared PNG or JPEG is 400; one over 256 KB is 413; an entry of `embedOrigins` that is not an origin is 400.',
         body: UpdateOrganizationBody,
         response: { 200: { ...Data(OrganizationSchema), description: 'The updated organization' } },
         errorCodes: ['payload_too_large'],
@@ -63,6 +64,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
         authOf(request).orgId,
         request.body,
         deps.clock.now(),
+        deps.config.production,
       );
       return { data: toOrganization(deps.config.publicUrl, row) };
     },

@@ -4,6 +4,10 @@ import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
 /** Largest logo accepted, in bytes of image (it is sent with every page and mail that shows it). */
 export const MAX_LOGO_BYTES = 256 * 1024;
 
+/** Origins that may frame an organization's pages (sent in every page's CSP header). */
+export const MAX_EMBED_ORIGINS = 10;
+const MAX_ORIGIN_CHARS = 200;
+
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const BrandColor = Type.String({
   pattern: '^#[0-9A-Fa-f]{6}$',
@@ -33,6 +37,10 @@ export const OrganizationSchema = Type.Object(
           'Reply-To address of mail sent to signers; null: replies go to the sender address',
       }),
     ),
+    embedOrigins: Type.Array(Type.String(), {
+      description:
+        'Origins allowed to frame your signing and campaign pages (`Content-Security-Policy: frame-ancestors`); empty: no site may frame them',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -47,6 +55,7 @@ export const OrganizationSchema = Type.Object(
         brandColor: '#0F766E',
         logoUrl: 'https://sign.acme.example/logos/org_01jdx3k2m5q8v9w0y1z2a3b4c5?v=5d41402a',
         replyTo: 'contracts@acme.example',
+        embedOrigins: ['https://app.acme.example'],
         createdAt: '2026-11-21T09:30:00.000Z',
         updatedAt: '2026-11-22T14:05:12.000Z',
       },
@@ -77,6 +86,12 @@ export const UpdateOrganizationBody = Type.Object(
       ),
     ),
     replyTo: Type.Optional(Nullable(Email)),
+    embedOrigins: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_ORIGIN_CHARS }), {
+        maxItems: MAX_EMBED_ORIGINS,
+        description: `Up to ${MAX_EMBED_ORIGINS} origins (scheme, host and optional port, e.g. \`https://app.example.com\`) that may frame your signing and campaign pages; HTTPS only, except \`http://localhost\`, \`http://127.0.0.1\` and \`http://[::1]\` (with any port) outside production. Replaces the list; \`[]\` allows none.`,
+      }),
+    ),
   },
   {
     additionalProperties: false,

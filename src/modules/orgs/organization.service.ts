@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Executor, OrganizationRow } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
+import { checkEmbedOrigins, parseEmbedOrigins } from './embed-origins.ts';
 import {
   MAX_LOGO_BYTES,
   type Organization,
@@ -33,6 +34,7 @@ export function toOrganization(publicUrl: string, row: OrganizationRow): Organiz
     brandColor: row.brand_color,
     logoUrl: logoUrlOf(publicUrl, row),
     replyTo: row.reply_to,
+    embedOrigins: parseEmbedOrigins(row.embed_origins),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -90,14 +92,22 @@ function checkLogo(dataUrl: string): void {
   }
 }
 
-/** Applies a change to an organization (the API's PATCH and `signet org update`); its logo is checked first. */
+/**
+ * Applies a change to an organization (the API's PATCH and `signet org update`); its logo and
+ * embed origins are checked first (origins over plain http only when `production` is false).
+ */
 export async function updateOrganizationRow(
   db: Executor,
   orgId: string,
   input: UpdateOrganizationInput,
   now: Date,
+  production = true,
 ): Promise<OrganizationRow> {
   if (typeof input.logo === 'string') checkLogo(input.logo);
+  const embedOrigins =
+    input.embedOrigins === undefined
+      ? undefined
+      : checkEmbedOrigins(input.embedOrigins, production);
   const row = await db
     .updateTable('organizations')
     .set({
@@ -108,6 +118,7 @@ export async function updateOrganizationRow(
       }),
       ...(input.logo !== undefined && { logo: input.logo }),
       ...(input.replyTo !== undefined && { reply_to: input.replyTo }),
+      ...(embedOrigins !== undefined && { embed_origins: JSON.stringify(embedOrigins) }),
       updated_at: now.toISOString(),
     })
     .where('id', '=', orgId)

@@ -18,10 +18,6 @@ export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void
   const deps = fastify.deps;
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  // A refusal before the whole body arrived closes the connection rather than reading the rest.
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete || reply.statusCode === 413) reply.header('connection', 'close');
-  });
 
   app.put(
     '/api/v1/signing/:token/fields/:fieldId/file',
@@ -62,6 +58,7 @@ export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void
         response: { 200: Data(Type.Object({ attachmentId: Id('att') }), 'The stored file') },
         errorCodes: [
           'forbidden',
+          'link_locked',
           'not_found',
           'invalid_state',
           'unsupported_media_type',

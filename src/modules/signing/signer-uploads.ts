@@ -28,6 +28,28 @@ const EXTENSION: Record<UploadContentType, string> = {
   'image/webp': 'webp',
 };
 
+/** Extensions a name may keep for each checked type (any other is replaced by EXTENSION's). */
+const KEPT_EXTENSIONS: Record<UploadContentType, readonly string[]> = {
+  'application/pdf': ['pdf'],
+  'image/png': ['png'],
+  'image/jpeg': ['jpg', 'jpeg'],
+  'image/webp': ['webp'],
+};
+
+/**
+ * The name a file keeps: what the signer chose, at most 200 characters, ending in an extension of
+ * the type its bytes were checked to be. The signer does not choose what a downloader's computer
+ * will take the file for: `invoice.html` sent as a PDF is kept as `invoice.pdf`.
+ */
+export function attachmentName(chosen: string, fallback: string, type: UploadContentType): string {
+  const base = chosen.trim() === '' ? fallback : chosen.trim();
+  const match = /^(.*?)\.([A-Za-z0-9]{1,10})$/.exec(base);
+  const kept = match && KEPT_EXTENSIONS[type].includes(match[2].toLowerCase());
+  const ext = kept ? match[2] : EXTENSION[type];
+  const stem = ((match ? match[1] : base) || fallback).slice(0, 199 - ext.length);
+  return `${stem}.${ext}`;
+}
+
 /** The signer's current upload for each of their `file` fields: field id → attachment. */
 export async function uploadsOf(
   db: Executor,
@@ -163,11 +185,7 @@ export async function intakeFieldFile(
     throw new AppError('unsupported_media_type', 'The request body is empty; send the file bytes');
 
   const attachmentId = newId('att');
-  const base = (upload.filename ?? '').trim();
-  const name = (base === '' ? `${fieldLabel || 'upload'}.${EXTENSION[contentType]}` : base).slice(
-    0,
-    200,
-  );
+  const name = attachmentName(upload.filename ?? '', fieldLabel || 'upload', contentType);
   const key = keyOf(attachmentId, safeFilename(name));
   // An image's first bytes are kept as they stream past, to read its pixel count from the header.
   const head = new HeadOf(IMAGE_LIMITS.headerBytes);

@@ -2,7 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
+import { CredentialError } from '../../http/credential-error.ts';
 import * as repo from './signing.repository.ts';
+import { isLocked, linkLocked, signerSubject } from './code-failures.ts';
+import { parseEmbedOrigins } from '../orgs/embed-origins.ts';
 import { requireOpenDocument } from './signing-rules.ts';
 
 /*
@@ -90,9 +93,18 @@ export const invalidLink = () =>
     'This signing link is not valid or has expired; ask the sender for a new one',
   );
 
+/** A token that was never issued: counted as a failed authentication of the address. */
+const unknownLink = () =>
+  new CredentialError(
+    'forbidden',
+    'This signing link is not valid or has expired; ask the sender for a new one',
+  );
+
 /**
  * The signer and document a token opens, or 403 `forbidden` for a forged, revoked or expired
- * token, or one of a purpose not in `accept`. Says nothing about the document's or signer's status.
+ * token, or one of a purpose not in `accept`, or 403 `link_locked` for a signing link whose signer
+ * tried too many wrong codes. Says nothing about the document's or signer's status.
+ * Only a token never issued counts against the address: a revoked or expired one was genuine.
  */
 export async function resolveToken(
   db: Executor,
@@ -101,17 +113,37 @@ export async function resolveToken(
   accept: readonly LinkPurpose[] = ['sign'],
 ): Promise<{ signer: SignerRow; doc: DocumentRow; purpose: LinkPurpose }> {
   const row = await repo.findSigningToken(db, hashToken(token));
-  if (!row || !accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null)
-    throw invalidLink();
-  const [signer, doc] = await Promise.all([
+  if (!row) throw unknownLink();
+  if (!accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null) throw invalidLink();
+  const [signer, doc, locked] = await Promise.all([
     repo.findSignerById(db, row.signer_id),
     repo.findDocumentById(db, row.document_id),
+    row.purpose === 'sign' ? isLocked(db, signerSubject(row.signer_id)) : false,
   ]);
   if (!signer || !doc || signer.document_id !== doc.id) throw invalidLink();
+  if (locked)
+    throw linkLocked(
+      'Too many wrong codes were tried with this signing link; it is locked until the sender sends you a new link',
+    );
   if (Date.parse(row.expires_at) <= deps.clock.now().getTime()) {
     // Links are capped at the document's expiry: say that the document expired, not just the link.
     if (row.purpose === 'sign') requireOpenDocument(doc);
     throw invalidLink();
   }
   return { signer, doc, purpose: row.purpose as LinkPurpose };
+}
+
+/**
+ * The embed origins of the organization whose document a signing token opens, for the signing
+ * page's frame-ancestors; none for a token that opens nothing (its page is an error page).
+ */
+export async function embedOriginsOfLink(db: Executor, token: string): Promise<string[]> {
+  const row = await db
+    .selectFrom('signing_tokens')
+    .innerJoin('documents', 'documents.id', 'signing_tokens.document_id')
+    .innerJoin('organizations', 'organizations.id', 'documents.org_id')
+    .select('organizations.embed_origins')
+    .where('signing_tokens.token_hash', '=', hashToken(token))
+    .executeTakeFirst();
+  return parseEmbedOrigins(row?.embed_origins);
 }

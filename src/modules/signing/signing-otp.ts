@@ -8,6 +8,13 @@ import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { invalidLink, resolveToken } from './signing-links.ts';
+import {
+  linkLocked,
+  MAX_CODE_FAILURES,
+  refundTry,
+  signerSubject,
+  takeTry,
+} from './code-failures.ts';
 import { maskEmail, requireOpen, requireTurn } from './signing-rules.ts';
 import type { OtpResultT } from './signing.schemas.ts';
 import {
@@ -20,7 +27,8 @@ import {
 
 /*
  * Emailed one-time codes (`otpMethod: "email"`), with the rules of otp-window.ts: 5 tries per code
- * (right or wrong; then a new code is needed); a new code voids the previous one.
+ * (right or wrong; then a new code is needed); a new code voids the previous one. Over the life of
+ * the signer's links at most 25 wrong codes (code-failures.ts), then its links are locked.
  */
 
 /** Keyed with the server secret: a leaked table alone does not give away 6-digit codes. */
@@ -74,9 +82,11 @@ export async function sendOtp(
 }
 
 /**
- * Checks the code a signer sent with `complete`; throws 401 `otp_required` or 403 `invalid_otp`.
- * A wrong code is audited and counted in its own statement, so the count survives the refusal.
- * The caller deletes the code in the transaction that completes the signing (a code works once).
+ * Checks the code a signer sent with `complete`; throws 401 `otp_required`, 403 `invalid_otp`, or
+ * 403 `link_locked` once the signer has tried MAX_CODE_FAILURES wrong codes (the signer's links
+ * are then locked until the sender issues a new one). A wrong code is audited and counted in its
+ * own statements, so the counts survive the refusal. The caller deletes the code in the
+ * transaction that completes the signing (a code works once).
  */
 export async function verifyOtp(
   deps: AppDeps,
@@ -104,17 +114,24 @@ export async function verifyOtp(
       throw new AppError('invalid_otp', 'The code has expired; request a new one');
     throw new AppError('invalid_otp', 'Too many wrong codes; request a new one');
   }
+  const subject = signerSubject(signer.id);
+  const used = await takeTry(deps.db, subject, now);
+  if (used === null) throw lockedLink();
   const expected = Buffer.from(taken.code_hash, 'hex');
   const actual = Buffer.from(codeHash(deps, signer.id, code), 'hex');
-  if (expected.length === actual.length && timingSafeEqual(expected, actual)) return;
-  const left = OTP_MAX_ATTEMPTS - taken.attempts;
+  if (expected.length === actual.length && timingSafeEqual(expected, actual)) {
+    await refundTry(deps.db, subject);
+    return;
+  }
   await writeAudit(deps.db, deps.clock, {
     orgId: doc.org_id,
     documentId: doc.id,
     action: 'signer.otp_failed',
-    details: `Wrong signing code from ${signer.name} (attempt ${taken.attempts} of ${OTP_MAX_ATTEMPTS})`,
+    details: `Wrong signing code from ${signer.name} (attempt ${taken.attempts} of ${OTP_MAX_ATTEMPTS} on this code, ${used} of ${MAX_CODE_FAILURES} on the signer's links)`,
     meta,
   });
+  if (used >= MAX_CODE_FAILURES) throw lockedLink();
+  const left = Math.min(OTP_MAX_ATTEMPTS - taken.attempts, MAX_CODE_FAILURES - used);
   throw new AppError(
     'invalid_otp',
     left > 0
@@ -123,3 +140,8 @@ export async function verifyOtp(
     [{ path: 'body.otp', message: 'is wrong', attemptsLeft: left }],
   );
 }
+
+const lockedLink = () =>
+  linkLocked(
+    `Too many wrong codes (${MAX_CODE_FAILURES}): this signing link is locked; ask the sender for a new link`,
+  );

@@ -32,8 +32,11 @@ const tags = ['Signing'];
 const COMPLETE_RULES =
   'Sequential documents: only the open signer or approver with the lowest order may complete (409 `not_your_turn`). Every required field needs a value (400 `validation_error`, one detail per field). Signature and initials fields take `signature` (typed: 1-200 characters; drawn: a PNG data URL of at most 1 MB) unless a value is given for them. With `otpMethod: "email"`, `otp` must be the code from `POST …/otp` (401 `otp_required`, 403 `invalid_otp`). With `requireKyc`, the identity evidence must be approved first (409 `verification_required`).';
 
-/** What every token-authenticated route can refuse (no API key, so no `unauthorized`/`insufficient_scope`). */
-const LINK_CODES = ['forbidden', 'invalid_state'] as const;
+/**
+ * What every token-authenticated route can refuse (no API key, so no `unauthorized`/`insufficient_scope`):
+ * a link that is not valid, a document or signer that is finished, a signer locked out by 25 wrong codes.
+ */
+const LINK_CODES = ['forbidden', 'link_locked', 'invalid_state'] as const;
 
 const PdfResponse = {
   description: 'The PDF bytes',
@@ -123,7 +126,7 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         example: signingExamples.sendSigningOtp,
         summary: 'Email the signer a 6-digit code (documents with `otpMethod: "email"`)',
         description:
-          'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`).',
+          'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`). After 25 wrong codes over the life of its links, every link of the signer answers 403 `link_locked` until the sender issues a new one.',
         params: TokenParams,
         response: { 200: Data(OtpResult, 'Where the code went and until when it is valid') },
         errorCodes: [...LINK_CODES],

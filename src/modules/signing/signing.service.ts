@@ -25,6 +25,7 @@ import { advanceTurn, signerEventData } from './signing-flow.ts';
 import { orgNameOf } from '../orgs/org-name.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
+import { clearTries, signerSubject } from './code-failures.ts';
 import { verifyOtp } from './signing-otp.ts';
 import {
   isTurnOf,
@@ -380,6 +381,8 @@ export async function createSignerLink(
     if (isFinishedSigner(signer.status))
       throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
     const link = await issueLink(trx, deps, doc, signer);
+    // A new link from the sender is what unlocks a signer who tried too many wrong codes.
+    await clearTries(trx, signerSubject(signer.id));
     await writeAudit(trx, deps.clock, {
       orgId: doc.org_id,
       documentId: doc.id,

@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Db } from '../../db/database.ts';
-import { AppError } from '../../http/errors.ts';
-import { WorkerLimitError } from '../../pdf/bounded-worker.ts';
+import { AppError, busy } from '../../http/errors.ts';
+import { WorkerBusyError, WorkerLimitError } from '../../pdf/bounded-worker.ts';
 import { PdfError } from '../../pdf/syntax.ts';
 import type { VerificationReport } from '../../pdf/verify.ts';
-import { verifyInWorker } from '../../pdf/verify-worker.ts';
+import { verifyInWorker, type VerifyLane } from '../../pdf/verify-worker.ts';
 
 /** The largest file `/api/v1/verify` and the public page take. */
 export const VERIFY_MAX_BYTES = 50 * 1024 * 1024;
@@ -23,19 +23,19 @@ export interface MatchedDocument {
 
 /**
  * Streams the request body to a private temp file (never whole in memory, at most
- * VERIFY_MAX_BYTES), checks it is a PDF, verifies it on the worker thread, and removes the
- * file: nothing is kept. Returns the report and the file's SHA-256.
+ * VERIFY_MAX_BYTES), checks it is a PDF, verifies it on the worker thread of its `lane`, and
+ * removes the file: nothing is kept. Returns the report and the file's SHA-256.
  */
 export async function verifyUpload(
   body: Readable | undefined,
   declaredLength: number | undefined,
+  lane: VerifyLane,
 ): Promise<{ report: VerificationReport; sha256: string }> {
   if (!body)
     throw new AppError('validation_error', 'Send the PDF as the request body', [
       { path: 'body', message: 'empty' },
     ]);
   if (declaredLength !== undefined && declaredLength > VERIFY_MAX_BYTES) {
-    body.resume();
     throw new AppError('payload_too_large', `The file is larger than ${VERIFY_MAX_BYTES} bytes`);
   }
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'signet-verify-'));
@@ -46,7 +46,9 @@ export async function verifyUpload(
     let head = Buffer.alloc(0);
     const out = fs.createWriteStream(file, { mode: 0o600 });
     try {
-      for await (const chunk of body) {
+      // Not destroyed on a refusal (the default for `for await`): that would reset the connection
+      // before the 413 reaches the client (http/lingering-close.ts reads the rest).
+      for await (const chunk of body.iterator({ destroyOnReturn: false })) {
         const bytes = chunk as Buffer;
         size += bytes.length;
         if (size > VERIFY_MAX_BYTES)
@@ -70,8 +72,10 @@ export async function verifyUpload(
       throw new AppError('unsupported_media_type', 'The file is not a PDF');
     let report: VerificationReport;
     try {
-      report = await verifyInWorker(file);
+      report = await verifyInWorker(file, lane);
     } catch (err) {
+      if (err instanceof WorkerBusyError)
+        throw busy('Too many files are waiting to be checked', err.retryAfterSeconds);
       if (err instanceof PdfError || err instanceof WorkerLimitError) {
         throw new AppError('unsupported_media_type', `The PDF cannot be read: ${err.message}`);
       }

@@ -403,7 +403,8 @@ async function start() {
             return await api.submit({ ...body(), otp });
           } catch (err) {
             // Code problems stay in the dialog; anything else closes it and shows on the page.
-            if (['otp_required', 'invalid_otp', 'rate_limited'].includes(err.code)) throw err;
+            if (['otp_required', 'invalid_otp', 'link_locked', 'rate_limited'].includes(err.code))
+              throw err;
             queueMicrotask(() => onError(err));
             return { failed: true };
           }

@@ -73,6 +73,11 @@ const STATES = {
     title: 'Signing is closed',
     text: 'This document can no longer be signed with this link.',
   },
+  locked: {
+    tone: 'error',
+    title: 'This link is locked',
+    text: 'Too many wrong codes were entered with it. Ask the sender for a new link; it will work as soon as they send it.',
+  },
   rate_limited: {
     tone: 'error',
     title: 'Too many attempts',
@@ -140,6 +145,7 @@ const CLOSED = [
 
 /** The state for an error of the session request: `{state, text?}` (text: the server's sentence when no state fits). */
 export function stateOfError(err) {
+  if (err.code === 'link_locked') return { state: 'locked' };
   // 400: the token is not even shaped like one; 403: forged, replaced or expired; 404: gone.
   if ([400, 401, 403, 404].includes(err.status)) return { state: 'invalid' };
   if (err.status === 429) return { state: 'rate_limited' };

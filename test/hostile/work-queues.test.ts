@@ -1,0 +1,172 @@
+import net from 'node:net';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
+import { createDocument, samplePdf } from '../helpers/factories.ts';
+import { listen, requestUpload } from '../files/helpers.ts';
+import { signatureBombPdf } from './signature-bomb.ts';
+
+/*
+ * Public work is bounded by a queue, not only a rate: the public check (`/verify`, no key) takes
+ * PUBLIC_VERIFY_QUEUE files at once (2 here) and refuses more with 503 `busy` before reading their
+ * bodies; checks with a key have their own queue and thread, never behind strangers' files; and
+ * each PDF thread (here the one that reads uploads) refuses work past its queue instead of
+ * queueing without bound. Idempotency-Key on the verify endpoint (a raw-body POST that stores
+ * nothing) is ignored rather than a 500.
+ */
+
+let t: TestApp;
+let base: string;
+beforeAll(async () => {
+  t = await buildTestApp({ env: { PUBLIC_VERIFY_QUEUE: '2', VERIFY_QUEUE: '2' } });
+  base = await listen(t);
+});
+afterAll(async () => t.close());
+
+async function verifyKeyed(pdf: Buffer, headers: Record<string, string> = {}) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/verify',
+    headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/pdf', ...headers },
+    payload: pdf,
+  });
+  return { status: res.statusCode, body: res.json(), headers: res.headers };
+}
+
+/** Opens a public check whose body never finishes: it holds a place in the queue until destroyed. */
+function holdPublicCheck(): Promise<net.Socket> {
+  const { port } = new URL(base);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        'POST /verify/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/pdf\r\nContent-Length: 1000000\r\n\r\n%PDF-1.7\n',
+      );
+      setTimeout(() => resolve(socket), 200);
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+describe('the PDF threads refuse work past their queue', () => {
+  // First in this file: the upload-reading thread is not started yet, so the first file waits
+  // for it while the others pile up behind.
+  it('answers uploads past the queue of the thread that reads them 503 busy with Retry-After; nothing of them is kept', async () => {
+    const pdf = await samplePdf();
+    const tickets = await Promise.all(
+      Array.from({ length: 48 }, async () => {
+        const id = await createDocument(t);
+        return { id, ticket: await requestUpload(t, id) };
+      }),
+    );
+    const answers = await Promise.all(
+      tickets.map(({ ticket }) =>
+        t.app.inject({
+          method: 'PUT',
+          url: new URL(ticket.uploadUrl).pathname,
+          headers: ticket.headers,
+          payload: pdf,
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+    const refused = answers.filter((a) => a.statusCode === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(33);
+    for (const a of refused) {
+      expect(a.json().error.code).toBe('busy');
+      expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    const refusedIds = tickets.filter((_, i) => statuses[i] === 503).map((x) => x.id);
+    for (const id of refusedIds) {
+      const doc = (await t.request('GET', `/api/v1/documents/${id}`)).body.data;
+      expect(doc).toMatchObject({ fileSize: 0, documentHash: '' });
+    }
+  });
+});
+
+describe('public checks', () => {
+  it('refuses a public check past PUBLIC_VERIFY_QUEUE with 503 busy before reading its body; a check with a key is still served', async () => {
+    const holders = [await holdPublicCheck(), await holdPublicCheck()];
+    try {
+      const started = Date.now();
+      const refused = await fetch(`${base}/verify/check`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/pdf' },
+        body: Readable.toWeb(Readable.from(signatureBombPdf(8 * 1024 * 1024, 2))) as ReadableStream,
+        duplex: 'half',
+      } as RequestInit);
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('busy');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Date.now() - started).toBeLessThan(5000);
+
+      const keyed = await verifyKeyed(await samplePdf());
+      expect(keyed.status).toBe(200);
+      expect(keyed.body.data).toMatchObject({ signatures: [], modifiedAfterLastSignature: false });
+    } finally {
+      for (const h of holders) h.destroy();
+    }
+    // Their places are given back once the clients go away.
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await t.app.inject({
+      method: 'POST',
+      url: '/verify/check',
+      headers: { 'content-type': 'application/pdf' },
+      payload: await samplePdf(),
+    });
+    expect(after.statusCode).toBe(200);
+  });
+
+  it("serves a customer's check while the public thread is busy with a stranger's costly file", async () => {
+    const small = await samplePdf();
+    // Both threads started and warm.
+    expect((await verifyKeyed(small)).status).toBe(200);
+    let publicDone = false;
+    const stranger = fetch(`${base}/verify/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf' },
+      body: Readable.toWeb(Readable.from(signatureBombPdf(16 * 1024 * 1024, 50))) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit).then(async (res) => {
+      publicDone = true;
+      return res.status;
+    });
+    // Let the stranger's 16 MB arrive and its 50 hashes of the whole file begin.
+    await new Promise((r) => setTimeout(r, 500));
+    const keyed = await verifyKeyed(small);
+    expect(keyed.status).toBe(200);
+    expect(publicDone).toBe(false);
+    expect(await stranger).toBe(200);
+  });
+});
+
+describe('Idempotency-Key on a raw-body POST', () => {
+  it('is ignored by POST /api/v1/verify over a real socket (nothing is stored): no 500, no replay of another file', async () => {
+    const send = async (body: AsyncIterable<Buffer> | Buffer) => {
+      const res = await fetch(`${base}/api/v1/verify`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.key}`,
+          'content-type': 'application/pdf',
+          'idempotency-key': 'verify-once',
+        },
+        body: Buffer.isBuffer(body)
+          ? new Uint8Array(body)
+          : (Readable.toWeb(Readable.from(body)) as ReadableStream),
+        duplex: 'half',
+      } as RequestInit);
+      return {
+        status: res.status,
+        replayed: res.headers.get('idempotent-replayed'),
+        body: (await res.json()) as { data: { signatures: unknown[] } },
+      };
+    };
+    const first = await send(await samplePdf());
+    expect(first).toMatchObject({ status: 200, replayed: null });
+    expect(first.body.data.signatures).toEqual([]);
+    const other = await send(signatureBombPdf(256 * 1024, 2));
+    expect(other).toMatchObject({ status: 200, replayed: null });
+    expect(other.body.data.signatures).toHaveLength(2);
+  });
+});
