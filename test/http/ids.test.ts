@@ -1,5 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/ids.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+/*
+ * Ids never go back in time within a process, and the fast suite runs many files in one process
+ * (some with clocks set ahead): this file reads the module afresh, so its figures are its own.
+ */
+let newId: typeof import('../../src/ids.ts').newId;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ newId } = await import('../../src/ids.ts'));
+});
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -15,8 +24,7 @@ function decode(id: string): { time: number; random: bigint } {
 
 describe('newId', () => {
   it('is the prefix, 10 characters of milliseconds and 16 of randomness in Crockford base32', () => {
-    // Ids never go back in time within a process, and the test files before this one in the same
-    // process made some: a time after theirs (and before the next test's).
+    // A time before the next test's: ids never go back within one module instance.
     const at = Date.now() + 30_000;
     const id = newId('doc', at);
     expect(id).toMatch(/^doc_[0-9a-hjkmnp-tv-z]{26}$/);
