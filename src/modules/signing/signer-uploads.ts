@@ -233,7 +233,7 @@ class HeadOf extends Transform {
 }
 
 /**
- * A signer's image is refused over its pixel budget (README, "Limits"), read from its header
+ * A signer's image is refused over its pixel budget (docs/limits.md), read from its header
  * without decoding it, so a small file declaring 20000×20000 pixels never reaches anything that
  * would decode it (a viewer, a thumbnail, a later conversion).
  */
