@@ -191,7 +191,7 @@ export async function intakeFieldFile(
   const head = new HeadOf(IMAGE_LIMITS.headerBytes);
   const body = contentType === 'application/pdf' ? upload.body : upload.body.pipe(head);
   if (body !== upload.body) upload.body.once('error', (err) => head.destroy(err));
-  let file;
+  let file: Awaited<ReturnType<typeof streamToStorage>>;
   try {
     file = await streamToStorage(deps.storage, key, body, limits);
   } catch (err) {
