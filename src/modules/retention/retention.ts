@@ -13,7 +13,7 @@ import { purgeExpiredExports } from '../exports/exports.service.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** Idempotency records answer retries for 24 hours (API.md §2). */
+/** Idempotency records answer retries for 24 hours (README, the walk-through). */
 export const IDEMPOTENCY_TTL_MS = DAY;
 const BATCH = 100;
 /**

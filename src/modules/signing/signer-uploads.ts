@@ -13,7 +13,7 @@ import { requireOpen } from './signing-rules.ts';
 import * as repo from './signing.repository.ts';
 
 /*
- * Files a signer attaches through a `file` field (API.md §9): PDF, PNG, JPEG or WebP, at most
+ * Files a signer attaches through a `file` field (README, "Signer file uploads"): PDF, PNG, JPEG or WebP, at most
  * 10 MB, streamed to storage while counted, hashed and checked against the declared type (never
  * held whole). Each is an attachment of the document (`signer_upload`); a second upload for the
  * same field replaces the first. `complete` then names it: `values[fieldId] = attachmentId`.
