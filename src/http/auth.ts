@@ -140,14 +140,18 @@ function accept(
   auth: AuthContext | undefined,
   done: (err?: Error) => void,
 ): void {
-  if (!auth) return done(refusedKey('The API key is unknown or revoked'));
+  if (!auth) {
+    done(refusedKey('The API key is unknown or revoked'));
+    return;
+  }
   request.auth = auth;
   if (scope !== ANY_KEY && !auth.scopes.has(scope)) {
-    return done(
+    done(
       new AppError('insufficient_scope', `This API key lacks the scope ${scope}`, [
         { requiredScope: scope },
       ]),
     );
+    return;
   }
   done();
 }

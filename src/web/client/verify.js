@@ -99,7 +99,9 @@ function render(report, fileName) {
         : t('verify.changedAfter');
   }
   result.append(summary);
-  report.signatures.forEach((sig, i) => result.append(renderSignature(sig, i)));
+  report.signatures.forEach((sig, i) => {
+    result.append(renderSignature(sig, i));
+  });
   result.focus?.();
 }
 
