@@ -162,7 +162,7 @@ function pathExamples(url: string): Record<string, string> {
 function whoMayCall(route: RouteOptions): string {
   const scope = route.config?.scope;
   if (scope === 'any')
-    return '**Any API key**, whatever its scopes (as `Authorization: Bearer sk_…`).';
+    return '**Scope:** none: any API key, whatever its scopes (as `Authorization: Bearer sk_…`).';
   if (scope)
     return `**Scope:** \`${scope}\` (an API key carrying it, as \`Authorization: Bearer sk_…\`).`;
   if (route.url.startsWith('/api/v1/signing/'))

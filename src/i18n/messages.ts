@@ -16,13 +16,18 @@ const catalogDir = new URL('./catalogs/', import.meta.url);
 const catalogs = new Map<LocaleCode, Catalog>();
 const compiled = new Map<string, IntlMessageFormat>();
 
-/** The catalog of a locale as written (read once, then kept). */
+/**
+ * The catalog of a locale as written (read once, then kept). A supported locale whose file is not
+ * there yet reads as English; test/i18n holds every file that is there to English's keys.
+ */
 export function catalogOf(locale: LocaleCode): Catalog {
   let catalog = catalogs.get(locale);
   if (!catalog) {
-    catalog = Object.freeze(
-      JSON.parse(fs.readFileSync(new URL(`${locale}.json`, catalogDir), 'utf8')) as Catalog,
-    );
+    const file = new URL(`${locale}.json`, catalogDir);
+    catalog =
+      locale !== DEFAULT_LOCALE && !fs.existsSync(file)
+        ? catalogOf(DEFAULT_LOCALE)
+        : Object.freeze(JSON.parse(fs.readFileSync(file, 'utf8')) as Catalog);
     catalogs.set(locale, catalog);
   }
   return catalog;

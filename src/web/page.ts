@@ -62,8 +62,8 @@ export interface ShellOptions {
   assetBase: string;
   /** The page's locale: `<html lang dir>`, its words, and the catalog its script gets. */
   locale: LocaleCode;
-  /** The page's path and query without `lang`, for the language picker's links. */
-  url?: { path: string; query: Record<string, string> };
+  /** The page's query without `lang`, for the language picker's links. */
+  url?: { query: Record<string, string> };
   /** Attributes for `<body>` the client reads (never secrets). */
   data?: Record<string, string>;
   /** Loads the client module; a page without it is static HTML. */
@@ -93,7 +93,8 @@ function languagePicker(locale: LocaleCode, url: NonNullable<ShellOptions['url']
   const items = LOCALES.map((l) => {
     const query = new URLSearchParams({ ...url.query, lang: l.code }).toString();
     const current = l.code === locale ? ' aria-current="true"' : '';
-    return `<li><a href="${escapeHtml(`${url.path}?${query}`)}" lang="${l.code}" dir="${l.direction}" hreflang="${l.code}"${current}>${escapeHtml(l.nativeName)}</a></li>`;
+    // A query-only link: the page's own path (which may hold a signing token) is never written out.
+    return `<li><a href="${escapeHtml(`?${query}`)}" lang="${l.code}" dir="${l.direction}" hreflang="${l.code}"${current}>${escapeHtml(l.nativeName)}</a></li>`;
   }).join('');
   const here = LOCALES.find((l) => l.code === locale)!;
   return `<details class="lang-picker">
@@ -145,12 +146,17 @@ export function renderShell(options: ShellOptions): string {
 `;
 }
 
-/** A page's own URL for its language picker: the path, and the query without `lang`. */
-export function pageUrl(rawUrl: string): { path: string; query: Record<string, string> } {
+/** A page's own query without `lang` (at most 10 short parameters), for its language picker. */
+export function pageUrl(rawUrl: string): { query: Record<string, string> } {
   const url = new URL(rawUrl, 'http://page.invalid');
   const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) if (k !== 'lang' && k.length <= 20) query[k] = v;
-  return { path: url.pathname, query };
+  let kept = 0;
+  for (const [k, v] of url.searchParams) {
+    if (k === 'lang' || k.length > 20 || v.length > 300 || kept >= 10) continue;
+    query[k] = v;
+    kept++;
+  }
+  return { query };
 }
 
 /** The `?lang=` of a page's request, if any (a string of at most a language tag's length). */

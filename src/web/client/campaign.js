@@ -126,6 +126,7 @@ function detailInput({
   const input = h('input', {
     class: 'input',
     id,
+    dir: 'auto',
     type,
     autocomplete,
     maxlength,

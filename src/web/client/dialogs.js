@@ -42,6 +42,7 @@ export function openDeclineDialog({ maxChars, decline }) {
     const errorId = nextId('reason-err');
     let result = null;
     const reason = h('textarea', {
+      dir: 'auto',
       class: 'input',
       id: reasonId,
       maxlength: String(maxChars),

@@ -183,6 +183,8 @@ export function createFieldControl(field, ctx) {
       const input = h('input', {
         ...common,
         type: kind.type,
+        // Right-to-left values (an Arabic or Hebrew name) start at the right edge, not cut off.
+        dir: 'auto',
         autocomplete: kind.autocomplete ?? 'off',
         inputmode: kind.inputmode,
         step: kind.step,

@@ -47,7 +47,12 @@ export async function renderPages(pdf, container) {
       canvas,
       text,
       layer,
-      h('span', { class: 'page-label', 'aria-hidden': 'true' }, `${n} / ${pdf.numPages}`),
+      // A left-to-right run, so a right-to-left page does not read "2 / 1" for page 1 of 2.
+      h(
+        'span',
+        { class: 'page-label', 'aria-hidden': 'true', dir: 'ltr' },
+        `${n} / ${pdf.numPages}`,
+      ),
     );
     element.style.aspectRatio = `${width} / ${height}`;
     container.append(element);

@@ -183,6 +183,7 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     const typed = h('input', {
       class: 'input',
       id: typedId,
+      dir: 'auto',
       type: 'text',
       autocomplete: isInitials ? 'off' : 'name',
       maxlength: isInitials ? '6' : String(maxChars),
