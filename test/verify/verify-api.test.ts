@@ -175,12 +175,15 @@ describe('POST /api/v1/verify: input', () => {
     try {
       const cert = await loadSigningCertificate({
         dataDir: own,
+        signingCertP12: undefined,
+        signingCertPassword: undefined,
         generatedCertPassword: 'a-test-password',
       });
       const original = await readFile(path.join(dir, 'in.pdf'));
       const out = path.join(own, 'own.pdf');
       await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, out, {
         level: 'B-B',
+        tsa: null,
       });
       const res = await verify(await readFile(out));
       expect(res.statusCode).toBe(200);

@@ -104,8 +104,13 @@ function showUnavailable(err) {
       text: t('state.formNotFoundText'),
     });
   if (err.status === 429) return showState('rate_limited');
-  // The API's sentences are English; the page says it in its own words.
-  if (err.status === 409) return showState('closed');
+  // The API's sentences are English; the page says why in its own words, from the reason the
+  // API gives (paused, full, expired, closed).
+  if (err.status === 409) {
+    const reason = (err.details ?? []).find((d) => d?.reason)?.reason;
+    const known = ['paused', 'full', 'expired', 'closed'].includes(reason);
+    return showState('closed', known ? { text: t(`campaign.${reason}Text`) } : {});
+  }
   return showState('error');
 }
 
