@@ -44,7 +44,7 @@ import { fieldsRoutes } from './modules/fields/fields.routes.ts';
 import { foldersRoutes } from './modules/folders/folders.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
-import { embedOriginsOfLink } from './modules/signing/signing-links.ts';
+import { pageOfLink } from './modules/signing/signing-links.ts';
 import { templatesRoutes } from './modules/templates/templates.routes.ts';
 import { templatePartsRoutes } from './modules/templates/template-parts.routes.ts';
 import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
@@ -60,6 +60,7 @@ import { exportsRoutes } from './modules/exports/exports.routes.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
 import { verifyRoutes } from './modules/verify/verify.routes.ts';
 import { verifyPageRoutes } from './web/verify-page.ts';
+import { localesRoutes } from './modules/locales/locales.routes.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -235,7 +236,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(publicCampaignRoutes);
   await app.register(campaignPageRoutes);
   await app.register(webRoutes, {
-    embedOriginsOfLink: (token) => embedOriginsOfLink(deps.db, token),
+    pageOfLink: (token) => pageOfLink(deps.db, token),
   });
   await app.register(signingRoutes);
   await app.register(bulkSendsRoutes);
@@ -243,6 +244,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(campaignUploadRoutes);
   await app.register(attachmentsRoutes);
   await app.register(organizationRoutes);
+  await app.register(localesRoutes);
   await app.register(exportsRoutes);
   await app.register(eventsRoutes);
   await app.register(verifyRoutes);

@@ -33,6 +33,9 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** The `scope` of a route any valid key may call, whatever scopes it carries. */
+export const ANY_KEY = 'any';
+
 export interface AuthContext {
   orgId: string;
   keyId: string;
@@ -45,7 +48,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** The scope a route requires; routes without one are public (health, docs, signed links). */
-    scope?: Scope;
+    scope?: Scope | typeof ANY_KEY;
   }
 }
 
@@ -133,7 +136,7 @@ export function registerAuth(app: FastifyInstance, db: Db, keysMark?: () => stri
 // Module level, not a closure per request (the TypeScript loader names every named closure it creates).
 function accept(
   request: FastifyRequest,
-  scope: Scope,
+  scope: Scope | typeof ANY_KEY,
   auth: AuthContext | undefined,
   done: (err?: Error) => void,
 ): void {
@@ -142,7 +145,7 @@ function accept(
     return;
   }
   request.auth = auth;
-  if (!auth.scopes.has(scope)) {
+  if (scope !== ANY_KEY && !auth.scopes.has(scope)) {
     done(
       new AppError('insufficient_scope', `This API key lacks the scope ${scope}`, [
         { requiredScope: scope },

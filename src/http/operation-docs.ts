@@ -161,6 +161,8 @@ function pathExamples(url: string): Record<string, string> {
 /** Who may call an operation, said in its description: the scope its key needs, or how it is authenticated instead. */
 function whoMayCall(route: RouteOptions): string {
   const scope = route.config?.scope;
+  if (scope === 'any')
+    return '**Scope:** none: any API key, whatever its scopes (as `Authorization: Bearer sk_…`).';
   if (scope)
     return `**Scope:** \`${scope}\` (an API key carrying it, as \`Authorization: Bearer sk_…\`).`;
   if (route.url.startsWith('/api/v1/signing/'))

@@ -5,6 +5,9 @@
  * the plain-text part is written alongside, with each link alone on its line.
  */
 
+import { DEFAULT_LOCALE, type LocaleCode } from '../i18n/locales.ts';
+import { translator } from '../i18n/messages.ts';
+
 /** What a mail says; the layout decides how it looks. */
 export interface MailContent {
   /** "Hello Ada," */
@@ -19,6 +22,8 @@ export interface MailContent {
   button?: { label: string; url: string };
   /** Paragraphs after the button. */
   after?: string[];
+  /** The recipient's locale (the layout's own words and direction); English when absent. */
+  locale?: LocaleCode;
 }
 
 /** Who the mail is from, as signers know them (organization.service.ts's OrgBrand). */
@@ -49,6 +54,8 @@ function textOn(hex: string): string {
 
 function mjml(subject: string, content: MailContent, brand: MailBrand): string {
   const color = brand.brandColor ?? DEFAULT_MAIL_COLOR;
+  const { t, dir, locale } = translator(content.locale ?? DEFAULT_LOCALE);
+  const start = dir === 'rtl' ? 'right' : 'left';
   const text = (s: string, attrs = '') => `<mj-text${attrs}>${html(s)}</mj-text>`;
   const header = brand.logoUrl
     ? `<mj-image src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name)}" width="140px" align="left" padding="0" />`
@@ -57,7 +64,7 @@ function mjml(subject: string, content: MailContent, brand: MailBrand): string {
     content.greeting ? text(content.greeting) : '',
     ...content.paragraphs.map((p) => text(p)),
     content.quote
-      ? `<mj-text><div style="border-left:3px solid ${color};background:#F9FAFB;padding:10px 14px;border-radius:0 6px 6px 0">` +
+      ? `<mj-text><div style="border-${start}:3px solid ${color};background:#F9FAFB;padding:10px 14px;border-radius:${dir === 'rtl' ? '6px 0 0 6px' : '0 6px 6px 0'}">` +
         `<div style="font-size:13px;color:#6B7280;margin-bottom:4px">${html(content.quote.label)}</div>${html(content.quote.text)}</div></mj-text>`
       : '',
     content.code
@@ -67,12 +74,12 @@ function mjml(subject: string, content: MailContent, brand: MailBrand): string {
         )
       : '',
     content.button
-      ? `<mj-button href="${escapeHtml(content.button.url)}" background-color="${color}" color="${textOn(color)}" font-size="16px" font-weight="600" border-radius="6px" inner-padding="14px 32px" padding="20px 0 8px" align="left">${html(content.button.label)}</mj-button>` +
-        `<mj-text font-size="13px" color="#6B7280">If the button does not work, open this link:<br /><a href="${escapeHtml(content.button.url)}" style="color:${color};word-break:break-all">${html(content.button.url)}</a></mj-text>`
+      ? `<mj-button href="${escapeHtml(content.button.url)}" background-color="${color}" color="${textOn(color)}" font-size="16px" font-weight="600" border-radius="6px" inner-padding="14px 32px" padding="20px 0 8px" align="${start}">${html(content.button.label)}</mj-button>` +
+        `<mj-text font-size="13px" color="#6B7280">${html(t('mail.buttonFallback'))}<br /><a href="${escapeHtml(content.button.url)}" dir="ltr" style="color:${color};word-break:break-all">${html(content.button.url)}</a></mj-text>`
       : '',
     ...(content.after ?? []).map((p) => text(p)),
   ].join('\n');
-  return `<mjml>
+  return `<mjml lang="${locale}" dir="${dir}">
   <mj-head>
     <mj-title>${html(subject)}</mj-title>
     <mj-preview>${html(content.paragraphs[0] ?? subject)}</mj-preview>
@@ -89,7 +96,7 @@ ${body}
       </mj-column>
     </mj-section>
     <mj-section padding="14px 24px 28px"><mj-column>
-      <mj-text font-size="12px" color="#9CA3AF" align="center">Sent with Signet on behalf of ${html(brand.name)}.</mj-text>
+      <mj-text font-size="12px" color="#9CA3AF" align="center">${html(t('mail.footer', { orgName: brand.name }))}</mj-text>
     </mj-column></mj-section>
   </mj-body>
 </mjml>`;
@@ -141,5 +148,6 @@ export function renderMailText(content: MailContent, brandName: string): string 
     content.button ? `${content.button.label}:\n${content.button.url}` : '',
     ...(content.after ?? []),
   ].filter(Boolean);
-  return `${blocks.join('\n\n')}\n\n-- \nSent with Signet on behalf of ${brandName}.\n`;
+  const { t } = translator(content.locale ?? DEFAULT_LOCALE);
+  return `${blocks.join('\n\n')}\n\n-- \n${t('mail.footer', { orgName: brandName })}\n`;
 }

@@ -1,4 +1,6 @@
 import type { DocumentRow, SignerRow } from '../db/database.ts';
+import { resolveLocale } from '../i18n/locales.ts';
+import { translator, type Translator } from '../i18n/messages.ts';
 import { renderMailText, type MailContent } from './layout.ts';
 import type { MailMessage } from './mailer.ts';
 
@@ -25,7 +27,8 @@ export function composeMail(
     paragraphs: content.paragraphs.filter(Boolean),
     after: content.after?.filter(Boolean),
   };
-  return { to, subject, orgId, content: clean, text: renderMailText(clean, 'your sender') };
+  const sender = translator(content.locale ?? 'en').t('mail.yourSender');
+  return { to, subject, orgId, content: clean, text: renderMailText(clean, sender) };
 }
 
 /** Between a form's name and the visitor's in the name of a document submitted through a public form. */
@@ -46,100 +49,138 @@ export function subjectName(doc: Pick<DocumentRow, 'name' | 'campaign_id'>): str
   return cut < 0 ? doc.name : doc.name.slice(0, cut);
 }
 
-const verb = (signer: SignerRow) => (signer.role === 'approver' ? 'approve' : 'sign');
-const Verb = (signer: SignerRow) => (signer.role === 'approver' ? 'Approve' : 'Sign');
+/**
+ * The locale a recipient reads (its own, the document's, the organization's) and its messages.
+ * `orgLocale` is the organization's `defaultLocale` (absent: English).
+ */
+export function recipientTranslator(
+  signer: Pick<SignerRow, 'locale'>,
+  doc: Pick<DocumentRow, 'locale'>,
+  orgLocale?: string | null,
+  timeZone?: string,
+): Translator {
+  return translator(resolveLocale(signer.locale, doc.locale, orgLocale), timeZone);
+}
+
+/** What the organization adds to every mail to its signers: its locale and time zone. */
+export interface OrgMailSettings {
+  orgName: string;
+  orgLocale?: string | null;
+  timeZone?: string;
+}
+
+const isApprover = (signer: SignerRow) => signer.role === 'approver';
+const buttonKey = (signer: SignerRow) =>
+  isApprover(signer) ? 'mail.buttonApprove' : 'mail.buttonSign';
 
 /** The invitation sent by `send`. */
-export function invitationMail(args: {
-  doc: DocumentRow;
-  signer: SignerRow;
-  orgName: string;
-  yourTurn: boolean;
-  link?: string;
-}): OutgoingMail {
+export function invitationMail(
+  args: OrgMailSettings & {
+    doc: DocumentRow;
+    signer: SignerRow;
+    yourTurn: boolean;
+    link?: string;
+  },
+): OutgoingMail {
   const { doc, signer, orgName, link } = args;
+  const { t, locale } = recipientTranslator(signer, doc, args.orgLocale, args.timeZone);
+  const documentName = doc.name;
   const subject =
     doc.email_subject ??
-    `${orgName} sent you "${subjectName(doc)}" to ${signer.role === 'cc' ? 'review' : 'sign'}`;
+    t(signer.role === 'cc' ? 'mail.invitationSubjectReview' : 'mail.invitationSubjectSign', {
+      orgName,
+      documentName: subjectName(doc),
+    });
   const note = doc.email_message ?? doc.message;
   const content: MailContent = {
-    greeting: `Hello ${signer.name},`,
-    paragraphs: [`${orgName} has sent you the document "${doc.name}".`],
-    quote: note ? { label: `Message from ${orgName}:`, text: note } : undefined,
+    locale,
+    greeting: t('mail.greeting', { name: signer.name }),
+    paragraphs: [t('mail.invitationBody', { orgName, documentName })],
+    quote: note ? { label: t('mail.messageFrom', { orgName }), text: note } : undefined,
   };
   if (signer.role === 'cc') {
-    content.after = [
-      'You are receiving a copy; you will get the signed document when everyone has signed.',
-    ];
+    content.after = [t('mail.ccCopy')];
   } else if (args.yourTurn) {
-    content.paragraphs.push(`It is your turn to ${verb(signer)}.`);
-    if (link) content.button = { label: `${Verb(signer)} the document`, url: link };
+    content.paragraphs.push(t(isApprover(signer) ? 'mail.yourTurnApprove' : 'mail.yourTurnSign'));
+    if (link) content.button = { label: t(buttonKey(signer)), url: link };
   } else {
-    content.paragraphs.push(
-      'Other signers come before you; we will email you again when it is your turn.',
-    );
-    if (link) content.button = { label: 'Read the document', url: link };
+    content.paragraphs.push(t('mail.othersFirst'));
+    if (link) content.button = { label: t('mail.buttonRead'), url: link };
   }
   return composeMail(doc.org_id, signer.email, subject, content);
 }
 
 /** Sent to every recipient who had not completed when the sender cancels. */
-export function cancellationMail(args: {
-  doc: DocumentRow;
-  signer: SignerRow;
-  orgName: string;
-}): OutgoingMail {
+export function cancellationMail(
+  args: OrgMailSettings & { doc: DocumentRow; signer: SignerRow },
+): OutgoingMail {
   const { doc, signer, orgName } = args;
-  return composeMail(doc.org_id, signer.email, `"${subjectName(doc)}" was cancelled`, {
-    greeting: `Hello ${signer.name},`,
-    paragraphs: [
-      `${orgName} has cancelled the document "${doc.name}".`,
-      'No action is needed from you; any signing link you received no longer works.',
-    ],
-  });
-}
-
-/** Sequential signing: the previous signer finished, now this one may sign. */
-export function yourTurnMail(args: {
-  doc: DocumentRow;
-  signer: SignerRow;
-  orgName: string;
-  link: string;
-}): OutgoingMail {
-  const { doc, signer, orgName, link } = args;
+  const { t, locale } = recipientTranslator(signer, doc, args.orgLocale, args.timeZone);
   return composeMail(
     doc.org_id,
     signer.email,
-    `Your turn to ${verb(signer)} "${subjectName(doc)}"`,
+    t('mail.cancelledSubject', { documentName: subjectName(doc) }),
     {
-      greeting: `Hello ${signer.name},`,
+      locale,
+      greeting: t('mail.greeting', { name: signer.name }),
       paragraphs: [
-        `Everyone before you has finished with "${doc.name}" from ${orgName}. It is now your turn to ${verb(signer)}.`,
+        t('mail.cancelledBody', { orgName, documentName: doc.name }),
+        t('mail.cancelledNoAction'),
       ],
-      button: { label: `${Verb(signer)} the document`, url: link },
+    },
+  );
+}
+
+/** Sequential signing: the previous signer finished, now this one may sign. */
+export function yourTurnMail(
+  args: OrgMailSettings & { doc: DocumentRow; signer: SignerRow; link: string },
+): OutgoingMail {
+  const { doc, signer, orgName, link } = args;
+  const { t, locale } = recipientTranslator(signer, doc, args.orgLocale, args.timeZone);
+  const approve = isApprover(signer);
+  return composeMail(
+    doc.org_id,
+    signer.email,
+    t(approve ? 'mail.yourTurnSubjectApprove' : 'mail.yourTurnSubjectSign', {
+      documentName: subjectName(doc),
+    }),
+    {
+      locale,
+      greeting: t('mail.greeting', { name: signer.name }),
+      paragraphs: [
+        t(approve ? 'mail.yourTurnBodyApprove' : 'mail.yourTurnBodySign', {
+          documentName: doc.name,
+          orgName,
+        }),
+      ],
+      button: { label: t(buttonKey(signer)), url: link },
     },
   );
 }
 
 /** `reminderFrequency`: the signer whose turn it is has not acted yet. */
-export function reminderMail(args: {
-  doc: DocumentRow;
-  signer: SignerRow;
-  orgName: string;
-  link: string;
-}): OutgoingMail {
+export function reminderMail(
+  args: OrgMailSettings & { doc: DocumentRow; signer: SignerRow; link: string },
+): OutgoingMail {
   const { doc, signer, orgName, link } = args;
-  const deadline = doc.expires_at ? ` It expires on ${doc.expires_at.slice(0, 10)}.` : '';
+  const tr = recipientTranslator(signer, doc, args.orgLocale, args.timeZone);
+  const { t, locale } = tr;
+  const body = t(isApprover(signer) ? 'mail.reminderBodyApprove' : 'mail.reminderBodySign', {
+    orgName,
+    documentName: doc.name,
+  });
+  const deadline = doc.expires_at
+    ? ` ${t('mail.reminderDeadline', { date: tr.date(doc.expires_at) })}`
+    : '';
   return composeMail(
     doc.org_id,
     signer.email,
-    `Reminder: "${subjectName(doc)}" is waiting for you`,
+    t('mail.reminderSubject', { documentName: subjectName(doc) }),
     {
-      greeting: `Hello ${signer.name},`,
-      paragraphs: [
-        `${orgName} is still waiting for you to ${verb(signer)} "${doc.name}".${deadline}`,
-      ],
-      button: { label: `${Verb(signer)} the document`, url: link },
+      locale,
+      greeting: t('mail.greeting', { name: signer.name }),
+      paragraphs: [`${body}${deadline}`],
+      button: { label: t(buttonKey(signer)), url: link },
     },
   );
 }
@@ -150,58 +191,78 @@ export function otpMail(args: {
   signer: SignerRow;
   code: string;
   minutes: number;
+  orgLocale?: string | null;
 }): OutgoingMail {
   const { doc, signer, code, minutes } = args;
+  const { t, locale } = recipientTranslator(signer, doc, args.orgLocale);
   // The code is in the body only: subjects end up in mail servers' logs and lock-screen previews.
-  return composeMail(doc.org_id, signer.email, `Your signing code for "${subjectName(doc)}"`, {
-    greeting: `Hello ${signer.name},`,
-    paragraphs: [`Your code to sign "${doc.name}" is ${code}. It is valid for ${minutes} minutes.`],
-    code,
-    after: ['If you did not ask for it, ignore this email; nobody can sign without the code.'],
-  });
+  return composeMail(
+    doc.org_id,
+    signer.email,
+    t('mail.otpSubject', { documentName: subjectName(doc) }),
+    {
+      locale,
+      greeting: t('mail.greeting', { name: signer.name }),
+      paragraphs: [t('mail.otpBody', { documentName: doc.name, code, minutes })],
+      code,
+      after: [t('mail.otpIgnore')],
+    },
+  );
 }
 
 /**
  * The signed copy, to every signer, approver and cc recipient: attached, or behind `downloadLink`
  * when it is too large to mail or the address was never proven (a visitor's, with no code).
  */
-export function completedMail(args: {
-  doc: DocumentRow;
-  recipient: SignerRow;
-  orgName: string;
-  downloadLink?: string;
-  linkBecause?: 'too_large' | 'unproven_address';
-}): OutgoingMail {
+export function completedMail(
+  args: OrgMailSettings & {
+    doc: DocumentRow;
+    recipient: SignerRow;
+    downloadLink?: string;
+    linkBecause?: 'too_large' | 'unproven_address';
+  },
+): OutgoingMail {
   const { doc, recipient, orgName, downloadLink } = args;
+  const { t, locale } = recipientTranslator(recipient, doc, args.orgLocale, args.timeZone);
   const linkText =
     args.linkBecause === 'unproven_address'
-      ? 'Download the signed PDF here (the link works for 30 days).'
-      : 'The signed PDF is too large to attach; download it here (the link works for 30 days).';
-  return composeMail(doc.org_id, recipient.email, `"${subjectName(doc)}" is signed by everyone`, {
-    greeting: `Hello ${recipient.name},`,
-    paragraphs: [
-      `Everyone has signed "${doc.name}" from ${orgName}.`,
-      downloadLink ? linkText : 'The signed PDF is attached. Keep it for your records.',
-    ],
-    button: downloadLink ? { label: 'Download the signed PDF', url: downloadLink } : undefined,
-  });
+      ? t('mail.completedLinkUnproven')
+      : t('mail.completedLinkTooLarge');
+  return composeMail(
+    doc.org_id,
+    recipient.email,
+    t('mail.completedSubject', { documentName: subjectName(doc) }),
+    {
+      locale,
+      greeting: t('mail.greeting', { name: recipient.name }),
+      paragraphs: [
+        t('mail.completedBody', { documentName: doc.name, orgName }),
+        downloadLink ? linkText : t('mail.completedAttached'),
+      ],
+      button: downloadLink ? { label: t('mail.completedButton'), url: downloadLink } : undefined,
+    },
+  );
 }
 
 /** A signer declined: the other recipients learn that the document will not be completed. */
-export function declinedMail(args: {
-  doc: DocumentRow;
-  recipient: SignerRow;
-  decliner: SignerRow;
-  orgName: string;
-}): OutgoingMail {
+export function declinedMail(
+  args: OrgMailSettings & { doc: DocumentRow; recipient: SignerRow; decliner: SignerRow },
+): OutgoingMail {
   const { doc, recipient, decliner, orgName } = args;
-  return composeMail(doc.org_id, recipient.email, `"${subjectName(doc)}" was declined`, {
-    greeting: `Hello ${recipient.name},`,
-    paragraphs: [
-      `${decliner.name} declined to sign "${doc.name}" from ${orgName}, so it will not be completed.`,
-      'No action is needed from you; your signing link no longer works.',
-    ],
-  });
+  const { t, locale } = recipientTranslator(recipient, doc, args.orgLocale, args.timeZone);
+  return composeMail(
+    doc.org_id,
+    recipient.email,
+    t('mail.declinedSubject', { documentName: subjectName(doc) }),
+    {
+      locale,
+      greeting: t('mail.greeting', { name: recipient.name }),
+      paragraphs: [
+        t('mail.declinedBody', { declinerName: decliner.name, documentName: doc.name, orgName }),
+        t('mail.linkNoLongerWorks'),
+      ],
+    },
+  );
 }
 
 /** A signer declined: the sender (organization admin) learns who and why. */
@@ -221,19 +282,24 @@ export function declinedSenderMail(args: {
 }
 
 /** `expiresAt` passed before everyone signed. */
-export function expiredMail(args: {
-  doc: DocumentRow;
-  recipient: SignerRow;
-  orgName: string;
-}): OutgoingMail {
+export function expiredMail(
+  args: OrgMailSettings & { doc: DocumentRow; recipient: SignerRow },
+): OutgoingMail {
   const { doc, recipient, orgName } = args;
-  return composeMail(doc.org_id, recipient.email, `"${subjectName(doc)}" has expired`, {
-    greeting: `Hello ${recipient.name},`,
-    paragraphs: [
-      `The document "${doc.name}" from ${orgName} expired before everyone signed.`,
-      'No action is needed from you; your signing link no longer works.',
-    ],
-  });
+  const { t, locale } = recipientTranslator(recipient, doc, args.orgLocale, args.timeZone);
+  return composeMail(
+    doc.org_id,
+    recipient.email,
+    t('mail.expiredSubject', { documentName: subjectName(doc) }),
+    {
+      locale,
+      greeting: t('mail.greeting', { name: recipient.name }),
+      paragraphs: [
+        t('mail.expiredBody', { documentName: doc.name, orgName }),
+        t('mail.linkNoLongerWorks'),
+      ],
+    },
+  );
 }
 
 /** The sender must act: an invitation bounced, identity evidence awaits review, sealing failed. */
@@ -258,25 +324,29 @@ export function verificationResultMail(args: {
   approved: boolean;
   note?: string;
   link: string;
+  orgLocale?: string | null;
 }): OutgoingMail {
   const { doc, signer, approved, note, link } = args;
+  const { t, locale } = recipientTranslator(signer, doc, args.orgLocale);
+  const documentName = subjectName(doc);
   return approved
-    ? composeMail(doc.org_id, signer.email, `Identity confirmed for "${subjectName(doc)}"`, {
-        greeting: `Hello ${signer.name},`,
-        paragraphs: [`Your identity was confirmed. You can now ${verb(signer)} "${doc.name}".`],
-        button: { label: `${Verb(signer)} the document`, url: link },
+    ? composeMail(doc.org_id, signer.email, t('mail.identityConfirmedSubject', { documentName }), {
+        locale,
+        greeting: t('mail.greeting', { name: signer.name }),
+        paragraphs: [
+          t(isApprover(signer) ? 'mail.identityConfirmedApprove' : 'mail.identityConfirmedSign', {
+            documentName: doc.name,
+          }),
+        ],
+        button: { label: t(buttonKey(signer)), url: link },
       })
-    : composeMail(
-        doc.org_id,
-        signer.email,
-        `Please upload your ID again for "${subjectName(doc)}"`,
-        {
-          greeting: `Hello ${signer.name},`,
-          paragraphs: [
-            'The photo of your ID could not be accepted.',
-            note ? `Reason: ${note}` : '',
-          ],
-          button: { label: 'Upload a new photo', url: link },
-        },
-      );
+    : composeMail(doc.org_id, signer.email, t('mail.identityRejectedSubject', { documentName }), {
+        locale,
+        greeting: t('mail.greeting', { name: signer.name }),
+        paragraphs: [
+          t('mail.identityRejectedBody'),
+          note ? t('mail.identityRejectedReason', { note }) : '',
+        ],
+        button: { label: t('mail.identityRejectedButton'), url: link },
+      });
 }

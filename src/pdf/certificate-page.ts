@@ -2,6 +2,8 @@ import type { ShapedLine } from '../fonts/shaper.ts';
 import { Canvas, type FontKey, type ObjectFactory } from './content.ts';
 import type { FinalizeInput, FinalizeSigner } from './finalize-input.ts';
 import { fitText, wrapText } from './text-layout.ts';
+import { matchLocale } from '../i18n/locales.ts';
+import { translator, type Translator } from '../i18n/messages.ts';
 
 /** A4, the certificate's page size whatever the document's. */
 export const CERTIFICATE_PAGE_SIZE = { width: 595.28, height: 841.89 } as const;
@@ -18,11 +20,21 @@ interface Row {
   lines: ShapedLine[];
 }
 
-export function formatTimestamp(iso: string | null): string {
-  if (!iso) return 'Not signed';
+/**
+ * A time as the certificate gives it: in UTC, and first in the organization's time zone when it
+ * has another one ("27.11.2026, 15:07 (Europe/Berlin); 2026-11-27 14:07:00 UTC").
+ */
+export function formatTimestamp(iso: string | null, tr: Translator = translator('en')): string {
+  if (!iso) return tr.t('cert.notSigned');
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  const utc = `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  if (tr.timeZone === 'UTC') return utc;
+  return tr.t('cert.timeInZone', {
+    local: tr.dateTime(d),
+    timeZone: tr.timeZone,
+    utc: d.toISOString().slice(0, 19).replace('T', ' '),
+  });
 }
 
 /** What the finalizer measured of the document for its certificate page. */
@@ -44,6 +56,9 @@ export async function buildCertificatePages(
   facts: CertificateFacts,
 ): Promise<Canvas[]> {
   const { width, height } = CERTIFICATE_PAGE_SIZE;
+  // Labels in the document's locale, times in the organization's time zone (and UTC).
+  const tr = translator(matchLocale(input.document.locale) ?? 'en', input.document.timeZone);
+  const { t } = tr;
   const valueX = MARGIN + LABEL_WIDTH;
   const valueWidth = width - MARGIN - valueX;
   const pages: Canvas[] = [];
@@ -69,8 +84,7 @@ export async function buildCertificatePages(
     canvas = new Canvas(factory);
     pages.push(canvas);
     y = height - MARGIN;
-    const title =
-      pages.length === 1 ? 'Certificate of Completion' : 'Certificate of Completion (continued)';
+    const title = pages.length === 1 ? t('cert.title') : t('cert.titleContinued');
     canvas.text('sans-bold', 20, MARGIN, y - 20, title);
     y -= 34;
     canvas.line(MARGIN, y, width - MARGIN, y, 0.75, 0.6);
@@ -81,38 +95,39 @@ export async function buildCertificatePages(
   };
 
   newPage();
-  for (const line of wrapText(
-    factory,
-    'sans',
-    'Signet appended this page when the last signer completed. The whole document, this page included, ' +
-      'carries a digital signature: any later change to the file invalidates it.',
-    9,
-    width - 2 * MARGIN,
-  )) {
+  for (const line of wrapText(factory, 'sans', t('cert.intro'), 9, width - 2 * MARGIN)) {
     canvas.text('sans', 9, MARGIN, y - 9, line, 0.25);
     y -= 12;
   }
   y -= 10;
 
   for (const r of [
-    row('Document', input.document.name, 'sans-bold', 11),
-    row('Document ID', input.document.id),
-    row('Completed', formatTimestamp(input.document.completedAt)),
-    row('Original SHA-256', input.document.documentHash, 'mono', 8.5),
-    row('Last page size', facts.lastPageSize),
-    row('Digitally signed by', signedBy),
+    row(t('cert.document'), input.document.name, 'sans-bold', 11),
+    row(t('cert.documentId'), input.document.id),
+    row(t('cert.completed'), formatTimestamp(input.document.completedAt, tr)),
+    row(t('cert.originalHash'), input.document.documentHash, 'mono', 8.5),
+    row(t('cert.lastPageSize'), facts.lastPageSize),
+    row(t('cert.signedBy'), signedBy),
     ...(input.document.verifyUrl
-      ? [row('Verify this file', `${input.document.verifyUrl} (document ${input.document.id})`)]
+      ? [
+          row(
+            t('cert.verify'),
+            t('cert.verifyValue', {
+              url: input.document.verifyUrl,
+              documentId: input.document.id,
+            }),
+          ),
+        ]
       : []),
   ]) {
     drawRow(r);
   }
   y -= 12;
-  canvas.text('sans-bold', 13, MARGIN, y - 13, `Signers (${input.signers.length})`);
+  canvas.text('sans-bold', 13, MARGIN, y - 13, t('cert.signers', { count: input.signers.length }));
   y -= 24;
 
   for (const [i, signer] of input.signers.entries()) {
-    const rows = signerRows(signer, row);
+    const rows = signerRows(signer, row, tr);
     const signature = signer.signature ?? '';
     const blockHeight =
       22 +
@@ -135,7 +150,7 @@ export async function buildCertificatePages(
     y -= 5;
     for (const r of rows) drawRow(r);
     if (signature) {
-      canvas.text('sans-bold', 8.5, MARGIN, y - 10, 'Signature', 0.35);
+      canvas.text('sans-bold', 8.5, MARGIN, y - 10, t('cert.signature'), 0.35);
       const box = { x: valueX, y: y - SIGNATURE_BOX.h, w: SIGNATURE_BOX.w, h: SIGNATURE_BOX.h };
       if (signature.startsWith('data:')) {
         const image = await factory.image(signature);
@@ -170,13 +185,22 @@ export async function buildCertificatePages(
   if (attachments.length > 0) {
     ensure(40);
     y -= 6;
-    canvas.text('sans-bold', 13, MARGIN, y - 13, `Attachments (${attachments.length})`);
+    canvas.text(
+      'sans-bold',
+      13,
+      MARGIN,
+      y - 13,
+      t('cert.attachments', { count: attachments.length }),
+    );
     y -= 24;
     for (const a of attachments) {
       const rows = [
-        row('File', `${a.name} (${a.contentType}, ${a.fileSize} bytes)`),
-        row('Attached by', a.signerName || 'Unknown'),
-        row('SHA-256', a.sha256, 'mono', 8.5),
+        row(
+          t('cert.file'),
+          t('cert.fileValue', { fileName: a.name, contentType: a.contentType, size: a.fileSize }),
+        ),
+        row(t('cert.attachedBy'), a.signerName || t('cert.unknown')),
+        row(t('cert.sha256'), a.sha256, 'mono', 8.5),
       ];
       ensure(rows.reduce((sum, r) => sum + rowHeight(r), 0) + 12);
       for (const r of rows) drawRow(r);
@@ -188,10 +212,10 @@ export async function buildCertificatePages(
   if (timeline.length > 0) {
     ensure(40);
     y -= 6;
-    canvas.text('sans-bold', 13, MARGIN, y - 13, 'Timeline (UTC)');
+    canvas.text('sans-bold', 13, MARGIN, y - 13, `${t('cert.timeline')} (UTC)`);
     y -= 24;
     for (const entry of timeline) {
-      const where = [entry.ipAddress && `IP ${entry.ipAddress}`, entry.location]
+      const where = [entry.ipAddress && t('cert.ip', { ip: entry.ipAddress }), entry.location]
         .filter(Boolean)
         .join(', ');
       const r = row(
@@ -211,28 +235,36 @@ export async function buildCertificatePages(
       8,
       MARGIN,
       MARGIN - 10,
-      `Signet audit certificate - document ${input.document.id} - page ${i + 1} of ${pages.length}`,
+      t('cert.footer', { documentId: input.document.id, page: i + 1, pages: pages.length }),
       0.4,
     );
   });
   return pages;
 }
 
+const ROLE_KEYS: Record<string, string> = {
+  signer: 'cert.roleSigner',
+  approver: 'cert.roleApprover',
+  cc: 'cert.roleCc',
+};
+
 function signerRows(
   signer: FinalizeSigner,
   row: (label: string, value: string, font?: FontKey, size?: number) => Row,
+  tr: Translator,
 ): Row[] {
+  const { t } = tr;
   const location = [signer.geoCity, signer.geoCountry].filter(Boolean).join(', ');
   const agent =
     signer.userAgent.length > USER_AGENT_MAX
       ? `${signer.userAgent.slice(0, USER_AGENT_MAX - 3)}...`
       : signer.userAgent;
   return [
-    row('Email', signer.email),
-    row('Role', signer.role),
-    row('Signed at', formatTimestamp(signer.signedAt)),
-    row('IP address', signer.ipAddress || 'Unknown'),
-    row('Location', location || 'Unknown'),
-    row('User agent', agent || 'Unknown', 'sans', 8),
+    row(t('cert.email'), signer.email),
+    row(t('cert.role'), ROLE_KEYS[signer.role] ? t(ROLE_KEYS[signer.role]!) : signer.role),
+    row(t('cert.signedAt'), formatTimestamp(signer.signedAt, tr)),
+    row(t('cert.ipAddress'), signer.ipAddress || t('cert.unknown')),
+    row(t('cert.location'), location || t('cert.unknown')),
+    row(t('cert.userAgent'), agent || t('cert.unknown'), 'sans', 8),
   ];
 }

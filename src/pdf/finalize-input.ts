@@ -65,6 +65,8 @@ export interface FinalizeInput {
      * Han text decides (fonts/han.ts).
      */
     locale?: string | null;
+    /** The organization's IANA time zone: the certificate gives times in it and in UTC. */
+    timeZone?: string;
   };
   signers: FinalizeSigner[];
   fields: FinalizeField[];

@@ -192,7 +192,10 @@ function certificateFacts(cert: X509Certificate): NonNullable<SignatureReport['c
     serialNumber: cert.serialNumber.toLowerCase(),
     notBefore: new Date(cert.validFrom).toISOString(),
     notAfter: new Date(cert.validTo).toISOString(),
-    selfSigned: cert.checkIssued(cert) && cert.verify(cert.publicKey),
+    // Issued by itself: its issuer is its subject and its own key verifies it. Not checkIssued,
+    // which also wants the issuer allowed to sign certificates (keyCertSign): a signing
+    // certificate that signs only documents, as Signet's generated one, would never pass.
+    selfSigned: cert.issuer === cert.subject && cert.verify(cert.publicKey),
   };
 }
 

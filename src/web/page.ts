@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import { catalogOf, translator } from '../i18n/messages.ts';
+import { directionOf, LOCALES, type LocaleCode } from '../i18n/locales.ts';
 import { NO_FRAMING } from './frame-ancestors.ts';
 
 /**
@@ -58,6 +60,10 @@ export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCA
 export interface ShellOptions {
   title: string;
   assetBase: string;
+  /** The page's locale: `<html lang dir>`, its words, and the catalog its script gets. */
+  locale: LocaleCode;
+  /** The page's query without `lang`, for the language picker's links. */
+  url?: { query: Record<string, string> };
   /** Attributes for `<body>` the client reads (never secrets). */
   data?: Record<string, string>;
   /** Loads the client module; a page without it is static HTML. */
@@ -66,16 +72,54 @@ export interface ShellOptions {
   main?: string;
 }
 
+/** Catalog keys no page reads (mails, the certificate page): left out of what pages carry. */
+const NOT_FOR_PAGES = /^(mail|cert)\./;
+const pageCatalogs = new Map<LocaleCode, string>();
+
+/** A locale's messages for the pages, as JSON safe inside `<script type="application/json">`. */
+function pageCatalogJson(locale: LocaleCode): string {
+  let json = pageCatalogs.get(locale);
+  if (json === undefined) {
+    const entries = Object.entries(catalogOf(locale)).filter(([k]) => !NOT_FOR_PAGES.test(k));
+    json = JSON.stringify(Object.fromEntries(entries)).replace(/</g, '\\u003c');
+    pageCatalogs.set(locale, json);
+  }
+  return json;
+}
+
+/** Links to the page in every locale (`?lang=`), the current one marked; works without script. */
+function languagePicker(locale: LocaleCode, url: NonNullable<ShellOptions['url']>): string {
+  const t = translator(locale).t;
+  const items = LOCALES.map((l) => {
+    const query = new URLSearchParams({ ...url.query, lang: l.code }).toString();
+    const current = l.code === locale ? ' aria-current="true"' : '';
+    // A query-only link: the page's own path (which may hold a signing token) is never written out.
+    return `<li><a href="${escapeHtml(`?${query}`)}" lang="${l.code}" dir="${l.direction}" hreflang="${l.code}"${current}>${escapeHtml(l.nativeName)}</a></li>`;
+  }).join('');
+  const here = LOCALES.find((l) => l.code === locale)!;
+  return `<details class="lang-picker">
+        <summary><span class="visually-hidden">${escapeHtml(t('page.language'))}: </span><span lang="${here.code}">${escapeHtml(here.nativeName)}</span></summary>
+        <ul class="lang-list">${items}</ul>
+      </details>`;
+}
+
 /** The HTML shell shared by the signing page and its error pages. */
 export function renderShell(options: ShellOptions): string {
+  const { locale } = options;
+  const t = translator(locale).t;
   const data = Object.entries(options.data ?? {})
     .map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`)
     .join('');
   const script = options.script
     ? `\n  <script type="module" src="${escapeHtml(options.assetBase + options.script)}"></script>`
     : '';
+  // Only pages with a script read the catalog; a static page is already in its language.
+  const messages = options.script
+    ? `\n  <script type="application/json" id="signet-messages">${pageCatalogJson(locale)}</script>`
+    : '';
+  const picker = options.url ? languagePicker(locale, options.url) : '';
   return `<!doctype html>
-<html lang="en">
+<html lang="${locale}" dir="${directionOf(locale)}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -84,14 +128,15 @@ export function renderShell(options: ShellOptions): string {
   <meta name="color-scheme" content="light">
   <title>${escapeHtml(options.title)}</title>
   <link rel="icon" href="${escapeHtml(options.assetBase)}favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="${escapeHtml(options.assetBase)}signing.css">${script}
+  <link rel="stylesheet" href="${escapeHtml(options.assetBase)}signing.css">${script}${messages}
 </head>
 <body${data}>
-  <a class="skip-link" href="#main">Skip to content</a>
+  <a class="skip-link" href="#main">${escapeHtml(t('page.skipToContent'))}</a>
   <header class="topbar">
     <div class="topbar-inner">
       <span class="brand" aria-label="Signet"><span class="brand-mark" aria-hidden="true"></span>Signet</span>
       <span class="topbar-doc" id="topbar-doc"></span>
+      ${picker}
     </div>
   </header>
   <main id="main" tabindex="-1">${options.main ?? ''}</main>
@@ -99,6 +144,25 @@ export function renderShell(options: ShellOptions): string {
 </body>
 </html>
 `;
+}
+
+/** A page's own query without `lang` (at most 10 short parameters), for its language picker. */
+export function pageUrl(rawUrl: string): { query: Record<string, string> } {
+  const url = new URL(rawUrl, 'http://page.invalid');
+  const query: Record<string, string> = {};
+  let kept = 0;
+  for (const [k, v] of url.searchParams) {
+    if (k === 'lang' || k.length > 20 || v.length > 300 || kept >= 10) continue;
+    query[k] = v;
+    kept++;
+  }
+  return { query };
+}
+
+/** The `?lang=` of a page's request, if any (a string of at most a language tag's length). */
+export function langOf(query: unknown): string | undefined {
+  const lang = (query as { lang?: unknown } | undefined)?.lang;
+  return typeof lang === 'string' ? lang : undefined;
 }
 
 /** A full-page message (invalid link and the like), readable with or without JavaScript. */

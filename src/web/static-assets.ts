@@ -78,6 +78,15 @@ export function loadStaticAssets(): StaticAssets {
   });
   for (const [name, text] of signature.hanCss)
     files.set(name, { body: Buffer.from(text), type: CONTENT_TYPES['.css'] });
+  // ICU MessageFormat in the browser: the library's own self-contained ES module build (no imports).
+  const messageFormat = path.join(
+    path.dirname(require.resolve('intl-messageformat')),
+    'intl-messageformat.iife.js',
+  );
+  files.set('intl-messageformat.js', {
+    body: fs.readFileSync(messageFormat),
+    type: CONTENT_TYPES['.js'],
+  });
   const fontFiles = new Map<string, PdfjsFile>();
   for (const [name, file] of signature.files) fontFiles.set(name, { file, type: 'font/woff2' });
 

@@ -1,6 +1,16 @@
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { CONTENT_SECURITY_POLICY, renderMessage, renderShell, setPageHeaders } from './page.ts';
+import { resolveLocale, type LocaleCode } from '../i18n/locales.ts';
+import { translator } from '../i18n/messages.ts';
+import {
+  CONTENT_SECURITY_POLICY,
+  escapeHtml,
+  langOf,
+  pageUrl,
+  renderMessage,
+  renderShell,
+  setPageHeaders,
+} from './page.ts';
 import { loadStaticAssets } from './static-assets.ts';
 import { frameAncestors } from './frame-ancestors.ts';
 
@@ -22,9 +32,9 @@ const YEAR = 365 * 24 * 3600;
 export interface WebRoutesOptions {
   /**
    * The organization's embed origins for a signing token (none for a token that opens nothing):
-   * the signing page is framed only by them (frame-ancestors.ts).
+   * the signing page is framed only by them (frame-ancestors.ts); and the locale its signer reads.
    */
-  embedOriginsOfLink(token: string): Promise<string[]>;
+  pageOfLink(token: string): Promise<{ embedOrigins: string[]; locale: LocaleCode }>;
 }
 
 export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions): Promise<void> {
@@ -59,32 +69,39 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     { schema: { hide: true } },
     async (request, reply) => {
       setPageHeaders(reply);
+      const lang = langOf(request.query);
+      const url = pageUrl(request.url);
       if (!TOKEN.test(request.params['*'])) {
+        const locale = resolveLocale(lang);
+        const { t } = translator(locale);
         return reply.code(404).send(
           renderShell({
-            title: 'Link not valid · Signet',
+            title: t('page.titleInvalidLink'),
             assetBase,
-            main: renderMessage(
-              'This signing link is not valid',
-              'Check that you opened the whole link from your email, or ask the sender for a new one.',
-            ),
+            locale,
+            url,
+            main: renderMessage(t('page.invalidLinkTitle'), t('page.invalidLinkText')),
           }),
         );
       }
-      const origins = await options.embedOriginsOfLink(request.params['*']);
-      setPageHeaders(reply, frameAncestors(origins));
+      const page = await options.pageOfLink(request.params['*']);
+      const locale = resolveLocale(lang, page.locale);
+      const { t } = translator(locale);
+      setPageHeaders(reply, frameAncestors(page.embedOrigins));
       return reply.send(
         renderShell({
-          title: 'Review and sign · Signet',
+          title: t('page.titleSigning'),
           assetBase,
+          locale,
+          url,
           script: 'app.js',
           data: { pdfjs: pdfjsBase },
           main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>
-      <p>Loading your document…</p>
+      <p>${escapeHtml(t('page.loading'))}</p>
     </div>
-    <noscript><p class="noscript">Signing needs JavaScript. Please enable it and reload this page.</p></noscript>`,
+    <noscript><p class="noscript">${escapeHtml(t('page.noscriptSigning'))}</p></noscript>`,
         }),
       );
     },

@@ -62,6 +62,7 @@ describe('POST /api/v1/campaigns', () => {
       requireKyc: true,
       brandColor: '#00aa11',
       redirectUrl: 'https://example.com/thanks?x=1',
+      locale: 'ar',
     };
     const res = await t.request('POST', '/api/v1/campaigns', { body });
     expect(res.status).toBe(201);
@@ -324,6 +325,7 @@ describe('PATCH /api/v1/campaigns/{id}', () => {
       requireKyc: true,
       brandColor: '#123456',
       redirectUrl: 'https://example.org/',
+      locale: 'he',
     };
     const res = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body });
     expect(res.status).toBe(200);

@@ -35,6 +35,7 @@ export const FULL_KEYS = [
   'createdAt',
   'expiresAt',
   'id',
+  'locale',
   'maxSubmissions',
   'name',
   'redirectUrl',

@@ -59,6 +59,7 @@ const raw = async (
 export const STEPS: Step[] = [
   { op: 'health' },
   { op: 'getOrganization' },
+  { op: 'listLocales' },
   { op: 'updateOrganization' },
   // A webhook subscribed to every event first, so every event of the flow is delivered to the receiver.
   { op: 'createWebhook', after: (c, b) => at(c, EX.whk, b.data.id) },

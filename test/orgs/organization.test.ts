@@ -27,6 +27,8 @@ describe('GET /api/v1/organization', () => {
       logoUrl: null,
       replyTo: null,
       embedOrigins: [],
+      defaultLocale: 'en',
+      timeZone: 'UTC',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -331,6 +331,16 @@ describe.skipIf(!hasTools)(
       });
     }, 60_000);
 
+    it('languages: the locales, and the organization in German on Berlin time', async () => {
+      const out = await run(`${preamble()}\n${block('languages')}`);
+      expect(JSON.parse(out.trim().split('\n')[0]).data).toHaveLength(21);
+      expect((await api('GET', '/api/v1/organization')).body.data).toMatchObject({
+        defaultLocale: 'de',
+        timeZone: 'Europe/Berlin',
+      });
+      await api('PATCH', '/api/v1/organization', { defaultLocale: 'en', timeZone: 'UTC' });
+    }, 60_000);
+
     it('campaign: template, upload, fields, campaign, each answer on its own line; its url serves the public page', async () => {
       const out = await run(`${preamble()}\n${block('campaign')}`);
       const lines = out.trim().split('\n');

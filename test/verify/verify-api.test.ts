@@ -170,6 +170,31 @@ describe.skipIf(!hasOpenssl)('POST /api/v1/verify', () => {
 });
 
 describe('POST /api/v1/verify: input', () => {
+  it("calls Signet's own generated certificate self-signed (it has no keyCertSign to vouch with)", async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), 'signet-verify-own-'));
+    try {
+      const cert = await loadSigningCertificate({
+        dataDir: own,
+        signingCertP12: undefined,
+        signingCertPassword: undefined,
+        generatedCertPassword: 'a-test-password',
+      });
+      const original = await readFile(path.join(dir, 'in.pdf'));
+      const out = path.join(own, 'own.pdf');
+      await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, out, {
+        level: 'B-B',
+        tsa: null,
+      });
+      const res = await verify(await readFile(out));
+      expect(res.statusCode).toBe(200);
+      const { certificate } = res.json().data.signatures[0];
+      expect(certificate.issuer).toBe(certificate.subject);
+      expect(certificate.selfSigned).toBe(true);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+
   it('reports an unsigned PDF as having no signatures', async () => {
     const res = await verify(await readFile(path.join(dir, 'in.pdf')));
     expect(res.statusCode).toBe(200);

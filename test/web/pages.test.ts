@@ -27,10 +27,12 @@ describe('GET /sign/{token}', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("object-src 'none'");
     const html = res.body as string;
-    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
-    // No inline script at all: the only script is the external module.
+    expect(html).toMatch(/^<!doctype html>\n<html lang="en" dir="ltr">/);
+    // No inline script at all: the only script is the external module; the other block is the
+    // page's message catalog, JSON a browser never runs.
     expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual([
       expect.stringMatching(/^<script type="module" src="\/assets\/app\/[0-9a-f]{12}\/app\.js">$/),
+      '<script type="application/json" id="signet-messages">',
     ]);
     expect(html).not.toMatch(/<script>|style="| on[a-z]+="/);
     // The client reads its token from the address bar; the page repeats no secret.

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /*
  * Documents and what belongs to them: folders, signers with their signing links and codes, fields,
  * attachments, the audit log.
@@ -44,6 +46,8 @@ export interface DocumentsTable {
   id: string;
   org_id: string;
   name: string;
+  /** Locale of its signers' pages and mails, or null: the organization's (migration 0020). */
+  locale: Generated<string | null>;
   /** `name` lower-cased, for case-insensitive search with one index on both databases. */
   search_name: string;
   status: DocumentStatus;
@@ -97,6 +101,8 @@ export interface SignersTable {
   id: string;
   document_id: string;
   name: string;
+  /** This signer's locale, or null: the document's, then the organization's (migration 0020). */
+  locale: Generated<string | null>;
   email: string;
   phone: string | null;
   role: string;

@@ -17,6 +17,10 @@ export interface OrganizationsTable {
   reply_to: string | null;
   /** JSON array of the origins that may frame its signing and campaign pages (migration 0016a). */
   embed_origins: Generated<string>;
+  /** The locale of its signers' pages and mails when neither signer nor document sets one (0020). */
+  default_locale: Generated<string>;
+  /** IANA time zone of the dates its signers read (0020). */
+  time_zone: Generated<string>;
   created_at: string;
   updated_at: string;
 }

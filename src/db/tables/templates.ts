@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /*
  * Templates and what is made from them: campaigns (public signing links) and bulk sends.
  * Part of the table types of `Database` (db/database.ts), whose storage conventions hold here too.
@@ -36,6 +38,8 @@ export interface TemplateRolesTable {
   /** A fixed signer who signs this role on every document made from the template. */
   signer_name: string | null;
   signer_email: string | null;
+  /** Locale of the signers of this role, or null (migration 0020). */
+  locale: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -66,6 +70,8 @@ export interface CampaignsTable {
   org_id: string;
   template_id: string;
   name: string;
+  /** Locale of the form's page and mails, or null: the visitor's browser's (migration 0020). */
+  locale: Generated<string | null>;
   search_name: string;
   slug: string;
   status: CampaignStatus;

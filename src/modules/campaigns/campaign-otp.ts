@@ -1,4 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type LocaleCode, matchAcceptLanguage, resolveLocale } from '../../i18n/locales.ts';
+import { translator } from '../../i18n/messages.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
@@ -44,18 +47,22 @@ const normalize = (email: string) => email.trim().toLowerCase();
 const codeHash = (deps: AppDeps, campaignId: string, email: string, code: string) =>
   createHmac('sha256', deps.secret).update(`campaign:${campaignId}:${email}:${code}`).digest('hex');
 
-function otpMailFor(campaign: CampaignRow, to: string, code: string): OutgoingMail {
+/** A visitor's code mail, in the campaign's locale, else the visitor's browser's, else the organization's. */
+function otpMailFor(
+  campaign: CampaignRow,
+  to: string,
+  code: string,
+  locale: LocaleCode,
+): OutgoingMail {
   const minutes = OTP_TTL_MS / 60_000;
+  const { t } = translator(locale);
   // The code is in the body only: subjects end up in mail servers' logs and lock-screen previews.
-  return composeMail(campaign.org_id, to, `Your signing code for "${campaign.name}"`, {
-    greeting: 'Hello,',
-    paragraphs: [
-      `Your code to sign "${campaign.name}" is ${code}. It is valid for ${minutes} minutes.`,
-    ],
+  return composeMail(campaign.org_id, to, t('mail.otpSubject', { documentName: campaign.name }), {
+    locale,
+    greeting: t('mail.greetingNoName'),
+    paragraphs: [t('mail.otpBody', { documentName: campaign.name, code, minutes })],
     code,
-    after: [
-      'If you did not ask for it, ignore this email; nobody can sign with your address without the code.',
-    ],
+    after: [t('mail.otpIgnoreVisitor')],
   });
 }
 
@@ -64,6 +71,7 @@ export async function sendCampaignOtp(
   deps: AppDeps,
   campaign: CampaignRow,
   rawEmail: string,
+  acceptLanguage?: string,
 ): Promise<OtpResultT> {
   const email = normalize(rawEmail);
   // No code is mailed to an address that can no longer use one here.
@@ -120,7 +128,9 @@ export async function sendCampaignOtp(
           ...sends,
         })
         .execute();
-      await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code));
+      const { orgLocale } = await orgMailOf(trx, campaign.org_id);
+      const locale = resolveLocale(campaign.locale, matchAcceptLanguage(acceptLanguage), orgLocale);
+      await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code, locale));
       return { sentTo: maskEmail(email), expiresAt, resendAfter: resendAfter(nowMs) };
     }),
   );

@@ -1,5 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { renderMessage, renderShell, setPageHeaders } from '../../web/page.ts';
+import { matchAcceptLanguage, resolveLocale } from '../../i18n/locales.ts';
+import { translator } from '../../i18n/messages.ts';
+import {
+  escapeHtml,
+  langOf,
+  pageUrl,
+  renderMessage,
+  renderShell,
+  setPageHeaders,
+} from '../../web/page.ts';
 import { frameAncestors } from '../../web/frame-ancestors.ts';
 import { embedOriginsOf } from '../orgs/embed-origins.ts';
 import { loadStaticAssets } from '../../web/static-assets.ts';
@@ -29,22 +38,34 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       setPageHeaders(reply);
       const slug = request.params['*'];
+      const lang = langOf(request.query);
+      const browser = matchAcceptLanguage(request.headers['accept-language']);
+      const url = pageUrl(request.url);
       const found =
         slug.length <= 80 && SLUG.test(slug)
           ? await repo.findCampaignBySlug(deps.db, slug)
           : undefined;
       if (!found) {
+        const locale = resolveLocale(lang, browser);
+        const { t } = translator(locale);
         return reply.code(404).send(
           renderShell({
-            title: 'Link not valid · Signet',
+            title: t('page.titleInvalidLink'),
             assetBase,
-            main: renderMessage(
-              'This link is not valid',
-              'It does not lead to a form. Check that you opened or copied the whole link.',
-            ),
+            locale,
+            url,
+            main: renderMessage(t('campaign.invalidTitle'), t('campaign.invalidText')),
           }),
         );
       }
+      // A visitor reads the campaign's locale, else their browser's, else the organization's.
+      const org = await deps.db
+        .selectFrom('organizations')
+        .select('default_locale')
+        .where('id', '=', found.org_id)
+        .executeTakeFirst();
+      const locale = resolveLocale(lang, found.locale, browser, org?.default_locale);
+      const { t } = translator(locale);
       // Framed only by the organization's own sites (embedOrigins); an unknown link by none.
       setPageHeaders(reply, frameAncestors(await embedOriginsOf(deps.db, found.org_id)));
       const campaign = await closeIfExpired(deps, found);
@@ -52,24 +73,28 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
       if (why) {
         return reply.code(409).send(
           renderShell({
-            title: `${campaign.name} · Signet`,
+            title: t('page.titleDocument', { documentName: campaign.name }),
             assetBase,
-            main: renderMessage(why.title, why.message),
+            locale,
+            url,
+            main: renderMessage(t(`campaign.${why.reason}Title`), t(`campaign.${why.reason}Text`)),
           }),
         );
       }
       return reply.send(
         renderShell({
-          title: `${campaign.welcome_title || campaign.name} · Signet`,
+          title: t('page.titleDocument', { documentName: campaign.welcome_title || campaign.name }),
           assetBase,
+          locale,
+          url,
           script: 'campaign.js',
           data: { pdfjs: pdfjsBase },
           main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>
-      <p>Loading the form…</p>
+      <p>${escapeHtml(t('campaign.loading'))}</p>
     </div>
-    <noscript><p class="noscript">This form needs JavaScript. Please enable it and reload this page.</p></noscript>`,
+    <noscript><p class="noscript">${escapeHtml(t('page.noscriptForm'))}</p></noscript>`,
         }),
       );
     },

@@ -24,6 +24,7 @@ export function toCampaign(row: CampaignRow, publicUrl: string): CampaignT {
     redirectUrl: row.redirect_url,
     welcomeTitle: row.welcome_title,
     welcomeMessage: row.welcome_message,
+    locale: row.locale,
     templateId: row.template_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

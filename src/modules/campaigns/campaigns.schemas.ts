@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { LocaleTag } from '../../i18n/locale-input.ts';
 import {
   Id,
   Nullable,
@@ -57,6 +58,12 @@ const common = {
   redirectUrl: Type.String({ description: '"" when none' }),
   welcomeTitle: Type.String({ description: '"" when none' }),
   welcomeMessage: Type.String({ description: '"" when none' }),
+  locale: Nullable(
+    Type.String({
+      description:
+        "Locale of the form's page and mails; null: the visitor's browser language, else the organization's `defaultLocale`",
+    }),
+  ),
   templateId: Id('tpl'),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -113,6 +120,7 @@ export type CreatedCampaignT = Static<typeof CreatedCampaign>;
 const editable = {
   welcomeTitle: Type.Optional(Type.String({ maxLength: 200 })),
   welcomeMessage: Type.Optional(Type.String({ maxLength: 1000 })),
+  locale: Type.Optional(Nullable(LocaleTag)),
   maxSubmissions: Type.Optional(MaxSubmissions),
   expiresAt: Type.Optional(
     Nullable(

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
+import { checkOptionalLocale } from '../../i18n/locale-input.ts';
 import type { CampaignRow, CampaignUpdate, Executor } from '../../db/database.ts';
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
@@ -79,6 +80,7 @@ export async function createCampaign(deps: AppDeps, orgId: string, input: Create
       redirect_url: input.redirectUrl ?? '',
       welcome_title: input.welcomeTitle ?? '',
       welcome_message: input.welcomeMessage ?? '',
+      locale: checkOptionalLocale(input.locale, 'body.locale') ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -169,6 +171,8 @@ export async function updateCampaign(
     }
     if (input.welcomeTitle !== undefined) changes.welcome_title = input.welcomeTitle;
     if (input.welcomeMessage !== undefined) changes.welcome_message = input.welcomeMessage;
+    if (input.locale !== undefined)
+      changes.locale = checkOptionalLocale(input.locale, 'body.locale');
     if (input.collectPhone !== undefined) changes.collect_phone = input.collectPhone ? 1 : 0;
     if (input.requireOtp !== undefined) changes.require_otp = input.requireOtp ? 1 : 0;
     if (input.requireKyc !== undefined) changes.require_kyc = input.requireKyc ? 1 : 0;

@@ -116,7 +116,12 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
       },
     },
     async (request) => ({
-      data: await service.requestOtp(deps, request.params.slug, request.body.email),
+      data: await service.requestOtp(
+        deps,
+        request.params.slug,
+        request.body.email,
+        request.headers['accept-language'],
+      ),
     }),
   );
 
@@ -154,7 +159,13 @@ export async function publicCampaignRoutes(fastify: FastifyInstance): Promise<vo
     },
     async (request, reply) =>
       reply.code(201).send({
-        data: await submitToCampaign(deps, request.params.slug, request.body, requestMeta(request)),
+        data: await submitToCampaign(
+          deps,
+          request.params.slug,
+          request.body,
+          requestMeta(request),
+          request.headers['accept-language'],
+        ),
       }),
   );
 }

@@ -132,10 +132,16 @@ export async function openPublicFile(
   return { stream: await deps.storage.get(key), size: stat.size, name: parts.template.name };
 }
 
-export async function requestOtp(deps: AppDeps, slug: string, email: string) {
+/** `acceptLanguage`: the visitor's `Accept-Language` (its page sends the page's own locale first). */
+export async function requestOtp(
+  deps: AppDeps,
+  slug: string,
+  email: string,
+  acceptLanguage?: string,
+) {
   const { campaign } = await openCampaign(deps, slug);
   if (campaign.require_otp !== 1) throw invalidState('This form does not use emailed codes');
-  return sendCampaignOtp(deps, campaign, email);
+  return sendCampaignOtp(deps, campaign, email, acceptLanguage);
 }
 
 /** The organization's name and logo, as the campaign page shows them. */

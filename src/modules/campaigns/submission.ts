@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
+import { matchAcceptLanguage } from '../../i18n/locales.ts';
 import type { CampaignRow, SignerRow } from '../../db/database.ts';
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
@@ -67,6 +68,7 @@ export async function submitToCampaign(
   slug: string,
   input: SubmissionBodyT,
   meta: RequestMeta,
+  acceptLanguage?: string,
 ): Promise<SubmissionResultT> {
   const open = await openCampaign(deps, slug);
   const { campaign, parts, plan } = open;
@@ -167,8 +169,14 @@ export async function submitToCampaign(
         // An address typed by a visitor is proven only by a code entered from it: until then the
         // signed copy goes to it as an expiring link, never as an attachment.
         email_unproven: campaign.require_otp === 1 ? null : 1,
+        // The visitor's mails (the signed copy) speak the language of their page: the campaign's,
+        // else their browser's (the page sends its own first); null: the organization's.
+        locale: campaign.locale ?? matchAcceptLanguage(acceptLanguage) ?? null,
       };
-      const fixed = plan.fixedSigners.map((s) => signerRow(documentId, s, now));
+      const fixed = plan.fixedSigners.map((s) => ({
+        ...signerRow(documentId, s, now),
+        locale: null,
+      }));
       await insertSigners(trx, [visitor, ...fixed]);
       const fieldRows = copyFields(documentId, parts.fields, now);
       await insertFields(trx, fieldRows);

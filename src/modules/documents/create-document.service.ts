@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
+import { checkOptionalLocale } from '../../i18n/locale-input.ts';
 import type { Executor } from '../../db/database.ts';
 import type { BatchRows } from '../../db/pg-insert-batch.ts';
 import { newId } from '../../ids.ts';
@@ -35,6 +36,7 @@ export function buildNewDocument(
     message: input.message,
     emailSubject: input.emailSubject,
     emailMessage: input.emailMessage,
+    locale: checkOptionalLocale(input.locale, 'body.locale'),
     reminderFrequency: input.reminderFrequency,
     otpMethod: input.otpMethod,
     expiresAt: isoOrNull(input.expiresAt),

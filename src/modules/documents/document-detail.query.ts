@@ -30,6 +30,7 @@ export type DetailSigner = Pick<
   | 'delivery_failed_at'
   | 'delivery_error'
   | 'verification_status'
+  | 'locale'
 >;
 export type DetailField = Pick<
   FieldRow,
@@ -82,6 +83,7 @@ const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
   'delivery_failed_at',
   'delivery_error',
   'verification_status',
+  'locale',
 ];
 const FIELD_COLUMNS: (keyof DetailField)[] = [
   'id',

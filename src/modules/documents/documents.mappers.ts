@@ -54,6 +54,7 @@ export function toSigner(row: DetailSigner): SignerT {
     status: row.status as SignerT['status'],
     order: row.position,
     signedAt: row.signed_at,
+    locale: row.locale,
     createdAt: row.created_at,
   };
 }
@@ -84,6 +85,7 @@ export function toDocumentDetail(
   detail.message = row.message;
   detail.emailSubject = row.email_subject;
   detail.emailMessage = row.email_message;
+  detail.locale = row.locale;
   detail.reminderFrequency = row.reminder_frequency as DocumentDetailT['reminderFrequency'];
   detail.otpMethod = row.otp_method as DocumentDetailT['otpMethod'];
   detail.requireKyc = row.require_kyc === 1;

@@ -142,6 +142,7 @@ const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
   'message',
   'email_subject',
   'email_message',
+  'locale',
   'reminder_frequency',
   'otp_method',
   'require_kyc',

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DOCUMENT_STATUSES } from '../../db/database.ts';
+import { LocaleTag } from '../../i18n/locale-input.ts';
 import {
   Id,
   Nullable,
@@ -108,6 +109,12 @@ export const DocumentDetail = Type.Object(
     message: Type.String(),
     emailSubject: Nullable(Type.String()),
     emailMessage: Nullable(Type.String()),
+    locale: Nullable(
+      Type.String({
+        description:
+          "Locale of its signers' pages and mails (a signer's own wins); null: the organization's `defaultLocale`",
+      }),
+    ),
     reminderFrequency: ReminderFrequency,
     otpMethod: OtpMethod,
     requireKyc: Type.Boolean(),
@@ -146,6 +153,7 @@ const editable = {
   folderId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
   emailSubject: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   emailMessage: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  locale: Type.Optional(Nullable(LocaleTag)),
   otpMethod: Type.Optional(OtpMethod),
   reminderFrequency: Type.Optional(ReminderFrequency),
   requireKyc: Type.Optional(Type.Boolean()),

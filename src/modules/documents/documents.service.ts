@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
+import { checkOptionalLocale } from '../../i18n/locale-input.ts';
 import type { DocumentRow, Executor } from '../../db/database.ts';
 import { invalidState, notFound, validation } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
@@ -90,6 +91,8 @@ export async function updateDocument(
     if (input.folderId !== undefined) changes.folder_id = input.folderId;
     if (input.emailSubject !== undefined) changes.email_subject = input.emailSubject;
     if (input.emailMessage !== undefined) changes.email_message = input.emailMessage;
+    if (input.locale !== undefined)
+      changes.locale = checkOptionalLocale(input.locale, 'body.locale');
     if (input.otpMethod !== undefined) changes.otp_method = input.otpMethod;
     if (input.reminderFrequency !== undefined) changes.reminder_frequency = input.reminderFrequency;
     if (input.requireKyc !== undefined) changes.require_kyc = input.requireKyc ? 1 : 0;

@@ -10,7 +10,7 @@ import {
 } from '../signers/signer-status.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { lockDocument } from '../signing/signing.repository.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 import { openSigners } from '../signing/signing-rules.ts';
 import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
 import { documentEventData } from './documents.service.ts';
@@ -49,13 +49,13 @@ export async function expireDocuments(deps: AppDeps): Promise<number> {
       if (openSigners(signers).length === 0) return false;
       if (!(await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'expired', { updated_at: now })))
         return false;
-      const orgName = await orgNameOf(trx, doc.org_id);
+      const org = await orgMailOf(trx, doc.org_id);
       for (const signer of signers) {
         if (!isFinishedSigner(signer.status))
           await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
             updated_at: now,
           });
-        await enqueueJob(trx, deps.clock, 'mail', expiredMail({ doc, recipient: signer, orgName }));
+        await enqueueJob(trx, deps.clock, 'mail', expiredMail({ doc, recipient: signer, ...org }));
       }
       await writeAudit(trx, deps.clock, {
         orgId: doc.org_id,

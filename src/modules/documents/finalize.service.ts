@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { resolveLocale } from '../../i18n/locales.ts';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { listFields } from '../fields/fields.repository.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { findDocumentById, lockDocument } from '../signing/signing.repository.ts';
 import { issueLink } from '../signing/signing-links.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 import { isSigningRole, openSigners } from '../signing/signing-rules.ts';
 import { enqueueJob, PermanentJobError } from '../../jobs/queue.ts';
 import type { FinalizeInput, FinalizeResult } from '../../pdf/finalize.ts';
@@ -43,6 +44,7 @@ function finalizeInput(
   attachments: AttachmentRow[],
   timeline: FinalizeTimelineEntry[],
   verifyUrl: string,
+  org: { orgLocale: string | null; timeZone: string },
 ): FinalizeInput {
   const byId = new Map(attachments.map((a) => [a.id, a]));
   const signerName = new Map(signers.map((s) => [s.id, s.name]));
@@ -54,6 +56,9 @@ function finalizeInput(
       documentHash: doc.document_hash,
       completedAt,
       verifyUrl,
+      // The certificate page speaks the document's locale, else the organization's.
+      locale: resolveLocale(doc.locale, org.orgLocale),
+      timeZone: org.timeZone,
     },
     signers: signers.filter(isSigningRole).map((s) => ({
       name: s.name,
@@ -104,7 +109,7 @@ async function mailSignedCopies(
   key: string,
   size: number,
 ): Promise<void> {
-  const orgName = await orgNameOf(trx, doc.org_id);
+  const org = await orgMailOf(trx, doc.org_id);
   const filename = `${doc.name.replace(/[\\/\r\n]/g, '_')} - Signed.pdf`;
   for (const recipient of await listSigners(trx, doc.id)) {
     const linkBecause =
@@ -119,11 +124,11 @@ async function mailSignedCopies(
         trx,
         deps.clock,
         'mail',
-        completedMail({ doc, recipient, orgName, downloadLink: url, linkBecause }),
+        completedMail({ doc, recipient, ...org, downloadLink: url, linkBecause }),
       );
     } else {
       await enqueueJob(trx, deps.clock, 'mail', {
-        ...completedMail({ doc, recipient, orgName }),
+        ...completedMail({ doc, recipient, ...org }),
         storageAttachments: [{ filename, storageKey: key, contentType: 'application/pdf' }],
       });
     }
@@ -168,6 +173,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
           attachments,
           await documentTimeline(deps.db, doc.id),
           `${deps.config.publicUrl}/verify`,
+          await orgMailOf(deps.db, doc.org_id),
         ),
         { ...deps.certificate.config, longTerm: deps.config.longTerm },
         outputPath,

@@ -13,6 +13,7 @@ export interface NewDocument {
   message?: string;
   emailSubject?: string | null;
   emailMessage?: string | null;
+  locale?: string | null;
   reminderFrequency?: string | null;
   otpMethod?: string | null;
   expiresAt?: string | null;
@@ -40,6 +41,7 @@ export function newDocumentRow(d: NewDocument): DocumentRow {
     message: d.message ?? '',
     email_subject: d.emailSubject ?? null,
     email_message: d.emailMessage ?? null,
+    locale: d.locale ?? null,
     reminder_frequency: d.reminderFrequency ?? null,
     otp_method: d.otpMethod ?? null,
     require_kyc: d.requireKyc ? 1 : 0,

@@ -7,7 +7,7 @@ import { writeAudit, writeAudits } from '../audit/audit.ts';
 import { emitEvent, emitEvents } from '../events/emit.ts';
 import { fieldBeyondPages } from '../fields/fields.rules.ts';
 import { listFieldsOfDocuments } from '../fields/fields.repository.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 import { moveSigner, moveSigners, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
 import { listSigners, listSignersOfDocuments } from '../signers/signers.repository.ts';
 import { issueLinks } from '../signing/signing-links.ts';
@@ -64,7 +64,7 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
     ...repo.NO_PENDING_UPLOAD,
   });
   if (moved !== ids.length) throw invalidState('The document is no longer a draft');
-  const org = await orgNameOf(trx, actor.orgId);
+  const org = await orgMailOf(trx, actor.orgId);
   // Whose turn it is: every signer and approver in parallel mode, the lowest order in sequential mode.
   const invited = docs.flatMap((doc) => {
     const signers = signersOf.get(doc.id)!;
@@ -95,7 +95,7 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
     invited.map(({ doc, signer, mayAct }) => {
       const link = links.get(signer.id);
       return {
-        ...invitationMail({ doc, signer, orgName: org, yourTurn: mayAct, link }),
+        ...invitationMail({ doc, signer, ...org, yourTurn: mayAct, link }),
         ...(link ? { signingInvitation: { documentId: doc.id, signerId: signer.id } } : {}),
       };
     }),
@@ -172,12 +172,12 @@ export async function cancelDocument(deps: AppDeps, actor: Actor, id: string) {
     if (!moved) throw invalidState('The document changed status meanwhile');
     const signers = await listSigners(trx, id);
     const open = signers.filter((s) => s.status !== 'completed');
-    const org = await orgNameOf(trx, actor.orgId);
+    const org = await orgMailOf(trx, actor.orgId);
     for (const signer of open) {
       await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
         updated_at: now,
       });
-      await enqueueJob(trx, deps.clock, 'mail', cancellationMail({ doc, signer, orgName: org }));
+      await enqueueJob(trx, deps.clock, 'mail', cancellationMail({ doc, signer, ...org }));
     }
     await writeAudit(trx, deps.clock, {
       orgId: actor.orgId,

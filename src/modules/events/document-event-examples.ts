@@ -76,6 +76,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
         status: 'viewed',
         order: 0,
         signedAt: null,
+        locale: null,
         createdAt: AT.created,
       },
     },

@@ -13,6 +13,8 @@ export const organizationExamples = {
         logoUrl: null,
         replyTo: null,
         embedOrigins: [],
+        defaultLocale: 'en',
+        timeZone: 'UTC',
         createdAt: AT.created,
         updatedAt: AT.updated,
       },
@@ -24,6 +26,8 @@ export const organizationExamples = {
       brandColor: '#0F766E',
       replyTo: 'contracts@acme.example',
       embedOrigins: ['https://app.acme.example'],
+      defaultLocale: 'de',
+      timeZone: 'Europe/Berlin',
     },
     response: {
       data: {
@@ -34,6 +38,8 @@ export const organizationExamples = {
         logoUrl: null,
         replyTo: 'contracts@acme.example',
         embedOrigins: ['https://app.acme.example'],
+        defaultLocale: 'de',
+        timeZone: 'Europe/Berlin',
         createdAt: AT.created,
         updatedAt: AT.updated,
       },

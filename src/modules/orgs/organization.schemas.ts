@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
+import { LocaleTag, TimeZone } from '../../i18n/locale-input.ts';
 
 /** Largest logo accepted, in bytes of image (it is sent with every page and mail that shows it). */
 export const MAX_LOGO_BYTES = 256 * 1024;
@@ -41,6 +42,13 @@ export const OrganizationSchema = Type.Object(
       description:
         'Origins allowed to frame your signing and campaign pages (`Content-Security-Policy: frame-ancestors`); empty: no site may frame them',
     }),
+    defaultLocale: Type.String({
+      description:
+        "Locale of signers' pages and mails when neither the signer nor the document sets one",
+    }),
+    timeZone: Type.String({
+      description: 'IANA time zone of the dates and times signers read (pages, mails, certificate)',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -56,6 +64,8 @@ export const OrganizationSchema = Type.Object(
         logoUrl: 'https://sign.acme.example/logos/org_01jdx3k2m5q8v9w0y1z2a3b4c5?v=5d41402a',
         replyTo: 'contracts@acme.example',
         embedOrigins: ['https://app.acme.example'],
+        defaultLocale: 'de',
+        timeZone: 'Europe/Berlin',
         createdAt: '2026-11-21T09:30:00.000Z',
         updatedAt: '2026-11-22T14:05:12.000Z',
       },
@@ -92,6 +102,8 @@ export const UpdateOrganizationBody = Type.Object(
         description: `Up to ${MAX_EMBED_ORIGINS} origins (scheme, host and optional port, e.g. \`https://app.example.com\`) that may frame your signing and campaign pages; HTTPS only, except \`http://localhost\`, \`http://127.0.0.1\` and \`http://[::1]\` (with any port) outside production. Replaces the list; \`[]\` allows none.`,
       }),
     ),
+    defaultLocale: Type.Optional(LocaleTag),
+    timeZone: Type.Optional(TimeZone),
   },
   {
     additionalProperties: false,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Executor, OrganizationRow } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { checkEmbedOrigins, parseEmbedOrigins } from './embed-origins.ts';
+import { checkLocale, checkTimeZone } from '../../i18n/locale-input.ts';
 import {
   MAX_LOGO_BYTES,
   type Organization,
@@ -35,6 +36,8 @@ export function toOrganization(publicUrl: string, row: OrganizationRow): Organiz
     logoUrl: logoUrlOf(publicUrl, row),
     replyTo: row.reply_to,
     embedOrigins: parseEmbedOrigins(row.embed_origins),
+    defaultLocale: row.default_locale,
+    timeZone: row.time_zone,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -108,6 +111,12 @@ export async function updateOrganizationRow(
     input.embedOrigins === undefined
       ? undefined
       : checkEmbedOrigins(input.embedOrigins, production);
+  const defaultLocale =
+    input.defaultLocale === undefined
+      ? undefined
+      : checkLocale(input.defaultLocale, 'body.defaultLocale');
+  const timeZone =
+    input.timeZone === undefined ? undefined : checkTimeZone(input.timeZone, 'body.timeZone');
   const row = await db
     .updateTable('organizations')
     .set({
@@ -119,6 +128,8 @@ export async function updateOrganizationRow(
       ...(input.logo !== undefined && { logo: input.logo }),
       ...(input.replyTo !== undefined && { reply_to: input.replyTo }),
       ...(embedOrigins !== undefined && { embed_origins: JSON.stringify(embedOrigins) }),
+      ...(defaultLocale !== undefined && { default_locale: defaultLocale }),
+      ...(timeZone !== undefined && { time_zone: timeZone }),
       updated_at: now.toISOString(),
     })
     .where('id', '=', orgId)

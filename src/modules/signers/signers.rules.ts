@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import { checkOptionalLocale } from '../../i18n/locale-input.ts';
 import type { SignerRow, SignersTable } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
@@ -41,6 +42,11 @@ export function buildSignerRows(
       name: input.name,
       email: input.email.toLowerCase(),
       phone: input.phone ?? null,
+      locale:
+        checkOptionalLocale(
+          input.locale,
+          pathPrefix ? `${pathPrefix}.${index}.locale` : 'body.locale',
+        ) ?? null,
       role: input.role ?? 'signer',
       position,
       status: 'pending',

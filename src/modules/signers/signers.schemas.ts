@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { SIGNER_STATUSES } from '../../db/database.ts';
+import { LocaleTag } from '../../i18n/locale-input.ts';
 import {
   Id,
   NullableTimestamp,
@@ -23,6 +24,12 @@ export const SignerSchema = Type.Object(
     status: StringEnum(SIGNER_STATUSES),
     order: Type.Integer({ description: 'Zero-based position in the signing order' }),
     signedAt: NullableTimestamp,
+    locale: Nullable(
+      Type.String({
+        description:
+          "The signer's own locale; null: it reads the document's, else the organization's `defaultLocale`",
+      }),
+    ),
     createdAt: Timestamp,
   },
   { $id: 'Signer' },
@@ -43,6 +50,7 @@ export const SignerInput = Type.Object(
       Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last signer' }),
     ),
     phone: Type.Optional(Phone),
+    locale: Type.Optional(Nullable(LocaleTag)),
   },
   { additionalProperties: false },
 );
@@ -55,6 +63,7 @@ export const SignerPatch = Type.Object(
     role: Type.Optional(StringEnum(SIGNER_ROLES)),
     order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
     phone: Type.Optional(Phone),
+    locale: Type.Optional(Nullable(LocaleTag)),
   },
   { additionalProperties: false, minProperties: 1 },
 );

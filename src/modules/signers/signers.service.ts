@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
+import { checkOptionalLocale } from '../../i18n/locale-input.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 import type { DocumentRow, Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
@@ -85,6 +86,10 @@ function diff(signer: SignerRow, input: SignerPatchT): SignerUpdate {
   if (input.role !== undefined && input.role !== signer.role) changes.role = input.role;
   if (input.order !== undefined && input.order !== signer.position) changes.position = input.order;
   if (input.phone !== undefined && input.phone !== signer.phone) changes.phone = input.phone;
+  if (input.locale !== undefined) {
+    const locale = checkOptionalLocale(input.locale, 'body.locale');
+    if (locale !== signer.locale) changes.locale = locale;
+  }
   return changes;
 }
 
@@ -194,7 +199,7 @@ async function correctSentSigner(
   };
   const yourTurn =
     updated.role !== 'cc' && (updated.status === 'sent' || updated.status === 'viewed');
-  const orgName = await orgNameOf(trx, actor.orgId);
+  const org = await orgMailOf(trx, actor.orgId);
   // Revokes the old address's links, clears a bounce (possibly resuming the document) and gives a fresh link.
   const link = await onSignerCorrected(trx, deps, {
     doc,
@@ -203,7 +208,7 @@ async function correctSentSigner(
     meta: actor.meta,
   });
   await enqueueJob(trx, deps.clock, 'mail', {
-    ...invitationMail({ doc, signer: updated, orgName, yourTurn, link }),
+    ...invitationMail({ doc, signer: updated, ...org, yourTurn, link }),
     ...(link ? { signingInvitation: { documentId: doc.id, signerId: updated.id } } : {}),
   });
   const was = changes.email !== undefined ? ` (was <${signer.email}>)` : '';

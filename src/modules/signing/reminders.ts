@@ -5,7 +5,7 @@ import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { isOpenDocument, OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
 import { INVITED_SIGNER_STATUSES } from '../signers/signer-status.ts';
 import { issueLink } from './signing-links.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 
 /*
  * Reminders to signers whose turn it is (the scheduler's pass, src/jobs/schedulers.ts). Whoever
@@ -80,9 +80,9 @@ export async function sendReminders(deps: AppDeps): Promise<number> {
         .executeTakeFirstOrThrow();
       if (!isOpenDocument(doc.status)) return false;
       const { url } = await issueLink(trx, deps, doc, candidate);
-      const orgName = await orgNameOf(trx, doc.org_id);
+      const org = await orgMailOf(trx, doc.org_id);
       await enqueueJob(trx, deps.clock, 'mail', {
-        ...reminderMail({ doc, signer: candidate, orgName, link: url }),
+        ...reminderMail({ doc, signer: candidate, ...org, link: url }),
         signingInvitation: { documentId: doc.id, signerId: candidate.id },
       });
       await writeAudit(trx, deps.clock, {

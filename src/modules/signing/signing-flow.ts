@@ -9,7 +9,7 @@ import { toSigner } from '../documents/documents.mappers.ts';
 import { isOpenDocument, moveDocument } from '../documents/document-status.ts';
 import { isFinishedSigner, moveSigner } from '../signers/signer-status.ts';
 import { listSigners } from '../signers/signers.repository.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 import * as repo from './signing.repository.ts';
 import { issueLink, revokeSigningLinks } from './signing-links.ts';
 import { actionRequiredOf, isSigningRole, openSigners } from './signing-rules.ts';
@@ -35,9 +35,9 @@ export async function mailYourTurn(
   signer: SignerRow,
 ): Promise<void> {
   const { url } = await issueLink(trx, deps, doc, signer);
-  const orgName = await orgNameOf(trx, doc.org_id);
+  const org = await orgMailOf(trx, doc.org_id);
   await enqueueJob(trx, deps.clock, 'mail', {
-    ...yourTurnMail({ doc, signer, orgName, link: url }),
+    ...yourTurnMail({ doc, signer, ...org, link: url }),
     signingInvitation: { documentId: doc.id, signerId: signer.id },
   });
   await repo.updateSignerRow(trx, signer.id, { last_notified_at: deps.clock.now().toISOString() });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { orgMailOf } from '../orgs/org-name.ts';
 import { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { Executor } from '../../db/database.ts';
@@ -245,7 +246,14 @@ export async function decideVerification(
       trx,
       deps.clock,
       'mail',
-      verificationResultMail({ doc, signer, approved, note: note ?? undefined, link: url }),
+      verificationResultMail({
+        doc,
+        signer,
+        approved,
+        note: note ?? undefined,
+        link: url,
+        orgLocale: (await orgMailOf(trx, doc.org_id)).orgLocale,
+      }),
     );
     const documentStatus = (await resumeIfResolved(trx, deps, doc.id, actor.meta)) ?? doc.status;
     return {

@@ -1,3 +1,4 @@
+import { type LocaleCode, resolveLocale } from '../../i18n/locales.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
@@ -138,12 +139,34 @@ export async function resolveToken(
  * page's frame-ancestors; none for a token that opens nothing (its page is an error page).
  */
 export async function embedOriginsOfLink(db: Executor, token: string): Promise<string[]> {
+  return (await pageOfLink(db, token)).embedOrigins;
+}
+
+/**
+ * What the signing page of a token needs before its script runs: who may frame it, and the locale
+ * its signer reads (signer, then document, then organization; English for a token that opens
+ * nothing, whose page says so).
+ */
+export async function pageOfLink(
+  db: Executor,
+  token: string,
+): Promise<{ embedOrigins: string[]; locale: LocaleCode; known: boolean }> {
   const row = await db
     .selectFrom('signing_tokens')
+    .innerJoin('signers', 'signers.id', 'signing_tokens.signer_id')
     .innerJoin('documents', 'documents.id', 'signing_tokens.document_id')
     .innerJoin('organizations', 'organizations.id', 'documents.org_id')
-    .select('organizations.embed_origins')
+    .select([
+      'organizations.embed_origins',
+      'organizations.default_locale',
+      'documents.locale as document_locale',
+      'signers.locale as signer_locale',
+    ])
     .where('signing_tokens.token_hash', '=', hashToken(token))
     .executeTakeFirst();
-  return parseEmbedOrigins(row?.embed_origins);
+  return {
+    embedOrigins: parseEmbedOrigins(row?.embed_origins),
+    locale: resolveLocale(row?.signer_locale, row?.document_locale, row?.default_locale),
+    known: row !== undefined,
+  };
 }

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { orgMailOf } from '../orgs/org-name.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
@@ -68,7 +69,13 @@ export async function sendOtp(
       trx,
       deps.clock,
       'mail',
-      otpMail({ doc: locked, signer: current, code, minutes: OTP_TTL_MS / 60_000 }),
+      otpMail({
+        doc: locked,
+        signer: current,
+        code,
+        minutes: OTP_TTL_MS / 60_000,
+        orgLocale: (await orgMailOf(trx, locked.org_id)).orgLocale,
+      }),
     );
     await writeAudit(trx, deps.clock, {
       orgId: locked.org_id,

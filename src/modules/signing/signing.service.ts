@@ -22,7 +22,7 @@ import { listFields, updateField } from '../fields/fields.repository.ts';
 import { findSigner, listSigners } from '../signers/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { advanceTurn, signerEventData } from './signing-flow.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { clearTries, signerSubject } from './code-failures.ts';
@@ -302,7 +302,7 @@ export async function declineSigning(
     const declined: SignerRow = { ...current, ...changes, status: 'declined' };
 
     const others = (await listSigners(trx, locked.id)).filter((s) => s.id !== current.id);
-    const orgName = await orgNameOf(trx, locked.org_id);
+    const org = await orgMailOf(trx, locked.org_id);
     for (const other of others) {
       if (!isFinishedSigner(other.status))
         await moveSigner(trx, other.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
@@ -312,7 +312,7 @@ export async function declineSigning(
         trx,
         deps.clock,
         'mail',
-        declinedMail({ doc: locked, recipient: other, decliner: declined, orgName }),
+        declinedMail({ doc: locked, recipient: other, decliner: declined, ...org }),
       );
     }
     const admin = await repo.findOrgAdmin(trx, locked.org_id);

@@ -168,7 +168,7 @@ export function copyFields(
 /** A `signer` at `order` on a new document. */
 export function signerRow(
   documentId: string,
-  s: { order: number; name: string; email: string; phone?: string | null },
+  s: { order: number; name: string; email: string; phone?: string | null; locale?: string | null },
   now: string,
 ): Insertable<SignersTable> {
   return {
@@ -177,6 +177,7 @@ export function signerRow(
     name: s.name,
     email: s.email.toLowerCase(),
     phone: s.phone ?? null,
+    locale: s.locale ?? null,
     role: 'signer',
     position: s.order,
     status: 'pending',

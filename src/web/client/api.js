@@ -1,6 +1,8 @@
 // The signing API, authenticated by the token of the link. Every error has the API's body
 // {error: {code, message, details}}; it reaches the page as an ApiError.
 
+import { t } from './i18n.js';
+
 export class ApiError extends Error {
   constructor(status, code, message, details) {
     super(message);
@@ -27,11 +29,7 @@ export function signingApi(token) {
         cache: 'no-store',
       });
     } catch {
-      throw new ApiError(
-        0,
-        'network_error',
-        'We could not reach the server. Check your connection and try again.',
-      );
+      throw new ApiError(0, 'network_error', t('error.network'));
     }
     if (res.status === 204) return null;
     const text = await res.text();
@@ -46,7 +44,7 @@ export function signingApi(token) {
       throw new ApiError(
         res.status,
         err?.code ?? 'http_error',
-        err?.message ?? `The server answered ${res.status}.`,
+        err?.message ?? t('error.serverAnswered', { status: res.status }),
         err?.details,
       );
     }
@@ -60,18 +58,14 @@ export function signingApi(token) {
       try {
         res = await fetch(`${base}/file`, { credentials: 'omit', cache: 'no-store' });
       } catch {
-        throw new ApiError(
-          0,
-          'network_error',
-          'We could not download the document. Check your connection and try again.',
-        );
+        throw new ApiError(0, 'network_error', t('error.downloadFailed'));
       }
       if (!res.ok) {
         const json = await res.json().catch(() => null);
         throw new ApiError(
           res.status,
           json?.error?.code ?? 'http_error',
-          json?.error?.message ?? 'The document could not be loaded.',
+          json?.error?.message ?? t('error.documentNotLoaded'),
         );
       }
       return new Uint8Array(await res.arrayBuffer());
@@ -95,18 +89,14 @@ export function signingApi(token) {
           cache: 'no-store',
         });
       } catch {
-        throw new ApiError(
-          0,
-          'network_error',
-          'The upload did not reach the server. Check your connection and try again.',
-        );
+        throw new ApiError(0, 'network_error', t('error.uploadNetwork'));
       }
       const json = await res.json().catch(() => null);
       if (!res.ok)
         throw new ApiError(
           res.status,
           json?.error?.code ?? 'http_error',
-          json?.error?.message ?? `The server answered ${res.status}.`,
+          json?.error?.message ?? t('error.serverAnswered', { status: res.status }),
           json?.error?.details,
         );
       return json.data.attachmentId;
@@ -123,18 +113,14 @@ export function signingApi(token) {
           cache: 'no-store',
         });
       } catch {
-        throw new ApiError(
-          0,
-          'network_error',
-          'The upload did not reach the server. Check your connection and try again.',
-        );
+        throw new ApiError(0, 'network_error', t('error.uploadNetwork'));
       }
       const json = await res.json().catch(() => null);
       if (!res.ok)
         throw new ApiError(
           res.status,
           json?.error?.code ?? 'http_error',
-          json?.error?.message ?? `The server answered ${res.status}.`,
+          json?.error?.message ?? t('error.serverAnswered', { status: res.status }),
           json?.error?.details,
         );
       return json?.data ?? json;

@@ -6,6 +6,7 @@ import { h } from './dom.js';
 import { identityStep } from './identity.js';
 import { signingView } from './signing-view.js';
 import { showState, stateOfError, stateOfSession } from './states.js';
+import { t } from './i18n.js';
 
 /** Mirrors SIGNING_LIMITS of the API (src/modules/signing/signing.schemas.ts). */
 const LIMITS = {
@@ -29,7 +30,7 @@ async function start() {
     return showState(state, { text });
   }
   const { document: doc } = session;
-  document.title = `${doc.name} · Signet`;
+  document.title = t('page.titleDocument', { documentName: doc.name });
   document.getElementById('topbar-doc').textContent = doc.name;
 
   const state = stateOfSession(session);
@@ -51,10 +52,10 @@ async function start() {
 /** Who signs before and after this signer, so "not your turn" says who is being waited for. */
 function signingOrder(session) {
   const label = {
-    completed: 'Signed',
-    declined: 'Declined',
-    viewed: 'Signing now',
-    sent: 'Signing now',
+    completed: t('order.signed'),
+    declined: t('order.declined'),
+    viewed: t('order.signingNow'),
+    sent: t('order.signingNow'),
   };
   const rows = session.recipients
     .filter((r) => r.role !== 'cc')
@@ -66,16 +67,18 @@ function signingOrder(session) {
         h(
           'span',
           { class: 'order-name' },
-          r.order === session.signer.order ? `${r.name} (you)` : r.name,
+          r.order === session.signer.order ? t('order.you', { name: r.name }) : r.name,
         ),
         h(
           'span',
           { class: `order-status status-${r.status}` },
-          r.order === session.signer.order ? 'Waiting' : (label[r.status] ?? 'Waiting'),
+          r.order === session.signer.order
+            ? t('order.waiting')
+            : (label[r.status] ?? t('order.waiting')),
         ),
       ),
     );
-  return h('div', { class: 'signing-order' }, h('h2', {}, 'Signing order'), h('ol', {}, rows));
+  return h('div', { class: 'signing-order' }, h('h2', {}, t('order.title')), h('ol', {}, rows));
 }
 
 /** Re-reads the session after a refusal that may mean the document moved on (cancelled, signed elsewhere). */

@@ -10,6 +10,7 @@ import { createFieldControl, sortFields } from './fields.js';
 import { openPdf, renderPages } from './pdf-view.js';
 import { openSignaturePad } from './signature-pad.js';
 import { showState } from './states.js';
+import { locale, t, tNodes } from './i18n.js';
 
 /** Mirrors SIGNING_LIMITS of the API (src/modules/signing/signing.schemas.ts). */
 const LIMITS = { valueMaxChars: 10000, typedSignatureMaxChars: 200, otpDigits: 6 };
@@ -24,20 +25,21 @@ function campaignApi() {
     try {
       res = await fetch(base + path, {
         method,
+        // The page's language first: the visitor's code mail and signed copy speak it.
         headers:
           body === undefined
-            ? { accept: 'application/json' }
-            : { accept: 'application/json', 'content-type': 'application/json' },
+            ? { accept: 'application/json', 'accept-language': locale }
+            : {
+                accept: 'application/json',
+                'accept-language': locale,
+                'content-type': 'application/json',
+              },
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: 'omit',
         cache: 'no-store',
       });
     } catch {
-      throw new ApiError(
-        0,
-        'network_error',
-        'We could not reach the server. Check your connection and try again.',
-      );
+      throw new ApiError(0, 'network_error', t('error.network'));
     }
     const json = await res.json().catch(() => null);
     if (!res.ok) {
@@ -45,7 +47,7 @@ function campaignApi() {
       throw new ApiError(
         res.status,
         err?.code ?? 'http_error',
-        err?.message ?? `The server answered ${res.status}.`,
+        err?.message ?? t('error.serverAnswered', { status: res.status }),
         err?.details,
       );
     }
@@ -58,7 +60,7 @@ function campaignApi() {
         () => null,
       );
       if (!res?.ok)
-        throw new ApiError(res?.status ?? 0, 'file_error', 'The document could not be loaded.');
+        throw new ApiError(res?.status ?? 0, 'file_error', t('error.documentNotLoaded'));
       return new Uint8Array(await res.arrayBuffer());
     },
     requestOtp: (email) => call('POST', '/otp', { email }),
@@ -79,18 +81,14 @@ function campaignApi() {
           cache: 'no-store',
         });
       } catch {
-        throw new ApiError(
-          0,
-          'network_error',
-          'The upload did not reach the server. Check your connection and try again.',
-        );
+        throw new ApiError(0, 'network_error', t('error.uploadNetwork'));
       }
       const json = await res.json().catch(() => null);
       if (!res.ok)
         throw new ApiError(
           res.status,
           json?.error?.code ?? 'http_error',
-          json?.error?.message ?? `The server answered ${res.status}.`,
+          json?.error?.message ?? t('error.serverAnswered', { status: res.status }),
           json?.error?.details,
         );
       return json.data.attachmentId;
@@ -103,20 +101,37 @@ const api = campaignApi();
 function showUnavailable(err) {
   if (err.status === 404 || err.status === 400)
     return showState('invalid', {
-      text: 'This link does not lead to a form. Check that you copied the whole link.',
+      text: t('state.formNotFoundText'),
     });
   if (err.status === 429) return showState('rate_limited');
-  if (err.status === 409) return showState('closed', { text: err.message });
-  return showState('error', { text: err.message });
+  // The API's sentences are English; the page says why in its own words, from the reason the
+  // API gives (paused, full, expired, closed).
+  if (err.status === 409) {
+    const reason = (err.details ?? []).find((d) => d?.reason)?.reason;
+    const known = ['paused', 'full', 'expired', 'closed'].includes(reason);
+    return showState('closed', known ? { text: t(`campaign.${reason}Text`) } : {});
+  }
+  return showState('error');
 }
 
 /** A labelled input of the details form. */
-function detailInput({ label, type, autocomplete, required, maxlength, format, hint }) {
+function detailInput({
+  label,
+  type,
+  autocomplete,
+  required,
+  maxlength,
+  format,
+  hint,
+  missing,
+  invalid,
+}) {
   const id = nextId('detail');
   const errorId = nextId('detail-err');
   const input = h('input', {
     class: 'input',
     id,
+    dir: 'auto',
     type,
     autocomplete,
     maxlength,
@@ -128,7 +143,7 @@ function detailInput({ label, type, autocomplete, required, maxlength, format, h
   const row = h(
     'div',
     { class: 'form-row' },
-    h('label', { for: id }, `${label}${required ? '' : ' (optional)'}`),
+    h('label', { for: id }, required ? label : t('form.optional', { label })),
     input,
     hint ? h('span', { class: 'form-hint' }, hint) : null,
     error,
@@ -141,9 +156,8 @@ function detailInput({ label, type, autocomplete, required, maxlength, format, h
   input.addEventListener('input', () => setError(null));
   const validate = () => {
     const value = input.value.trim();
-    if (required && !value) return `Enter your ${label.toLowerCase()}.`;
-    if (value && (!input.checkValidity() || (format && !format.test(value))))
-      return `Enter a valid ${label.toLowerCase()}.`;
+    if (required && !value) return missing;
+    if (value && (!input.checkValidity() || (format && !format.test(value)))) return invalid;
     return null;
   };
   return { row, input, setError, validate, value: () => input.value.trim() };
@@ -159,35 +173,48 @@ async function start() {
   applyBrand(campaign.brandColor);
   showLogo(campaign.logoUrl, campaign.senderName);
   const title = campaign.welcomeTitle || campaign.name;
-  document.title = `${title} · Signet`;
+  document.title = t('page.titleDocument', { documentName: title });
   document.getElementById('topbar-doc').textContent = campaign.senderName;
 
   const intro = h(
     'section',
     { class: 'intro', 'aria-labelledby': 'campaign-title' },
     h('h1', { id: 'campaign-title' }, title),
-    h('p', { class: 'intro-meta' }, `From ${campaign.senderName} · ${campaign.document.name}`),
+    h(
+      'p',
+      { class: 'intro-meta' },
+      ...tNodes('form.intro', {
+        senderName: h('bdi', {}, campaign.senderName),
+        documentName: h('bdi', {}, campaign.document.name),
+      }),
+    ),
     campaign.welcomeMessage ? h('p', { class: 'intro-message' }, campaign.welcomeMessage) : null,
   );
 
   const name = detailInput({
-    label: 'Full name',
+    label: t('form.fullName'),
+    missing: t('form.enterName'),
+    invalid: t('form.enterValidName'),
     type: 'text',
     autocomplete: 'name',
     required: true,
     maxlength: '200',
   });
   const email = detailInput({
-    label: 'Email',
+    label: t('form.email'),
+    missing: t('form.enterEmail'),
+    invalid: t('form.enterValidEmail'),
     type: 'email',
     autocomplete: 'email',
     required: true,
     maxlength: '254',
-    hint: 'The signed copy is sent to this address.',
+    hint: t('form.emailHint'),
   });
   const phone = campaign.collectPhone
     ? detailInput({
-        label: 'Phone',
+        label: t('form.phone'),
+        missing: t('form.enterPhone'),
+        invalid: t('form.enterValidPhone'),
         type: 'tel',
         autocomplete: 'tel',
         required: true,
@@ -199,30 +226,30 @@ async function start() {
   const detailsSection = h(
     'section',
     { class: 'intro', 'aria-labelledby': 'details-title' },
-    h('h2', { id: 'details-title' }, 'Your details'),
+    h('h2', { id: 'details-title' }, t('form.yourDetails')),
     details.map((d) => d.row),
   );
 
   const kyc = campaign.requireKyc;
   const pagesEl = h(
     'div',
-    { class: 'pages', 'aria-label': 'Document' },
+    { class: 'pages', 'aria-label': t('signing.documentLabel') },
     h(
       'div',
       { class: 'loading' },
       h('div', { class: 'spinner', 'aria-hidden': 'true' }),
-      h('p', {}, 'Loading the document…'),
+      h('p', {}, t('signing.loadingDocument')),
     ),
   );
   const status = h('p', { class: 'actionbar-status', id: 'action-status', role: 'status' });
   const submitButton = h(
     'button',
     { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' },
-    kyc ? 'Continue' : 'Sign and submit',
+    kyc ? t('form.continue') : t('form.signAndSubmit'),
   );
   const actionbar = h(
     'div',
-    { class: 'actionbar', role: 'region', 'aria-label': 'Form actions' },
+    { class: 'actionbar', role: 'region', 'aria-label': t('form.actionsLabel') },
     h('div', { class: 'actionbar-inner' }, status, submitButton),
   );
   showMain(intro, detailsSection, pagesEl);
@@ -237,7 +264,7 @@ async function start() {
     console.error(err);
     return err instanceof ApiError && err.status
       ? showUnavailable(err)
-      : showState('error', { text: 'We could not display this document. Please reload the page.' });
+      : showState('error', { text: t('error.displayFailedForm') });
   }
 
   // With identity verification the visitor signs later, on their own signing page: no fields here.
@@ -292,7 +319,7 @@ async function start() {
     }
     control.setError(null);
     clearStatus();
-    announce(kind === 'initials' ? 'Initials added.' : 'Signature added.');
+    announce(kind === 'initials' ? t('signing.initialsAdded') : t('signing.signatureAdded'));
   }
 
   function fail(message, focus) {
@@ -308,9 +335,7 @@ async function start() {
     let placed = 0;
     let first = null;
     const sentence = (d) =>
-      d.message
-        ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.`
-        : 'This value is not valid.';
+      d.message ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.` : t('error.valueInvalid');
     for (const d of err.details ?? []) {
       const path = d?.path ?? '';
       const detail = { 'body.name': name, 'body.email': email, 'body.phone': phone }[path];
@@ -327,8 +352,7 @@ async function start() {
       } else continue;
       placed++;
     }
-    if (placed)
-      fail(`${placed} answer${placed === 1 ? ' needs' : 's need'} your attention.`, first);
+    if (placed) fail(t('form.answersNeedAttention', { count: placed }), first);
     return placed;
   }
 
@@ -356,7 +380,7 @@ async function start() {
     const next = result.signingUrl || result.redirectUrl;
     if (next) {
       status.classList.remove('is-error');
-      status.textContent = 'Done. Taking you to the next page…';
+      status.textContent = t('state.redirecting');
       location.assign(next);
       return;
     }
@@ -377,7 +401,7 @@ async function start() {
       c.setError(problem);
       if (problem) firstProblem ??= c.focusTarget;
     }
-    if (firstProblem) return fail('Some answers need your attention.', firstProblem);
+    if (firstProblem) return fail(t('form.someAnswersNeedAttention'), firstProblem);
     signer.name = name.value();
     signer.email = email.value();
 
@@ -415,12 +439,12 @@ async function start() {
     }
 
     submitButton.disabled = true;
-    submitButton.textContent = 'Submitting…';
+    submitButton.textContent = t('form.submitting');
     try {
       finished(await api.submit(body()));
     } catch (err) {
       submitButton.disabled = false;
-      submitButton.textContent = kyc ? 'Continue' : 'Sign and submit';
+      submitButton.textContent = kyc ? t('form.continue') : t('form.signAndSubmit');
       onError(err);
     }
   });

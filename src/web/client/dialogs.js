@@ -2,6 +2,7 @@
 // traps focus, closes on Escape and returns focus to the opener.
 
 import { h, nextId } from './dom.js';
+import { formatTime, t } from './i18n.js';
 
 function modal(titleText, body, actions, onSubmit) {
   const titleId = nextId('dlg-title');
@@ -41,6 +42,7 @@ export function openDeclineDialog({ maxChars, decline }) {
     const errorId = nextId('reason-err');
     let result = null;
     const reason = h('textarea', {
+      dir: 'auto',
       class: 'input',
       id: reasonId,
       maxlength: String(maxChars),
@@ -49,21 +51,17 @@ export function openDeclineDialog({ maxChars, decline }) {
       rows: '4',
     });
     const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
-    const submit = h('button', { type: 'submit', class: 'btn btn-danger' }, 'Decline to sign');
+    const submit = h('button', { type: 'submit', class: 'btn btn-danger' }, t('decline.button'));
     const dialog = modal(
-      'Decline to sign?',
+      t('decline.title'),
       [
-        h(
-          'p',
-          {},
-          'The sender will be told that you declined, with your reason. Signing ends for everyone and this cannot be undone.',
-        ),
+        h('p', {}, t('decline.explain')),
         h(
           'div',
           { class: 'form-row' },
-          h('label', { for: reasonId }, 'Reason'),
+          h('label', { for: reasonId }, t('decline.reason')),
           reason,
-          h('span', { class: 'form-hint' }, `Up to ${maxChars} characters.`),
+          h('span', { class: 'form-hint' }, t('decline.reasonHint', { maxChars })),
         ),
         error,
       ],
@@ -71,27 +69,27 @@ export function openDeclineDialog({ maxChars, decline }) {
         h(
           'button',
           { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() },
-          'Keep signing',
+          t('decline.keepSigning'),
         ),
         submit,
       ],
       async () => {
         const text = reason.value.trim();
         if (!text) {
-          error.textContent = 'Tell the sender why you are declining.';
+          error.textContent = t('decline.reasonMissing');
           reason.setAttribute('aria-invalid', 'true');
           reason.focus();
           return;
         }
         reason.removeAttribute('aria-invalid');
         error.textContent = '';
-        busy(submit, true, 'Declining…');
+        busy(submit, true, t('decline.declining'));
         try {
           result = await decline(text);
           dialog.close();
         } catch (err) {
           error.textContent = err.message;
-          busy(submit, false, 'Decline to sign');
+          busy(submit, false, t('decline.button'));
         }
       },
     );
@@ -120,16 +118,8 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
     let result = null;
     let resendTimer;
 
-    const info = h(
-      'p',
-      {},
-      `To confirm it is you, we will email a ${digits}-digit code to ${email}.`,
-    );
-    const sendButton = h(
-      'button',
-      { type: 'button', class: 'btn btn-secondary' },
-      'Email me a code',
-    );
+    const info = h('p', {}, t('otp.explain', { digits, email }));
+    const sendButton = h('button', { type: 'button', class: 'btn btn-secondary' }, t('otp.send'));
     const code = h('input', {
       class: 'input otp-input',
       id: codeId,
@@ -142,43 +132,43 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
     const codeRow = h(
       'div',
       { class: 'form-row', hidden: true },
-      h('label', { for: codeId }, `${digits}-digit code`),
+      h('label', { for: codeId }, t('otp.codeLabel', { digits })),
       code,
     );
     const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
     const submit = h(
       'button',
       { type: 'submit', class: 'btn btn-primary', disabled: true },
-      'Confirm and sign',
+      t('otp.confirm'),
     );
 
     const dialog = modal(
-      'Confirm your identity',
+      t('otp.title'),
       [info, h('div', { class: 'form-row' }, sendButton), codeRow, error],
       [
         h(
           'button',
           { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() },
-          'Cancel',
+          t('otp.cancel'),
         ),
         submit,
       ],
       async () => {
         const value = code.value.trim();
         if (!new RegExp(`^[0-9]{${digits}}$`).test(value)) {
-          error.textContent = `Enter the ${digits} digits from the email.`;
+          error.textContent = t('otp.enterDigits', { digits });
           code.setAttribute('aria-invalid', 'true');
           code.focus();
           return;
         }
-        busy(submit, true, 'Signing…');
+        busy(submit, true, t('signing.signing'));
         try {
           result = await confirm(value);
           dialog.close();
         } catch (err) {
           error.textContent = err.message;
           code.setAttribute('aria-invalid', 'true');
-          busy(submit, false, 'Confirm and sign');
+          busy(submit, false, t('otp.confirm'));
           code.select();
           code.focus();
         }
@@ -186,11 +176,15 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
     );
 
     sendButton.addEventListener('click', async () => {
-      busy(sendButton, true, 'Sending…');
+      busy(sendButton, true, t('otp.sending'));
       error.textContent = '';
       try {
         const sent = await requestOtp();
-        info.textContent = `We emailed a ${digits}-digit code to ${sent.sentTo}. It expires at ${new Date(sent.expiresAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}.`;
+        info.textContent = t('otp.sent', {
+          digits,
+          email: sent.sentTo,
+          time: formatTime(sent.expiresAt),
+        });
         codeRow.hidden = false;
         submit.disabled = false;
         code.focus();
@@ -199,14 +193,14 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
         const tick = () => {
           const left = Math.ceil((until - Date.now()) / 1000);
           if (left > 0) {
-            busy(sendButton, true, `Resend in ${left} s`);
+            busy(sendButton, true, t('otp.resendIn', { seconds: left }));
             resendTimer = setTimeout(tick, 1000);
-          } else busy(sendButton, false, 'Resend the code');
+          } else busy(sendButton, false, t('otp.resend'));
         };
         tick();
       } catch (err) {
         error.textContent = err.message;
-        busy(sendButton, false, 'Email me a code');
+        busy(sendButton, false, t('otp.send'));
       }
     });
     code.addEventListener('input', () => {

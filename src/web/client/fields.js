@@ -4,19 +4,20 @@
 import { h, nextId } from './dom.js';
 import { fileControl } from './file-field.js';
 import { typedSignatureClass } from './typed-signature.js';
+import { t } from './i18n.js';
 
 const TYPE_LABELS = {
-  signature: 'Signature',
-  initials: 'Initials',
-  name: 'Full name',
-  email: 'Email',
-  date: 'Date',
-  text: 'Text',
-  number: 'Number',
-  checkbox: 'Checkbox',
-  dropdown: 'Choose an option',
-  radio: 'Choose one',
-  file: 'Attach a file',
+  signature: 'field.signature',
+  initials: 'field.initials',
+  name: 'field.name',
+  email: 'field.email',
+  date: 'field.date',
+  text: 'field.text',
+  number: 'field.number',
+  checkbox: 'field.checkbox',
+  dropdown: 'field.dropdown',
+  radio: 'field.radio',
+  file: 'field.file',
 };
 
 const PEN = () => {
@@ -39,7 +40,7 @@ export function sortFields(fields) {
 }
 
 export function fieldName(field) {
-  return field.label?.trim() || TYPE_LABELS[field.type] || 'Field';
+  return field.label?.trim() || t(TYPE_LABELS[field.type] ?? 'field.generic');
 }
 
 const today = () => {
@@ -56,7 +57,7 @@ export function createFieldControl(field, ctx) {
   const name = fieldName(field);
   const errorId = nextId('err');
   const inputId = nextId('fld');
-  const accessibleName = `${name}${field.required ? ' (required)' : ''}`;
+  const accessibleName = field.required ? t('field.required', { name }) : name;
   // Messages of fields on the right half open leftwards, so they stay on the page.
   const error = h('span', {
     class: `field-error${field.x + field.width / 2 > 50 ? ' align-right' : ''}`,
@@ -114,7 +115,7 @@ export function createFieldControl(field, ctx) {
       const select = h(
         'select',
         common,
-        h('option', { value: '' }, field.placeholder || 'Choose…'),
+        h('option', { value: '' }, field.placeholder || t('field.choosePlaceholder')),
         (field.options ?? []).map((o) => h('option', { value: o }, o)),
       );
       if (initial && (field.options ?? []).includes(initial)) select.value = initial;
@@ -182,6 +183,8 @@ export function createFieldControl(field, ctx) {
       const input = h('input', {
         ...common,
         type: kind.type,
+        // Right-to-left values (an Arabic or Hebrew name) start at the right edge, not cut off.
+        dir: 'auto',
         autocomplete: kind.autocomplete ?? 'off',
         inputmode: kind.inputmode,
         step: kind.step,
@@ -211,10 +214,10 @@ export function createFieldControl(field, ctx) {
         listen: (fn) => input.addEventListener('input', fn),
         check: () => {
           if (input.validity.badInput || (input.value && !input.checkValidity())) {
-            if (kind.type === 'email') return 'Enter a valid email address.';
-            if (kind.type === 'number') return 'Enter a number.';
-            if (kind.type === 'date') return 'Enter a valid date.';
-            return input.validationMessage || 'This value is not valid.';
+            if (kind.type === 'email') return t('field.invalidEmail');
+            if (kind.type === 'number') return t('field.invalidNumber');
+            if (kind.type === 'date') return t('field.invalidDate');
+            return input.validationMessage || t('error.valueInvalid');
           }
           return null;
         },
@@ -245,12 +248,12 @@ export function createFieldControl(field, ctx) {
   function validate() {
     if (field.readOnly) return null;
     if (field.required && !control.filled()) {
-      if (field.type === 'signature') return 'Sign here.';
-      if (field.type === 'initials') return 'Add your initials here.';
-      if (field.type === 'checkbox') return 'Tick this box to continue.';
-      if (field.type === 'dropdown' || field.type === 'radio') return 'Choose an option.';
-      if (field.type === 'file') return control.check?.() ?? 'Attach a file here.';
-      return 'This field is required.';
+      if (field.type === 'signature') return t('field.signHere');
+      if (field.type === 'initials') return t('field.initialHere');
+      if (field.type === 'checkbox') return t('field.tickBox');
+      if (field.type === 'dropdown' || field.type === 'radio') return t('field.chooseOption');
+      if (field.type === 'file') return control.check?.() ?? t('field.attachHere');
+      return t('field.requiredField');
     }
     return control.check?.() ?? null;
   }
@@ -262,7 +265,7 @@ export function createFieldControl(field, ctx) {
 /** Signature and initials fields: a button that opens the pad, then shows the adopted mark. */
 function signatureControl(field, element, common, ctx) {
   const isInitials = field.type === 'initials';
-  const label = isInitials ? 'Initial' : 'Sign';
+  const label = isInitials ? t('field.initialButton') : t('field.signButton');
   const button = h(
     'button',
     { ...common, type: 'button', class: 'field-box field-sign', 'aria-haspopup': 'dialog' },
@@ -289,7 +292,9 @@ function signatureControl(field, element, common, ctx) {
         button.replaceChildren(shown);
         button.setAttribute(
           'aria-label',
-          `${fieldName(field)}: ${isInitials ? 'initialed' : 'signed'}. Activate to change.`,
+          t(isInitials ? 'field.initialedChange' : 'field.signedChange', {
+            name: fieldName(field),
+          }),
         );
       }
       element.classList.toggle('is-filled', Boolean(next));

@@ -2,15 +2,16 @@
 // JPEG or WebP, at most 10 MB) and then shows its name and size; choosing again replaces it.
 
 import { h } from './dom.js';
+import { t } from './i18n.js';
 
 export const FILE_ACCEPT =
   'application/pdf,image/png,image/jpeg,image/webp,.pdf,.png,.jpg,.jpeg,.webp';
 const MAX_BYTES = 10 * 1024 * 1024;
 
 export function formatSize(bytes) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes < 1024) return t('file.sizeB', { size: bytes });
+  if (bytes < 1024 * 1024) return t('file.sizeKb', { size: bytes / 1024 });
+  return t('file.sizeMb', { size: bytes / (1024 * 1024) });
 }
 
 /**
@@ -25,7 +26,7 @@ export function fileControl(field, element, common, ctx) {
     tabindex: '-1',
     'aria-hidden': 'true',
   });
-  const label = h('span', { class: 'file-label' }, 'Attach a file');
+  const label = h('span', { class: 'file-label' }, t('field.file'));
   const button = h('button', { ...common, type: 'button', class: 'field-box field-file' }, label);
   element.append(button, input);
   let attachmentId = null;
@@ -37,7 +38,7 @@ export function fileControl(field, element, common, ctx) {
 
   if (!ctx.upload) {
     button.disabled = true;
-    label.textContent = 'Upload not available here';
+    label.textContent = t('file.unavailable');
   }
   button.addEventListener('click', () => input.click());
   input.addEventListener('change', async () => {
@@ -45,26 +46,30 @@ export function fileControl(field, element, common, ctx) {
     input.value = '';
     if (!file) return;
     if (file.size > MAX_BYTES) {
-      problem = 'Choose a file of at most 10 MB.';
+      problem = t('file.tooLarge', { maxMb: MAX_BYTES / (1024 * 1024) });
       changed();
       return;
     }
-    label.textContent = `Uploading ${file.name}…`;
+    label.textContent = t('file.uploading', { fileName: file.name });
     button.setAttribute('aria-busy', 'true');
     try {
       attachmentId = await ctx.upload(field, file);
       problem = null;
       label.replaceChildren(
         h('span', { class: 'file-name' }, file.name),
-        h('span', { class: 'file-size' }, ` ${formatSize(file.size)} · Replace`),
+        h('span', { class: 'file-size' }, ` ${t('file.replace', { size: formatSize(file.size) })}`),
       );
       button.setAttribute(
         'aria-label',
-        `${common['aria-label']}: ${file.name}, ${formatSize(file.size)}. Activate to replace.`,
+        t('file.attached', {
+          name: common['aria-label'],
+          fileName: file.name,
+          size: formatSize(file.size),
+        }),
       );
     } catch (err) {
-      problem = err?.message || 'The upload failed. Try again.';
-      if (!attachmentId) label.textContent = 'Attach a file';
+      problem = err?.message || t('file.failed');
+      if (!attachmentId) label.textContent = t('field.file');
     } finally {
       button.removeAttribute('aria-busy');
       changed();

@@ -2,6 +2,7 @@
 // the sender reviews it and we email the signer when they can sign.
 
 import { h, nextId, showMain } from './dom.js';
+import { t } from './i18n.js';
 
 const TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 
@@ -20,11 +21,11 @@ export function identityStep({ api, session, limits, onDone }) {
   });
   const preview = h('img', {
     class: 'kyc-preview',
-    alt: 'Preview of the selected image',
+    alt: t('identity.preview'),
     hidden: true,
   });
   const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Upload and continue');
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, t('identity.submit'));
   let objectUrl;
 
   input.addEventListener('change', () => {
@@ -54,45 +55,37 @@ export function identityStep({ api, session, limits, onDone }) {
       onsubmit: async (e) => {
         e.preventDefault();
         const file = input.files?.[0];
-        if (!file) return fail('Choose a photo of your identity document.');
-        if (!TYPES.includes(file.type)) return fail('Use a PNG, JPEG or WebP image.');
-        if (file.size > limits.identityMaxBytes)
-          return fail(`The image is larger than ${maxMb} MB. Choose a smaller photo.`);
+        if (!file) return fail(t('identity.missing'));
+        if (!TYPES.includes(file.type)) return fail(t('identity.badType'));
+        if (file.size > limits.identityMaxBytes) return fail(t('identity.tooLarge', { maxMb }));
         submit.disabled = true;
-        submit.textContent = 'Uploading…';
+        submit.textContent = t('identity.uploading');
         try {
           await api.identity(file);
           await onDone();
         } catch (err) {
           submit.disabled = false;
-          submit.textContent = 'Upload and continue';
+          submit.textContent = t('identity.submit');
           fail(err.message);
         }
       },
     },
-    h('h1', { id: 'kyc-title' }, 'Verify your identity'),
+    h('h1', { id: 'kyc-title' }, t('identity.title')),
     h(
       'p',
       {},
-      `${session.document.senderName || 'The sender'} asks signers of “${session.document.name}” to confirm who they are before signing.`,
+      t('identity.explain', {
+        senderName: session.document.senderName || t('identity.theSender'),
+        documentName: session.document.name,
+      }),
     ),
-    rejected
-      ? h(
-          'p',
-          { class: 'form-error', role: 'alert' },
-          'The sender could not accept the image you sent before. Please upload a new, clear photo.',
-        )
-      : null,
+    rejected ? h('p', { class: 'form-error', role: 'alert' }, t('identity.rejected')) : null,
     h(
       'div',
       { class: 'form-row' },
-      h('label', { for: inputId }, 'Photo of your passport, ID card or driving licence'),
+      h('label', { for: inputId }, t('identity.fileLabel')),
       input,
-      h(
-        'span',
-        { class: 'form-hint', id: `${inputId}-hint` },
-        `PNG, JPEG or WebP, up to ${maxMb} MB. Make sure your name and photo are readable.`,
-      ),
+      h('span', { class: 'form-hint', id: `${inputId}-hint` }, t('identity.fileHint', { maxMb })),
     ),
     preview,
     error,

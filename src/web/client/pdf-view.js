@@ -3,6 +3,7 @@
 // page stay on their spot at any zoom or screen width.
 
 import { h } from './dom.js';
+import { t } from './i18n.js';
 
 /** Loads pdf.js from Signet (`base` is its versioned folder) and opens the document bytes. */
 export async function openPdf(bytes, base) {
@@ -30,16 +31,28 @@ export async function renderPages(pdf, container) {
   for (let n = 1; n <= pdf.numPages; n++) {
     const page = await pdf.getPage(n);
     const { width, height } = page.getViewport({ scale: 1 });
-    const canvas = h('canvas', { role: 'img', 'aria-label': `Page ${n} of ${pdf.numPages}` });
+    const canvas = h('canvas', {
+      role: 'img',
+      'aria-label': t('signing.pageOf', { page: n, pages: pdf.numPages }),
+    });
     const text = h('div', { class: 'visually-hidden', id: `page-text-${n}` });
     const layer = h('div', { class: 'page-fields' });
     const element = h(
       'section',
-      { class: 'page', 'aria-label': `Page ${n} of ${pdf.numPages}`, dataset: { page: String(n) } },
+      {
+        class: 'page',
+        'aria-label': t('signing.pageOf', { page: n, pages: pdf.numPages }),
+        dataset: { page: String(n) },
+      },
       canvas,
       text,
       layer,
-      h('span', { class: 'page-label', 'aria-hidden': 'true' }, `${n} / ${pdf.numPages}`),
+      // A left-to-right run, so a right-to-left page does not read "2 / 1" for page 1 of 2.
+      h(
+        'span',
+        { class: 'page-label', 'aria-hidden': 'true', dir: 'ltr' },
+        `${n} / ${pdf.numPages}`,
+      ),
     );
     element.style.aspectRatio = `${width} / ${height}`;
     container.append(element);

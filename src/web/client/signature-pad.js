@@ -4,6 +4,7 @@
 
 import { h, nextId } from './dom.js';
 import { typedSignatureClass } from './typed-signature.js';
+import { t } from './i18n.js';
 
 /** Strokes are kept in page-independent units (fractions of the pad) so a resize can redraw them. */
 class Ink {
@@ -152,7 +153,7 @@ export function initialsOf(name) {
 export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200 } = {}) {
   return new Promise((resolve) => {
     const isInitials = mode === 'initials';
-    const title = isInitials ? 'Add your initials' : 'Add your signature';
+    const title = isInitials ? t('pad.titleInitials') : t('pad.titleSignature');
     const titleId = nextId('pad-title');
     const errorId = nextId('pad-error');
     let tab = 'draw';
@@ -160,14 +161,18 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
 
     const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
     const canvas = h('canvas', {
-      'aria-label': `Drawing area: draw your ${isInitials ? 'initials' : 'signature'} with a mouse, pen or finger`,
+      'aria-label': isInitials ? t('pad.drawAreaInitials') : t('pad.drawAreaSignature'),
     });
     const wrap = h(
       'div',
       { class: 'pad-wrap' },
       canvas,
       h('div', { class: 'pad-line' }),
-      h('span', { class: 'pad-hint' }, isInitials ? 'Draw your initials' : 'Draw your signature'),
+      h(
+        'span',
+        { class: 'pad-hint' },
+        isInitials ? t('pad.drawHintInitials') : t('pad.drawHintSignature'),
+      ),
     );
     const ink = new Ink(canvas, () => {
       wrap.classList.toggle('has-ink', !ink.empty);
@@ -178,6 +183,7 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     const typed = h('input', {
       class: 'input',
       id: typedId,
+      dir: 'auto',
       type: 'text',
       autocomplete: isInitials ? 'off' : 'name',
       maxlength: isInitials ? '6' : String(maxChars),
@@ -204,7 +210,7 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
         id: nextId('tab'),
         'aria-controls': drawPanelId,
       },
-      'Draw',
+      t('pad.draw'),
     );
     const typeTab = h(
       'button',
@@ -215,7 +221,7 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
         id: nextId('tab'),
         'aria-controls': typePanelId,
       },
-      'Type',
+      t('pad.type'),
     );
     const drawPanel = h(
       'div',
@@ -224,8 +230,12 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
       h(
         'div',
         { class: 'pad-tools' },
-        h('span', {}, 'Use your mouse, pen or finger.'),
-        h('button', { type: 'button', class: 'btn-link', onclick: () => ink.clear() }, 'Clear'),
+        h('span', {}, t('pad.useMouse')),
+        h(
+          'button',
+          { type: 'button', class: 'btn-link', onclick: () => ink.clear() },
+          t('pad.clear'),
+        ),
       ),
     );
     const typePanel = h(
@@ -234,7 +244,11 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
       h(
         'div',
         { class: 'form-row' },
-        h('label', { for: typedId }, isInitials ? 'Type your initials' : 'Type your full name'),
+        h(
+          'label',
+          { for: typedId },
+          isInitials ? t('pad.typeLabelInitials') : t('pad.typeLabelSignature'),
+        ),
         typed,
       ),
       preview,
@@ -259,7 +273,7 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     typeTab.addEventListener('click', () => select('type'));
     const tablist = h(
       'div',
-      { class: 'tabs', role: 'tablist', 'aria-label': 'How to sign' },
+      { class: 'tabs', role: 'tablist', 'aria-label': t('pad.howToSign') },
       drawTab,
       typeTab,
     );
@@ -273,16 +287,16 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
     const adopt = () => {
       if (tab === 'draw') {
         if (ink.empty) {
-          error.textContent = isInitials
-            ? 'Draw your initials first, or switch to Type.'
-            : 'Draw your signature first, or switch to Type.';
+          error.textContent = isInitials ? t('pad.drawFirstInitials') : t('pad.drawFirstSignature');
           return;
         }
         result = { kind: 'drawn', value: ink.toDataUrl() };
       } else {
         const text = typed.value.trim();
         if (!text) {
-          error.textContent = isInitials ? 'Type your initials.' : 'Type your name.';
+          error.textContent = isInitials
+            ? t('pad.typeMissingInitials')
+            : t('pad.typeMissingSignature');
           typed.setAttribute('aria-invalid', 'true');
           typed.focus();
           return;
@@ -315,7 +329,7 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
           h(
             'p',
             { class: 'legal' },
-            `By selecting “Adopt and sign”, I agree that this ${isInitials ? 'mark' : 'signature'} is the electronic representation of my ${isInitials ? 'initials' : 'signature'} for this document.`,
+            isInitials ? t('pad.consentInitials') : t('pad.consentSignature'),
           ),
         ),
         h(
@@ -324,9 +338,9 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
           h(
             'button',
             { type: 'button', class: 'btn btn-secondary', onclick: () => dialog.close() },
-            'Cancel',
+            t('pad.cancel'),
           ),
-          h('button', { type: 'submit', class: 'btn btn-primary' }, 'Adopt and sign'),
+          h('button', { type: 'submit', class: 'btn btn-primary' }, t('pad.adopt')),
         ),
       ),
     );

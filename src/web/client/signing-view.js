@@ -9,6 +9,7 @@ import { createFieldControl, sortFields } from './fields.js';
 import { openPdf, renderPages } from './pdf-view.js';
 import { openSignaturePad } from './signature-pad.js';
 import { showState } from './states.js';
+import { formatDate, t, tNodes } from './i18n.js';
 
 /**
  * The document with this signer's fields, the signature pad, and the Finish / Decline actions.
@@ -30,13 +31,14 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     h(
       'p',
       { class: 'intro-meta' },
-      doc.senderName ? `From ${doc.senderName} · ` : '',
-      'Signing as ',
-      h('strong', {}, signer.name),
-      ` (${signer.email})`,
-      doc.expiresAt
-        ? ` · Sign by ${new Date(doc.expiresAt).toLocaleDateString([], { dateStyle: 'medium' })}`
+      doc.senderName
+        ? [...tNodes('signing.from', { senderName: h('bdi', {}, doc.senderName) }), ' · ']
         : '',
+      ...tNodes('signing.signingAs', { name: h('strong', {}, h('bdi', {}, signer.name)) }),
+      ' (',
+      h('bdi', { dir: 'ltr' }, signer.email),
+      ')',
+      doc.expiresAt ? ` · ${t('signing.signBy', { date: formatDate(doc.expiresAt) })}` : '',
     ),
     doc.message ? h('p', { class: 'intro-message' }, doc.message) : null,
     h(
@@ -47,7 +49,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
         {
           class: 'progress-track',
           role: 'progressbar',
-          'aria-label': 'Required fields completed',
+          'aria-label': t('signing.progressLabel'),
           'aria-valuemin': '0',
           'aria-valuemax': String(required.length),
           'aria-valuenow': '0',
@@ -59,26 +61,34 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
   );
   const pagesEl = h(
     'div',
-    { class: 'pages', 'aria-label': 'Document' },
+    { class: 'pages', 'aria-label': t('signing.documentLabel') },
     h(
       'div',
       { class: 'loading' },
       h('div', { class: 'spinner', 'aria-hidden': 'true' }),
-      h('p', {}, 'Loading the document…'),
+      h('p', {}, t('signing.loadingDocument')),
     ),
   );
 
   const status = h('p', { class: 'actionbar-status', id: 'action-status' });
-  const declineButton = h('button', { type: 'button', class: 'btn btn-ghost' }, 'Decline');
-  const nextButton = h('button', { type: 'button', class: 'btn btn-secondary' }, 'Start');
+  const declineButton = h(
+    'button',
+    { type: 'button', class: 'btn btn-ghost' },
+    t('signing.decline'),
+  );
+  const nextButton = h(
+    'button',
+    { type: 'button', class: 'btn btn-secondary' },
+    t('signing.start'),
+  );
   const finishButton = h(
     'button',
     { type: 'button', class: 'btn btn-primary', 'aria-describedby': 'action-status' },
-    'Finish',
+    t('signing.finish'),
   );
   const actionbar = h(
     'div',
-    { class: 'actionbar', role: 'region', 'aria-label': 'Signing actions' },
+    { class: 'actionbar', role: 'region', 'aria-label': t('signing.actionsLabel') },
     h('div', { class: 'actionbar-inner' }, status, declineButton, nextButton, finishButton),
   );
 
@@ -96,7 +106,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     console.error(err);
     if (err instanceof ApiError && (await refreshState())) return;
     showState('error', {
-      text: 'We could not display this document. Please reload the page; if it keeps happening, contact the sender.',
+      text: t('error.displayFailed'),
     });
     return;
   }
@@ -125,8 +135,8 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     progressBar.style.width = `${pct}%`;
     progressBar.parentElement.setAttribute('aria-valuenow', String(done));
     progressText.textContent = required.length
-      ? `${done} of ${required.length} required`
-      : 'Nothing required';
+      ? t('signing.requiredDone', { done, total: required.length })
+      : t('signing.nothingRequired');
     if (
       status.classList.contains('is-error') &&
       !controls.some((c) => c.element.classList.contains('is-invalid'))
@@ -135,8 +145,8 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     if (!status.classList.contains('is-error')) {
       status.textContent =
         done === required.length
-          ? 'All set. Select Finish to sign.'
-          : `${required.length - done} required field${required.length - done === 1 ? '' : 's'} left`;
+          ? t('signing.allSet')
+          : t('signing.requiredLeft', { count: required.length - done });
     }
     // Guidance ends when nothing required is left; Finish is then the only next step.
     nextButton.hidden = done === required.length;
@@ -162,7 +172,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     }
     control.setError(null);
     updateProgress();
-    announce(kind === 'initials' ? 'Initials added.' : 'Signature added.');
+    announce(kind === 'initials' ? t('signing.initialsAdded') : t('signing.signatureAdded'));
   }
 
   function goTo(control) {
@@ -175,7 +185,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
   }
 
   nextButton.addEventListener('click', () => {
-    nextButton.textContent = 'Next field';
+    nextButton.textContent = t('signing.nextField');
     const active = controls.findIndex(
       (c) =>
         c.element.contains(document.activeElement) || c.element.classList.contains('is-current'),
@@ -201,7 +211,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     const first = controls.find((c) => problems.has(c));
     const count = problems.size;
     status.classList.add('is-error');
-    status.textContent = `${count} field${count === 1 ? ' needs' : 's need'} your attention.`;
+    status.textContent = t('signing.fieldsNeedAttention', { count });
     announce(`${status.textContent} ${first ? `${first.name}: ${problems.get(first)}` : ''}`);
     if (first) goTo(first);
   }
@@ -225,9 +235,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
   function fieldProblemsOf(err) {
     const problems = new Map();
     const sentence = (d) =>
-      d.message
-        ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.`
-        : 'This value is not valid.';
+      d.message ? `${d.message[0].toUpperCase()}${d.message.slice(1)}.` : t('error.valueInvalid');
     for (const d of err.details ?? []) {
       const path = d?.path ?? '';
       const m = /values\.([^.]+)$/.exec(path);
@@ -295,12 +303,12 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     }
 
     finishButton.disabled = true;
-    finishButton.textContent = 'Signing…';
+    finishButton.textContent = t('signing.signing');
     try {
       finished(await api.complete(body()));
     } catch (err) {
       finishButton.disabled = false;
-      finishButton.textContent = 'Finish';
+      finishButton.textContent = t('signing.finish');
       await handleCompleteError(err);
     }
   });

@@ -1,92 +1,93 @@
 // Full-page states: every way the page can end up not showing the document, as a readable message.
 
 import { h, showMain, announce } from './dom.js';
+import { t } from './i18n.js';
 
 const STATES = {
   invalid: {
     tone: 'error',
-    title: 'This signing link is not valid',
-    text: 'It may have been replaced by a newer link or copied incompletely. Open the latest email from the sender, or ask them for a new link.',
+    title: 'state.invalidTitle',
+    text: 'state.invalidText',
   },
   not_your_turn: {
     tone: 'wait',
-    title: 'It’s not your turn yet',
-    text: 'Someone earlier in the signing order still has to sign. We will email you as soon as it is your turn; you can close this page.',
+    title: 'state.notYourTurnTitle',
+    text: 'state.notYourTurnText',
   },
   signed: {
     tone: 'success',
-    title: 'You have already signed this document',
-    text: 'Thank you. Everyone will receive the final copy by email once all signers have finished.',
+    title: 'state.signedTitle',
+    text: 'state.signedText',
   },
   you_declined: {
     tone: 'declined',
-    title: 'You declined to sign',
-    text: 'The sender has been told. If this was a mistake, contact them to send the document again.',
+    title: 'state.youDeclinedTitle',
+    text: 'state.youDeclinedText',
   },
   completed: {
     tone: 'success',
-    title: 'This document is complete',
-    text: 'Everyone has signed. The final copy has been sent to all parties.',
+    title: 'state.completedTitle',
+    text: 'state.completedText',
   },
   cancelled: {
     tone: 'error',
-    title: 'This document was cancelled',
-    text: 'The sender withdrew this signing request. There is nothing for you to do.',
+    title: 'state.cancelledTitle',
+    text: 'state.cancelledText',
   },
   expired: {
     tone: 'error',
-    title: 'This document has expired',
-    text: 'The signing deadline has passed. Contact the sender if you still need to sign.',
+    title: 'state.expiredTitle',
+    text: 'state.expiredText',
   },
   declined: {
     tone: 'declined',
-    title: 'This document was declined',
-    text: 'A signer declined to sign, so signing has ended and nothing more can be signed. The sender has been told.',
+    title: 'state.declinedTitle',
+    text: 'state.declinedText',
   },
   action_required: {
     tone: 'wait',
-    title: 'Signing is paused',
-    text: 'The sender needs to take care of something before signing can continue. We will email you when you can sign.',
+    title: 'state.actionRequiredTitle',
+    text: 'state.actionRequiredText',
   },
   identity_pending: {
     tone: 'wait',
-    title: 'Your identity is being reviewed',
-    text: 'Thank you for your document. The sender will review it and we will email you when you can sign.',
+    title: 'state.identityPendingTitle',
+    text: 'state.identityPendingText',
   },
   cc: {
     tone: 'success',
-    title: 'You will receive a copy',
-    text: 'You are copied on this document and do not need to sign. We will email you the final copy when everyone has signed.',
+    title: 'state.ccTitle',
+    text: 'state.ccText',
   },
   done: {
     tone: 'success',
-    title: 'You’re done. Thank you!',
-    text: 'Your signature has been recorded. We will email you the final copy once everyone has signed.',
+    title: 'state.doneTitle',
+    text: 'state.doneText',
   },
   done_all: {
     tone: 'success',
-    title: 'You’re done. Thank you!',
-    text: 'Your signature has been recorded and everyone has now signed. We will email you the final, signed copy shortly.',
+    title: 'state.doneTitle',
+    text: 'state.doneAllText',
   },
   closed: {
     tone: 'error',
-    title: 'Signing is closed',
-    text: 'This document can no longer be signed with this link.',
+    title: 'state.closedTitle',
+    text: 'state.closedText',
   },
   locked: {
     tone: 'error',
-    title: 'This link is locked',
-    text: 'Too many wrong codes were entered with it. Ask the sender for a new link; it will work as soon as they send it.',
+    title: 'state.lockedTitle',
+    text: 'state.lockedText',
   },
   rate_limited: {
     tone: 'error',
-    title: 'Too many attempts',
-    text: 'Please wait a minute, then reload this page.',
+    title: 'state.rateLimitedTitle',
+    text: 'state.rateLimitedText',
   },
   error: {
     tone: 'error',
-    title: 'Something went wrong',
-    text: 'We could not load this document. Please reload the page in a moment.',
+    title: 'state.errorTitle',
+    text: 'state.errorText',
   },
 };
 
@@ -95,10 +96,10 @@ export function showState(name, { text, action, documentName } = {}) {
   const state = STATES[name] ?? STATES.error;
   const children = [
     h('div', { class: 'state-icon', 'aria-hidden': 'true' }),
-    h('h1', { id: 'state-title' }, state.title),
+    h('h1', { id: 'state-title' }, t(state.title)),
   ];
   if (documentName) children.push(h('p', { class: 'state-doc' }, h('strong', {}, documentName)));
-  children.push(h('p', {}, text ?? state.text));
+  children.push(h('p', {}, text ?? t(state.text)));
   if (action) children.push(action);
   const card = h(
     'section',
@@ -112,7 +113,7 @@ export function showState(name, { text, action, documentName } = {}) {
   document.querySelector('.actionbar')?.remove();
   delete document.body.dataset.view;
   showMain(card);
-  announce(state.title);
+  announce(t(state.title));
 }
 
 /** The state a session is in when the signer cannot (or no longer needs to) fill the document. */
@@ -164,7 +165,8 @@ export function stateOfError(err) {
     }
     const match = CLOSED.find(([re]) => re.test(err.message));
     if (match) return { state: match[1] };
-    return { state: 'closed', text: err.message };
+    // The API's sentence is English; the page says it in its own words.
+    return { state: 'closed' };
   }
   return { state: 'error' };
 }

@@ -1,5 +1,7 @@
 // The public verification page: sends the chosen PDF to /verify/check and explains the report.
 
+import { locale, t } from './i18n.js';
+
 const drop = document.getElementById('verify-drop');
 const input = document.getElementById('verify-file');
 const result = document.getElementById('verify-result');
@@ -11,83 +13,90 @@ const el = (tag, className, text) => {
   return node;
 };
 
+const utc = new Intl.DateTimeFormat(locale, {
+  dateStyle: 'medium',
+  timeStyle: 'short',
+  timeZone: 'UTC',
+});
 const when = (iso) => {
-  if (!iso) return 'an unknown time';
+  if (!iso) return t('verify.unknownTime');
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return Number.isNaN(d.getTime()) ? iso : `${utc.format(d)} UTC`;
 };
 
 const LEVELS = {
-  'B-B': 'a basic electronic signature (PAdES B-B)',
-  'B-T': 'a signature with a trusted timestamp (PAdES B-T)',
-  'B-LT': 'a long-term signature: timestamp and revocation data embedded (PAdES B-LT)',
-  'B-LTA': 'a long-term archival signature, protected by a document timestamp (PAdES B-LTA)',
+  'B-B': 'verify.levelBB',
+  'B-T': 'verify.levelBT',
+  'B-LT': 'verify.levelBLT',
+  'B-LTA': 'verify.levelBLTA',
 };
 
 function commonName(dn) {
   const m = /(?:^|, )CN=([^,]+)/.exec(dn || '');
-  return m ? m[1] : dn || 'an unknown signer';
+  return m ? m[1] : dn || t('verify.unknownSigner');
 }
 
 function renderSignature(sig, index) {
   const card = el('article', `verify-card ${sig.valid ? 'is-valid' : 'is-invalid'}`);
-  card.append(el('h2', null, `Signature ${index + 1}: ${sig.valid ? 'intact' : 'not valid'}`));
+  card.append(
+    el(
+      'h2',
+      null,
+      t(sig.valid ? 'verify.signatureIntact' : 'verify.signatureInvalid', { number: index + 1 }),
+    ),
+  );
   const list = el('ul');
   const line = (text) => list.append(el('li', null, text));
   if (sig.valid) {
-    line(
-      sig.coversWholeDocument
-        ? 'The signed content has not changed since it was signed, and the signature covers the whole file.'
-        : 'The signed content has not changed since it was signed. Data was added to the file afterwards (see below).',
-    );
+    line(sig.coversWholeDocument ? t('verify.coversWhole') : t('verify.dataAdded'));
   } else {
-    line(
-      'This signature does not match the file: the content was changed after signing, or the signature is damaged.',
-    );
+    line(t('verify.mismatch'));
   }
   if (sig.certificate) {
     line(
-      `Signed by ${commonName(sig.certificate.subject)}, with a certificate issued by ${sig.certificate.selfSigned ? 'itself (self-signed)' : commonName(sig.certificate.issuer)}, valid from ${when(sig.certificate.notBefore)} to ${when(sig.certificate.notAfter)}.`,
+      t(sig.certificate.selfSigned ? 'verify.signedBySelf' : 'verify.signedBy', {
+        subject: commonName(sig.certificate.subject),
+        issuer: commonName(sig.certificate.issuer),
+        from: when(sig.certificate.notBefore),
+        to: when(sig.certificate.notAfter),
+      }),
     );
   }
   if (sig.timestamp) {
     line(
       sig.timestamp.valid
-        ? `Time certified by ${sig.timestamp.authority || 'a timestamp authority'}: ${when(sig.timestamp.time)}.`
-        : 'It carries a timestamp that does not verify.',
+        ? t('verify.timestampBy', {
+            authority: sig.timestamp.authority || t('verify.timestampAuthority'),
+            time: when(sig.timestamp.time),
+          })
+        : t('verify.timestampInvalid'),
     );
   } else {
-    line(
-      `No trusted timestamp: the time ${when(sig.signedAt)} is what the signer's computer said.`,
-    );
+    line(t('verify.noTimestamp', { time: when(sig.signedAt) }));
   }
-  line(
-    sig.revocationEmbedded
-      ? "The certificate's revocation status at signing time is embedded, so it can be checked for years to come."
-      : 'No revocation data for the certificate is embedded.',
-  );
-  if (sig.level) line(`This is ${LEVELS[sig.level]}.`);
+  line(sig.revocationEmbedded ? t('verify.revocationEmbedded') : t('verify.noRevocation'));
+  if (sig.level) line(t('verify.level', { level: t(LEVELS[sig.level]) }));
   card.append(list);
   return card;
 }
 
-function render(report) {
-  result.replaceChildren();
+function render(report, fileName) {
+  result.replaceChildren(el('p', 'verify-file', t('verify.checkedFile', { fileName })));
   const summary = el('div', 'verify-summary');
   if (report.signatures.length === 0) {
     summary.classList.add('is-invalid');
-    summary.textContent = 'This PDF has no digital signature.';
+    summary.textContent = t('verify.noSignature');
   } else {
     const allValid = report.signatures.every((s) => s.valid);
     const ok = allValid && !report.modifiedAfterLastSignature;
     summary.classList.add(ok ? 'is-valid' : 'is-invalid');
     summary.textContent = ok
       ? report.signatures.length === 1
-        ? 'The signature is intact and nothing was changed after it.'
-        : `All ${report.signatures.length} signatures are intact and nothing was changed after the last one.`
+        ? t('verify.allIntactOne')
+        : t('verify.allIntact', { count: report.signatures.length })
       : !allValid
-        ? 'At least one signature does not match this file.'
-        : 'The signatures are intact, but the file was changed after the last signature.';
+        ? t('verify.oneInvalid')
+        : t('verify.changedAfter');
   }
   result.append(summary);
   report.signatures.forEach((sig, i) => {
@@ -98,7 +107,7 @@ function render(report) {
 
 async function check(file) {
   if (!file) return;
-  result.replaceChildren(el('p', 'verify-busy', `Checking ${file.name}…`));
+  result.replaceChildren(el('p', 'verify-busy', t('verify.checking', { fileName: file.name })));
   try {
     const res = await fetch('/verify/check', {
       method: 'POST',
@@ -107,19 +116,13 @@ async function check(file) {
     });
     const body = await res.json().catch(() => null);
     if (!res.ok) {
-      const message = body?.error?.message || `The check failed (${res.status}).`;
+      const message = body?.error?.message || t('verify.checkFailed', { status: res.status });
       result.replaceChildren(el('div', 'verify-summary is-invalid', message));
       return;
     }
-    render(body.data);
+    render(body.data, file.name);
   } catch {
-    result.replaceChildren(
-      el(
-        'div',
-        'verify-summary is-invalid',
-        'The file could not be sent. Check your connection and try again.',
-      ),
-    );
+    result.replaceChildren(el('div', 'verify-summary is-invalid', t('verify.sendFailed')));
   }
 }
 
