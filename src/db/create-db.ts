@@ -40,6 +40,7 @@ import * as m0015b from './migrations/0015b-jobs-kind-index.ts';
 import * as m0015c from './migrations/0015c-webhook-backoff.ts';
 import * as m0016a from './migrations/0016a-exposure.ts';
 import * as m0017a from './migrations/0017a-organization-exports.ts';
+import * as m0018a from './migrations/0018a-signer-access-codes.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -84,6 +85,7 @@ export const migrations: Record<string, Migration> = {
   '0015c-webhook-backoff': m0015c,
   '0016a-exposure': m0016a,
   '0017a-organization-exports': m0017a,
+  '0018a-signer-access-codes': m0018a,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

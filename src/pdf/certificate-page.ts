@@ -231,6 +231,7 @@ function signerRows(
     row('Email', signer.email),
     row('Role', signer.role),
     row('Signed at', formatTimestamp(signer.signedAt)),
+    ...(signer.authentication ? [row('Authentication', signer.authentication)] : []),
     row('IP address', signer.ipAddress || 'Unknown'),
     row('Location', location || 'Unknown'),
     row('User agent', agent || 'Unknown', 'sans', 8),

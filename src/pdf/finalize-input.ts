@@ -9,6 +9,8 @@ export interface FinalizeSigner {
   userAgent: string;
   geoCity: string;
   geoCountry: string;
+  /** How the signer proved access, in words ("Signing link, access code"); shown on the certificate page. */
+  authentication?: string;
   /** The signer's signature as placed: typed text or a `data:image/…` URL; null when none. */
   signature?: string | null;
 }

@@ -128,6 +128,8 @@ export interface SignersTable {
   delivery_error?: string | null;
   /** 1: a visitor typed this address on a public form and never proved it with a code (migration 0016a). */
   email_unproven?: number | null;
+  /** Keyed hash of the sender's access code; null when the signer has none (migration 0018a). */
+  access_code_hash?: string | null;
 }
 
 /** Secret signing links: only the SHA-256 of the token is stored. */

@@ -25,6 +25,17 @@ import { PdfLimitError } from '../../pdf/syntax.ts';
 import { documentTimeline } from '../audit/timeline.ts';
 import type { FinalizeTimelineEntry } from '../../pdf/finalize-input.ts';
 
+/**
+ * How a signer proved access, for the certificate page: the link itself always, plus an access
+ * code the sender gave out of band, plus the one-time code of the document's `otpMethod`.
+ */
+function authenticationOf(doc: DocumentRow, signer: SignerRow): string {
+  const parts = ['Signing link sent by email'];
+  if (signer.access_code_hash) parts.push('access code given by the sender');
+  if (doc.otp_method === 'email') parts.push('one-time code sent by email');
+  return parts.join(', ');
+}
+
 /** Completion time: when the last signer or approver signed (the same on every run of the job). */
 function completionTime(signers: SignerRow[]): string {
   return signers
@@ -64,6 +75,7 @@ function finalizeInput(
       userAgent: s.user_agent ?? '',
       geoCity: s.geo_city ?? '',
       geoCountry: s.geo_country ?? '',
+      authentication: authenticationOf(doc, s),
       signature:
         fields.find((f) => f.type === 'signature' && f.assigned_to === s.position && f.value)
           ?.value ?? null,

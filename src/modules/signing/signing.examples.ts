@@ -111,6 +111,18 @@ export const signingExamples = {
       },
     },
   },
+  enterSigningAccessCode: {
+    body: { accessCode: 'blue-harbor-42' },
+    response: {
+      data: {
+        session: 'mf3k2a1c.Yq3v0cUq1l9bRk2xT8n4Wd6pZs7aJh5eGm0fC1iO2uE',
+        expiresAt: AT.expires,
+      },
+    },
+  },
+  resendSigningInvitation: {
+    response: { data: { signerId: EX.sgn, sentTo: 'ada@example.com', expiresAt: AT.expires } },
+  },
   createSigningLink: {
     response: { data: { url: `https://sign.example.com/sign/${EX.token}`, expiresAt: AT.expires } },
   },

@@ -26,6 +26,7 @@ import { orgNameOf } from '../orgs/org-name.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { clearTries, signerSubject } from './code-failures.ts';
+import { accessSubject } from './access-codes.ts';
 import { verifyOtp } from './signing-otp.ts';
 import {
   isTurnOf,
@@ -383,6 +384,7 @@ export async function createSignerLink(
     const link = await issueLink(trx, deps, doc, signer);
     // A new link from the sender is what unlocks a signer who tried too many wrong codes.
     await clearTries(trx, signerSubject(signer.id));
+    await clearTries(trx, accessSubject(signer.id));
     await writeAudit(trx, deps.clock, {
       orgId: doc.org_id,
       documentId: doc.id,
