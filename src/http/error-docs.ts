@@ -39,6 +39,10 @@ export const ERROR_DOCS = {
     'the access code is wrong; 5 wrong codes lock the link',
     'The access code is wrong; 4 tries left before this link is locked',
   ],
+  consent_required: [
+    'the organization requires consent to electronic records: `POST …/consent` or `consent: true` first',
+    'Accept the consent to use electronic records and signatures first',
+  ],
   not_your_turn: [
     'sequential signing: an earlier signer has not finished',
     'An earlier signer has not signed yet',

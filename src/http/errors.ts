@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   access_code_required: 401,
   /** The access code is wrong (5 wrong codes lock the signer's links). */
   invalid_access_code: 403,
+  /** The organization requires consent to electronic records: `POST …/consent` or `consent: true` first. */
+  consent_required: 409,
   /** Sequential signing: an earlier signer or approver has not finished yet. */
   not_your_turn: 409,
   /** The document requires identity evidence (KYC) that is missing, awaiting review or rejected. */

@@ -130,6 +130,11 @@ export interface SignersTable {
   email_unproven?: number | null;
   /** Keyed hash of the sender's access code; null when the signer has none (migration 0018a). */
   access_code_hash?: string | null;
+  /** The consent the signer accepted (migration 0018b): the exact text, its locale, its SHA-256 (hex), when. */
+  consent_text?: string | null;
+  consent_locale?: string | null;
+  consent_sha256?: string | null;
+  consented_at?: string | null;
 }
 
 /** Secret signing links: only the SHA-256 of the token is stored. */

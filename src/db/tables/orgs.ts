@@ -17,6 +17,10 @@ export interface OrganizationsTable {
   reply_to: string | null;
   /** JSON array of the origins that may frame its signing and campaign pages (migration 0016a). */
   embed_origins: Generated<string>;
+  /** 1: signers must accept the consent text first (migration 0018b). */
+  require_consent: Generated<number>;
+  /** null: Signet's default text; else a JSON string or a JSON object of locale → text. */
+  consent_text?: string | null;
   created_at: string;
   updated_at: string;
 }

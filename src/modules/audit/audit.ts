@@ -54,6 +54,7 @@ export type AuditAction =
   | 'signer.access_code_failed'
   | 'signer.authenticated'
   | 'signer.invitation_resent'
+  | 'signer.consented'
   | 'field.added'
   | 'field.updated'
   | 'field.removed';

@@ -14,6 +14,24 @@ const BrandColor = Type.String({
   description: 'Hex colour `#RRGGBB`',
 });
 
+/** null: Signet's default in every locale; a string; or locale → string (each at most 10,000 characters). */
+const ConsentTextValue = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' });
+const ConsentText = Nullable(
+  Type.Union(
+    [
+      ConsentTextValue,
+      Type.Record(Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$' }), ConsentTextValue, {
+        minProperties: 1,
+        maxProperties: 30,
+      }),
+    ],
+    {
+      description:
+        "The disclosure signers accept when `requireConsent`: null for Signet's default (which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed.",
+    },
+  ),
+);
+
 export const OrganizationSchema = Type.Object(
   {
     id: Id('org'),
@@ -41,6 +59,11 @@ export const OrganizationSchema = Type.Object(
       description:
         'Origins allowed to frame your signing and campaign pages (`Content-Security-Policy: frame-ancestors`); empty: no site may frame them',
     }),
+    requireConsent: Type.Boolean({
+      description:
+        'Signers must accept `consentText` (consent to use electronic records and signatures, ESIGN §101(c)) before the document is shown',
+    }),
+    consentText: ConsentText,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -56,6 +79,8 @@ export const OrganizationSchema = Type.Object(
         logoUrl: 'https://sign.acme.example/logos/org_01jdx3k2m5q8v9w0y1z2a3b4c5?v=5d41402a',
         replyTo: 'contracts@acme.example',
         embedOrigins: ['https://app.acme.example'],
+        requireConsent: true,
+        consentText: null,
         createdAt: '2026-11-21T09:30:00.000Z',
         updatedAt: '2026-11-22T14:05:12.000Z',
       },
@@ -66,6 +91,8 @@ export type Organization = Static<typeof OrganizationSchema>;
 
 export const UpdateOrganizationBody = Type.Object(
   {
+    requireConsent: Type.Optional(Type.Boolean()),
+    consentText: Type.Optional(ConsentText),
     name: Type.Optional(
       Type.String({
         minLength: 1,

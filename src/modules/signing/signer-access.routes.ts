@@ -4,9 +4,12 @@ import { requestMeta } from '../../http/request-meta.ts';
 import { Data } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import { AccessBody, AccessResult, ResendResult } from './signer-access.schemas.ts';
-import { enterAccessCode, resendInvitation } from './signer-access.ts';
+import { enterAccessCode, requireSigningSession, resendInvitation } from './signer-access.ts';
+import { giveConsent } from './consent.ts';
+import { resolveToken } from './signing-links.ts';
+import { requireOpen } from './signing-rules.ts';
 import { signingExamples } from './signing.examples.ts';
-import { SignerLinkParams, TokenParams } from './signing.schemas.ts';
+import { ConsentResult, SignerLinkParams, TokenParams } from './signing.schemas.ts';
 
 const tags = ['Signing'];
 
@@ -14,6 +17,8 @@ const tags = ['Signing'];
 export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const deps = fastify.deps;
+  // The consent route, like every call of a signer with an access code, needs its session.
+  fastify.addHook('onRequest', requireSigningSession(deps));
 
   app.post(
     '/api/v1/signing/:token/access',
@@ -42,6 +47,30 @@ export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void
         requestMeta(request),
       ),
     }),
+  );
+
+  app.post(
+    '/api/v1/signing/:token/consent',
+    {
+      bodyLimit: 16 * 1024,
+      schema: {
+        tags,
+        security: [],
+        operationId: 'giveSigningConsent',
+        example: signingExamples.giveSigningConsent,
+        summary: 'Accept the consent to use electronic records and signatures',
+        description:
+          'When the organization sets `requireConsent`, the signer accepts the text the session shows (`consent.text`) before the file is served (`GET …/file` answers 409 `consent_required` until then) and before completing (or sends `consent: true` with `complete`). The exact text, its locale and its SHA-256 are kept with the signer, audited as `signer.consented` and delivered as the `signer.consented` event. A consent counts for the text it accepted: when the organization changes its text, signers who have not completed are asked again. To withdraw consent, decline with the reason `consent_withdrawn`. Accepting again the same text answers the first consent. An organization that does not ask for consent: 409 `invalid_state`.',
+        params: TokenParams,
+        response: { 200: Data(ConsentResult, 'The consent is kept') },
+        errorCodes: ['forbidden', 'link_locked', 'invalid_state', 'access_code_required'],
+      },
+    },
+    async (request) => {
+      const { signer, doc } = await resolveToken(deps.db, deps, request.params.token);
+      requireOpen(doc, signer);
+      return { data: await giveConsent(deps, doc, signer, requestMeta(request)) };
+    },
   );
 
   app.post(
