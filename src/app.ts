@@ -52,6 +52,7 @@ import { publicCampaignRoutes } from './modules/campaigns/public.routes.ts';
 import { campaignUploadRoutes } from './modules/campaigns/campaign-upload.routes.ts';
 import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
 import { signingRoutes } from './modules/signing/signing.routes.ts';
+import { signerAccessRoutes } from './modules/signing/signer-access.routes.ts';
 import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
 import { signerUploadRoutes } from './modules/signing/signer-uploads.routes.ts';
 import { attachmentsRoutes } from './modules/documents/attachments.routes.ts';
@@ -239,6 +240,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     pageOfLink: (token) => pageOfLink(deps.db, token),
   });
   await app.register(signingRoutes);
+  await app.register(signerAccessRoutes);
   await app.register(bulkSendsRoutes);
   await app.register(signerUploadRoutes);
   await app.register(campaignUploadRoutes);

@@ -41,6 +41,8 @@ import * as m0015c from './migrations/0015c-webhook-backoff.ts';
 import * as m0016a from './migrations/0016a-exposure.ts';
 import * as m0017a from './migrations/0017a-organization-exports.ts';
 import * as m0020 from './migrations/0020-languages.ts';
+import * as m0018a from './migrations/0018a-signer-access-codes.ts';
+import * as m0018b from './migrations/0018b-signer-consent.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -86,6 +88,8 @@ export const migrations: Record<string, Migration> = {
   '0016a-exposure': m0016a,
   '0017a-organization-exports': m0017a,
   '0020-languages': m0020,
+  '0018a-signer-access-codes': m0018a,
+  '0018b-signer-consent': m0018b,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

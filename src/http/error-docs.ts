@@ -31,6 +31,18 @@ export const ERROR_DOCS = {
     'too many wrong codes (25): the links are locked until the sender issues a new one',
     'Too many wrong codes: this link is locked; ask the sender for a new link',
   ],
+  access_code_required: [
+    'the signer has an access code: `POST …/access` first, then send `X-Signing-Session`',
+    'Enter the access code the sender gave you',
+  ],
+  invalid_access_code: [
+    'the access code is wrong; 5 wrong codes lock the link',
+    'The access code is wrong; 4 tries left before this link is locked',
+  ],
+  consent_required: [
+    'the organization requires consent to electronic records: `POST …/consent` or `consent: true` first',
+    'Accept the consent to use electronic records and signatures first',
+  ],
   not_your_turn: [
     'sequential signing: an earlier signer has not finished',
     'An earlier signer has not signed yet',

@@ -14,6 +14,12 @@ export const ERROR_STATUS = {
   invalid_otp: 403,
   /** Too many wrong codes over the life of the links: they are locked until the sender issues a new link. */
   link_locked: 403,
+  /** The signer has an access code: call `POST …/access` first and send its session as `X-Signing-Session`. */
+  access_code_required: 401,
+  /** The access code is wrong (5 wrong codes lock the signer's links). */
+  invalid_access_code: 403,
+  /** The organization requires consent to electronic records: `POST …/consent` or `consent: true` first. */
+  consent_required: 409,
   /** Sequential signing: an earlier signer or approver has not finished yet. */
   not_your_turn: 409,
   /** The document requires identity evidence (KYC) that is missing, awaiting review or rejected. */

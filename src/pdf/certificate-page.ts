@@ -1,6 +1,6 @@
 import type { ShapedLine } from '../fonts/shaper.ts';
 import { Canvas, type FontKey, type ObjectFactory } from './content.ts';
-import type { FinalizeInput, FinalizeSigner } from './finalize-input.ts';
+import type { AuthenticationMethod, FinalizeInput, FinalizeSigner } from './finalize-input.ts';
 import { fitText, wrapText } from './text-layout.ts';
 import { matchLocale } from '../i18n/locales.ts';
 import { translator, type Translator } from '../i18n/messages.ts';
@@ -263,8 +263,25 @@ function signerRows(
     row(t('cert.email'), signer.email),
     row(t('cert.role'), ROLE_KEYS[signer.role] ? t(ROLE_KEYS[signer.role]!) : signer.role),
     row(t('cert.signedAt'), formatTimestamp(signer.signedAt, tr)),
+    ...(signer.authentication?.length
+      ? [row(t('cert.authentication'), authenticationText(signer.authentication, tr))]
+      : []),
     row(t('cert.ipAddress'), signer.ipAddress || t('cert.unknown')),
     row(t('cert.location'), location || t('cert.unknown')),
     row(t('cert.userAgent'), agent || t('cert.unknown'), 'sans', 8),
   ];
+}
+
+const AUTHENTICATION_KEYS: Record<AuthenticationMethod, string> = {
+  email_link: 'cert.authEmailLink',
+  access_code: 'cert.authAccessCode',
+  email_otp: 'cert.authEmailOtp',
+};
+
+/** "Signing link sent by email and access code given by the sender", in the page's locale. */
+function authenticationText(methods: AuthenticationMethod[], tr: Translator): string {
+  const text = new Intl.ListFormat(tr.locale, { type: 'conjunction' }).format(
+    methods.map((m) => tr.t(AUTHENTICATION_KEYS[m])),
+  );
+  return text.charAt(0).toLocaleUpperCase(tr.locale) + text.slice(1);
 }

@@ -46,6 +46,7 @@ export function evidenceJson(
       ipAddress: s.ipAddress,
       location: [s.geoCity, s.geoCountry].filter(Boolean).join(', '),
       userAgent: s.userAgent,
+      authentication: s.authentication ?? null,
       signature: s.signature ?? null,
     })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a })),

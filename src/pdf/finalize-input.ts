@@ -1,5 +1,8 @@
 /** What finalizePdf takes: the stamping and certificate-page code read these types too. */
 
+/** A way a signer proved access: the link mailed to it, an access code, a one-time code by email. */
+export type AuthenticationMethod = 'email_link' | 'access_code' | 'email_otp';
+
 export interface FinalizeSigner {
   name: string;
   email: string;
@@ -9,6 +12,8 @@ export interface FinalizeSigner {
   userAgent: string;
   geoCity: string;
   geoCountry: string;
+  /** How the signer proved access, each way by its code; the certificate page names them in its locale. */
+  authentication?: AuthenticationMethod[];
   /** The signer's signature as placed: typed text or a `data:image/…` URL; null when none. */
   signature?: string | null;
 }

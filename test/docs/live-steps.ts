@@ -232,6 +232,32 @@ export const STEPS: Step[] = [
   },
   { op: 'reviewSignerIdentity' },
   {
+    op: 'enterSigningAccessCode',
+    before: async (c) => {
+      const email = address('coded');
+      const doc = await draftWithFile(c, {
+        signers: [{ name: 'Ada Lovelace', email, accessCode: 'blue-harbor-42' }],
+      });
+      at(c, EX.doc, doc.id);
+      at(c, EX.sgn, doc.signers[0].id);
+      at(c, EX.token, latestToken(c.t, email));
+    },
+  },
+  { op: 'resendSigningInvitation' },
+  {
+    op: 'giveSigningConsent',
+    before: async (c) => {
+      await c.t.request('PATCH', '/api/v1/organization', { body: { requireConsent: true } });
+      const email = address('consent');
+      const doc = await draftWithFile(c, { signers: [{ name: 'Ada Lovelace', email }] });
+      at(c, EX.doc, doc.id);
+      at(c, EX.token, latestToken(c.t, email));
+    },
+    after: async (c) => {
+      await c.t.request('PATCH', '/api/v1/organization', { body: { requireConsent: false } });
+    },
+  },
+  {
     op: 'uploadSigningFieldFile',
     before: async (c) => {
       const email = address('upload');

@@ -29,6 +29,8 @@ describe('GET /api/v1/organization', () => {
       embedOrigins: [],
       defaultLocale: 'en',
       timeZone: 'UTC',
+      requireConsent: false,
+      consentText: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

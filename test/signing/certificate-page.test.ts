@@ -120,4 +120,50 @@ describe.skipIf(!ready)('certificate page', () => {
     // Still one valid signature over the whole file.
     expect(tool('pdfsig', [file])).toContain('Signature is Valid');
   });
+
+  it('names how each signer proved access: the link, an access code, an emailed code', async () => {
+    const [ada, bob] = [address('ada-code'), address('bob-link')];
+    const doc = await sentDocument(t, {
+      signers: [
+        { name: 'Ada Lovelace', email: ada, accessCode: 'harbor-42' },
+        { name: 'Bob Stone', email: bob },
+      ],
+      body: { signingType: 'parallel' },
+    });
+    const adaToken = latestToken(t, ada);
+    const session = (
+      await t.request('POST', `/api/v1/signing/${adaToken}/access`, {
+        key: null,
+        body: { accessCode: 'harbor-42' },
+      })
+    ).body.data.session;
+    for (const [token, headers] of [
+      [adaToken, { 'x-signing-session': session }],
+      [latestToken(t, bob), {}],
+    ] as const) {
+      const res = await t.request('POST', `/api/v1/signing/${token}/complete`, {
+        key: null,
+        body: { values: {}, signature: typed('Signer') },
+        headers,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    await t.settle();
+    const download = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${doc.id}/download`,
+      headers: { authorization: `Bearer ${t.key}` },
+    });
+    const file = path.join(dir, 'access-code.pdf');
+    await writeFile(file, download.rawPayload);
+    const text = tool('pdftotext', ['-f', '3', '-layout', file, '-']).replace(/\s+/g, ' ');
+    expect(text).toContain(
+      'Authentication Signing link sent by email and access code given by the sender',
+    );
+    const evidence = JSON.parse(tool('qpdf', ['--show-attachment=signet-evidence.json', file]));
+    expect(evidence.signers.map((s: { authentication: string[] }) => s.authentication)).toEqual([
+      ['email_link', 'access_code'],
+      ['email_link'],
+    ]);
+  });
 });

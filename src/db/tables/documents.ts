@@ -134,6 +134,13 @@ export interface SignersTable {
   delivery_error?: string | null;
   /** 1: a visitor typed this address on a public form and never proved it with a code (migration 0016a). */
   email_unproven?: number | null;
+  /** Keyed hash of the sender's access code; null when the signer has none (migration 0018a). */
+  access_code_hash?: string | null;
+  /** The consent the signer accepted (migration 0018b): the exact text, its locale, its SHA-256 (hex), when. */
+  consent_text?: string | null;
+  consent_locale?: string | null;
+  consent_sha256?: string | null;
+  consented_at?: string | null;
 }
 
 /** Secret signing links: only the SHA-256 of the token is stored. */

@@ -21,6 +21,10 @@ export interface OrganizationsTable {
   default_locale: Generated<string>;
   /** IANA time zone of the dates its signers read (0020). */
   time_zone: Generated<string>;
+  /** 1: signers must accept the consent text first (migration 0018b). */
+  require_consent: Generated<number>;
+  /** null: Signet's default text; else a JSON string or a JSON object of locale → text. */
+  consent_text?: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -51,6 +51,10 @@ export type AuditAction =
   | 'signer.identity_rejected'
   | 'signer.invitation_failed'
   | 'signer.file_uploaded'
+  | 'signer.access_code_failed'
+  | 'signer.authenticated'
+  | 'signer.invitation_resent'
+  | 'signer.consented'
   | 'field.added'
   | 'field.updated'
   | 'field.removed';

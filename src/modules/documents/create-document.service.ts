@@ -47,7 +47,7 @@ export function buildNewDocument(
   const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);
   const signerRows = [
     ...(seed?.signers ?? []),
-    ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers'),
+    ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers', deps.secret),
   ];
   const fieldRows = [
     ...(seed?.fields ?? []),

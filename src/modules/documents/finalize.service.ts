@@ -24,7 +24,18 @@ import { finalizeInWorker } from '../../pdf/finalize-worker.ts';
 import { WorkerLimitError } from '../../pdf/bounded-worker.ts';
 import { PdfLimitError } from '../../pdf/syntax.ts';
 import { documentTimeline } from '../audit/timeline.ts';
-import type { FinalizeTimelineEntry } from '../../pdf/finalize-input.ts';
+import type { AuthenticationMethod, FinalizeTimelineEntry } from '../../pdf/finalize-input.ts';
+
+/**
+ * How a signer proved access, for the certificate page: the link itself always, plus an access
+ * code the sender gave out of band, plus the one-time code of the document's `otpMethod`.
+ */
+function authenticationOf(doc: DocumentRow, signer: SignerRow): AuthenticationMethod[] {
+  const methods: AuthenticationMethod[] = ['email_link'];
+  if (signer.access_code_hash) methods.push('access_code');
+  if (doc.otp_method === 'email') methods.push('email_otp');
+  return methods;
+}
 
 /** Completion time: when the last signer or approver signed (the same on every run of the job). */
 function completionTime(signers: SignerRow[]): string {
@@ -69,6 +80,7 @@ function finalizeInput(
       userAgent: s.user_agent ?? '',
       geoCity: s.geo_city ?? '',
       geoCountry: s.geo_country ?? '',
+      authentication: authenticationOf(doc, s),
       signature:
         fields.find((f) => f.type === 'signature' && f.assigned_to === s.position && f.value)
           ?.value ?? null,

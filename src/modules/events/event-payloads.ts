@@ -41,6 +41,21 @@ export const EVENT_DATA = {
   'signer.viewed': SignerData,
   'signer.completed': SignerData,
   'signer.declined': SignerData,
+  'signer.consented': Type.Object(
+    {
+      ...DocumentListItem.properties,
+      signer: SignerSchema,
+      consent: Type.Object({
+        locale: Type.String({ description: 'The locale of the text the signer accepted' }),
+        sha256: Type.String({ description: 'SHA-256 (hex) of the exact text accepted (UTF-8)' }),
+        consentedAt: Type.String({ description: 'When (ISO 8601)' }),
+      }),
+    },
+    {
+      description:
+        'The document as a list item, the `signer` who accepted the consent to electronic records and signatures, and the `consent`: locale and SHA-256 of the exact text',
+    },
+  ),
   'campaign.submission.created': Type.Object(
     { ...DocumentListItem.properties, campaign: Campaign },
     {

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'signer.viewed',
   'signer.completed',
   'signer.declined',
+  'signer.consented',
   'campaign.submission.created',
   'campaign.closed',
   'bulk_send.completed',

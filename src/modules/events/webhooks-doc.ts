@@ -22,6 +22,8 @@ const WHEN: Record<EventType, string> = {
   'signer.completed':
     'A signer signed (their uploads, if any, are counted in `_count.attachments` and listed in the document detail).',
   'signer.declined': 'A signer declined to sign.',
+  'signer.consented':
+    "A signer accepted the organization's consent to electronic records and signatures (`requireConsent`).",
   'campaign.submission.created':
     'Someone signed through a campaign link: a new document, with the campaign.',
   'campaign.closed': 'A campaign stopped taking submissions.',

@@ -15,6 +15,24 @@ const BrandColor = Type.String({
   description: 'Hex colour `#RRGGBB`',
 });
 
+/** null: Signet's default in every locale; a string; or locale → string (each at most 10,000 characters). */
+const ConsentTextValue = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' });
+const ConsentText = Nullable(
+  Type.Union(
+    [
+      ConsentTextValue,
+      Type.Record(Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$' }), ConsentTextValue, {
+        minProperties: 1,
+        maxProperties: 30,
+      }),
+    ],
+    {
+      description:
+        "The disclosure signers accept when `requireConsent`: null for Signet's default (which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed.",
+    },
+  ),
+);
+
 export const OrganizationSchema = Type.Object(
   {
     id: Id('org'),
@@ -49,6 +67,11 @@ export const OrganizationSchema = Type.Object(
     timeZone: Type.String({
       description: 'IANA time zone of the dates and times signers read (pages, mails, certificate)',
     }),
+    requireConsent: Type.Boolean({
+      description:
+        'Signers must accept `consentText` (consent to use electronic records and signatures, ESIGN §101(c)) before the document is shown',
+    }),
+    consentText: ConsentText,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -66,6 +89,8 @@ export const OrganizationSchema = Type.Object(
         embedOrigins: ['https://app.acme.example'],
         defaultLocale: 'de',
         timeZone: 'Europe/Berlin',
+        requireConsent: true,
+        consentText: null,
         createdAt: '2026-11-21T09:30:00.000Z',
         updatedAt: '2026-11-22T14:05:12.000Z',
       },
@@ -76,6 +101,8 @@ export type Organization = Static<typeof OrganizationSchema>;
 
 export const UpdateOrganizationBody = Type.Object(
   {
+    requireConsent: Type.Optional(Type.Boolean()),
+    consentText: Type.Optional(ConsentText),
     name: Type.Optional(
       Type.String({
         minLength: 1,

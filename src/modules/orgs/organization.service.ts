@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parseConsentText } from '../signing/consent-text.ts';
 import type { Executor, OrganizationRow } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { checkEmbedOrigins, parseEmbedOrigins } from './embed-origins.ts';
@@ -38,6 +39,8 @@ export function toOrganization(publicUrl: string, row: OrganizationRow): Organiz
     embedOrigins: parseEmbedOrigins(row.embed_origins),
     defaultLocale: row.default_locale,
     timeZone: row.time_zone,
+    requireConsent: Number(row.require_consent) === 1,
+    consentText: parseConsentText(row.consent_text),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -107,6 +110,14 @@ export async function updateOrganizationRow(
   production = true,
 ): Promise<OrganizationRow> {
   if (typeof input.logo === 'string') checkLogo(input.logo);
+  if (input.consentText && typeof input.consentText === 'object')
+    for (const locale of Object.keys(input.consentText))
+      if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(locale))
+        throw new AppError(
+          'validation_error',
+          `consentText: "${locale.slice(0, 40)}" is not a locale`,
+          [{ path: 'body.consentText', message: 'keys must be locales such as en, de or pt-BR' }],
+        );
   const embedOrigins =
     input.embedOrigins === undefined
       ? undefined
@@ -130,6 +141,10 @@ export async function updateOrganizationRow(
       ...(embedOrigins !== undefined && { embed_origins: JSON.stringify(embedOrigins) }),
       ...(defaultLocale !== undefined && { default_locale: defaultLocale }),
       ...(timeZone !== undefined && { time_zone: timeZone }),
+      ...(input.requireConsent !== undefined && { require_consent: input.requireConsent ? 1 : 0 }),
+      ...(input.consentText !== undefined && {
+        consent_text: input.consentText === null ? null : JSON.stringify(input.consentText),
+      }),
       updated_at: now.toISOString(),
     })
     .where('id', '=', orgId)

@@ -3,13 +3,14 @@ import { checkOptionalLocale } from '../../i18n/locale-input.ts';
 import type { SignerRow, SignersTable } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
+import { hashAccessCode } from '../signing/access-codes.ts';
 import type { SignerInputT } from './signers.schemas.ts';
 
 /** Signers (all roles) a document may have. */
 export const MAX_SIGNERS = 50;
 
 /** Fields a signer may still change once the document is out for signature: typos in who receives it. */
-export const CORRECTABLE_IN_FLIGHT: readonly string[] = ['name', 'email'];
+export const CORRECTABLE_IN_FLIGHT: readonly string[] = ['name', 'email', 'accessCode'];
 
 /**
  * Rows for new signers of a document. `order` defaults to the next free position; an order
@@ -21,6 +22,8 @@ export function buildSignerRows(
   existing: Pick<SignerRow, 'position'>[],
   now: string,
   pathPrefix = '',
+  /** The server secret that keys access-code hashes; needed when an input has an `accessCode`. */
+  secret?: Buffer,
 ): Insertable<SignersTable>[] {
   const taken = new Set(existing.map((s) => s.position));
   let next = existing.reduce((max, s) => Math.max(max, s.position + 1), 0);
@@ -36,8 +39,12 @@ export function buildSignerRows(
     }
     taken.add(position);
     next = Math.max(next, position + 1);
+    const id = newId('sgn');
+    const code = input.accessCode ?? null;
+    if (code !== null && !secret)
+      throw new Error('buildSignerRows: an access code needs the secret');
     return {
-      id: newId('sgn'),
+      id,
       document_id: documentId,
       name: input.name,
       email: input.email.toLowerCase(),
@@ -51,6 +58,7 @@ export function buildSignerRows(
       position,
       status: 'pending',
       signed_at: null,
+      access_code_hash: code === null ? null : hashAccessCode(secret as Buffer, id, code),
       created_at: now,
       updated_at: now,
     };

@@ -41,6 +41,17 @@ export const Phone = Nullable(
   Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }),
 );
 
+/** Write-only: stored as a keyed hash and never returned (src/modules/signing/access-codes.ts). */
+export const AccessCode = Nullable(
+  Type.String({
+    minLength: 4,
+    maxLength: 64,
+    pattern: '\\S',
+    description:
+      'A code you give the signer out of band (4-64 characters; write-only, stored hashed). The signing page asks for it before it shows anything of the document; the signing API needs `POST /api/v1/signing/{token}/access` first. `null` removes it.',
+  }),
+);
+
 export const SignerInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
@@ -51,6 +62,7 @@ export const SignerInput = Type.Object(
     ),
     phone: Type.Optional(Phone),
     locale: Type.Optional(Nullable(LocaleTag)),
+    accessCode: Type.Optional(AccessCode),
   },
   { additionalProperties: false },
 );
@@ -64,6 +76,7 @@ export const SignerPatch = Type.Object(
     order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
     phone: Type.Optional(Phone),
     locale: Type.Optional(Nullable(LocaleTag)),
+    accessCode: Type.Optional(AccessCode),
   },
   { additionalProperties: false, minProperties: 1 },
 );

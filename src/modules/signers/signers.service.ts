@@ -16,6 +16,7 @@ import * as repo from './signers.repository.ts';
 import { buildSignerRows, CORRECTABLE_IN_FLIGHT, MAX_SIGNERS } from './signers.rules.ts';
 import { isFinishedSigner, moveSigner } from './signer-status.ts';
 import { isOpenDocument } from '../documents/document-status.ts';
+import { hashAccessCode } from '../signing/access-codes.ts';
 import type { ListSignersQueryT, SignerInputT, SignerPatchT } from './signers.schemas.ts';
 
 const who = (s: Pick<SignerRow, 'name' | 'email' | 'role' | 'position'>) =>
@@ -52,7 +53,7 @@ export async function addSigner(
       throw new AppError('limit_reached', `A document has at most ${MAX_SIGNERS} signers`);
     }
     const now = deps.clock.now().toISOString();
-    const [row] = buildSignerRows(documentId, [input], existing, now);
+    const [row] = buildSignerRows(documentId, [input], existing, now, '', deps.secret);
     await repo.insertSigners(trx, [row]);
     await updateDocument(trx, documentId, { updated_at: now });
     const signer = row as SignerRow;
@@ -78,7 +79,7 @@ async function requireSigner(
 }
 
 /** The changes `input` makes to `signer`, leaving out fields given with their current value. */
-function diff(signer: SignerRow, input: SignerPatchT): SignerUpdate {
+function diff(signer: SignerRow, input: SignerPatchT, secret: Buffer): SignerUpdate {
   const changes: SignerUpdate = {};
   if (input.name !== undefined && input.name !== signer.name) changes.name = input.name;
   const email = input.email?.toLowerCase();
@@ -90,12 +91,18 @@ function diff(signer: SignerRow, input: SignerPatchT): SignerUpdate {
     const locale = checkOptionalLocale(input.locale, 'body.locale');
     if (locale !== signer.locale) changes.locale = locale;
   }
+  // Write-only: a code is a change unless it hashes to the one stored.
+  if (input.accessCode !== undefined) {
+    const hash =
+      input.accessCode === null ? null : hashAccessCode(secret, signer.id, input.accessCode);
+    if (hash !== (signer.access_code_hash ?? null)) changes.access_code_hash = hash;
+  }
   return changes;
 }
 
 const changedNames = (changes: SignerUpdate) =>
   Object.keys(changes)
-    .map((k) => (k === 'position' ? 'order' : k))
+    .map((k) => (k === 'position' ? 'order' : k === 'access_code_hash' ? 'access code' : k))
     .sort()
     .join(', ');
 
@@ -129,7 +136,7 @@ async function editDraftSigner(
   signer: SignerRow,
   input: SignerPatchT,
 ) {
-  const changes = diff(signer, input);
+  const changes = diff(signer, input, deps.secret);
   if (Object.keys(changes).length === 0) return toSigner(signer);
   const now = deps.clock.now().toISOString();
   let moved = 0;
@@ -177,13 +184,13 @@ async function correctSentSigner(
   const refused = Object.keys(input).filter((k) => !CORRECTABLE_IN_FLIGHT.includes(k));
   if (refused.length > 0) {
     throw invalidState(
-      `The document is ${doc.status}: only name and email can be corrected, not ${refused.sort().join(', ')}`,
+      `The document is ${doc.status}: only name, email and access code can be corrected, not ${refused.sort().join(', ')}`,
     );
   }
   if (isFinishedSigner(signer.status)) {
     throw invalidState(`Cannot correct a signer who is ${signer.status}`);
   }
-  const changes = diff(signer, input);
+  const changes = diff(signer, input, deps.secret);
   if (Object.keys(changes).length === 0) return toSigner(signer);
   const now = deps.clock.now().toISOString();
   await repo.updateSigner(trx, signer.id, { ...changes, updated_at: now });

@@ -17,14 +17,18 @@ export const campaignSubject = (campaignId: string, email: string) =>
 
 export const linkLocked = (message: string) => new AppError('link_locked', message);
 
-/** Whether the subject has used up its wrong tries. */
-export async function isLocked(db: Executor, subject: string): Promise<boolean> {
+/** Whether the subject has used up its wrong tries (`max`: access codes allow fewer, access-codes.ts). */
+export async function isLocked(
+  db: Executor,
+  subject: string,
+  max = MAX_CODE_FAILURES,
+): Promise<boolean> {
   const row = await db
     .selectFrom('code_failures')
     .select('failures')
     .where('subject', '=', subject)
     .executeTakeFirst();
-  return (row?.failures ?? 0) >= MAX_CODE_FAILURES;
+  return (row?.failures ?? 0) >= max;
 }
 
 /**
@@ -32,7 +36,12 @@ export async function isLocked(db: Executor, subject: string): Promise<boolean> 
  * pass the limit together: returns the tries now used, or null when none is left. A right code
  * gives its try back (`refundTry`).
  */
-export async function takeTry(db: Executor, subject: string, now: string): Promise<number | null> {
+export async function takeTry(
+  db: Executor,
+  subject: string,
+  now: string,
+  max = MAX_CODE_FAILURES,
+): Promise<number | null> {
   const row = await db
     .insertInto('code_failures')
     .values({ subject, failures: 1, updated_at: now })
@@ -43,7 +52,7 @@ export async function takeTry(db: Executor, subject: string, now: string): Promi
           failures: eb('code_failures.failures', '+', 1),
           updated_at: now,
         }))
-        .where('code_failures.failures', '<', MAX_CODE_FAILURES),
+        .where('code_failures.failures', '<', max),
     )
     .returning('failures')
     .executeTakeFirst();

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
+import { requireSigningSession } from './signer-access.ts';
 import { Data, Id } from '../../http/schemas.ts';
 import { UPLOAD_CONTENT_TYPES } from '../documents/documents.schemas.ts';
 import { uploadFieldFile } from './signer-uploads.ts';
@@ -16,6 +17,8 @@ import { signingExamples } from './signing.examples.ts';
 export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const deps = fastify.deps;
+  // A signer with an access code: every call of its links needs the session of `POST …/access`.
+  fastify.addHook('onRequest', requireSigningSession(deps));
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
@@ -59,6 +62,7 @@ export async function signerUploadRoutes(fastify: FastifyInstance): Promise<void
         errorCodes: [
           'forbidden',
           'link_locked',
+          'access_code_required',
           'not_found',
           'invalid_state',
           'unsupported_media_type',

@@ -6,6 +6,7 @@ import { AppError } from '../../http/errors.ts';
 import { CredentialError } from '../../http/credential-error.ts';
 import * as repo from './signing.repository.ts';
 import { isLocked, linkLocked, signerSubject } from './code-failures.ts';
+import { accessLocked } from './access-codes.ts';
 import { parseEmbedOrigins } from '../orgs/embed-origins.ts';
 import { requireOpenDocument } from './signing-rules.ts';
 
@@ -104,7 +105,7 @@ const unknownLink = () =>
 /**
  * The signer and document a token opens, or 403 `forbidden` for a forged, revoked or expired
  * token, or one of a purpose not in `accept`, or 403 `link_locked` for a signing link whose signer
- * tried too many wrong codes. Says nothing about the document's or signer's status.
+ * tried too many wrong one-time or access codes. Says nothing about the document's or signer's status.
  * Only a token never issued counts against the address: a revoked or expired one was genuine.
  */
 export async function resolveToken(
@@ -116,15 +117,16 @@ export async function resolveToken(
   const row = await repo.findSigningToken(db, hashToken(token));
   if (!row) throw unknownLink();
   if (!accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null) throw invalidLink();
-  const [signer, doc, locked] = await Promise.all([
+  const [signer, doc, locked, accessCodeLocked] = await Promise.all([
     repo.findSignerById(db, row.signer_id),
     repo.findDocumentById(db, row.document_id),
     row.purpose === 'sign' ? isLocked(db, signerSubject(row.signer_id)) : false,
+    row.purpose === 'sign' ? accessLocked(db, row.signer_id) : false,
   ]);
   if (!signer || !doc || signer.document_id !== doc.id) throw invalidLink();
-  if (locked)
+  if (locked || accessCodeLocked)
     throw linkLocked(
-      'Too many wrong codes were tried with this signing link; it is locked until the sender sends you a new link',
+      `Too many wrong ${accessCodeLocked ? 'access codes' : 'codes'} were tried with this signing link; it is locked until the sender sends you a new link`,
     );
   if (Date.parse(row.expires_at) <= deps.clock.now().getTime()) {
     // Links are capped at the document's expiry: say that the document expired, not just the link.

@@ -27,6 +27,12 @@ export const signingExamples = {
           order: 0,
         },
         isYourTurn: true,
+        consent: {
+          required: true,
+          given: false,
+          text: 'Consent to use electronic records and signatures\n\nYou have the right to receive this document on paper instead…',
+          locale: 'en',
+        },
         otpRequired: false,
         verification: { required: false, status: 'none' },
         fields: [
@@ -110,6 +116,28 @@ export const signingExamples = {
         documentStatus: 'action_required',
       },
     },
+  },
+  enterSigningAccessCode: {
+    body: { accessCode: 'blue-harbor-42' },
+    response: {
+      data: {
+        session: 'mf3k2a1c.Yq3v0cUq1l9bRk2xT8n4Wd6pZs7aJh5eGm0fC1iO2uE',
+        expiresAt: AT.expires,
+      },
+    },
+  },
+  giveSigningConsent: {
+    response: {
+      data: {
+        signerId: EX.sgn,
+        locale: 'en',
+        sha256: '6f1ed002ab5595859014ebf0951522d9a6d8f1f4f7e3a1c1a3d0b8e6f2c4a9b1',
+        consentedAt: AT.signed,
+      },
+    },
+  },
+  resendSigningInvitation: {
+    response: { data: { signerId: EX.sgn, sentTo: 'ada@example.com', expiresAt: AT.expires } },
   },
   createSigningLink: {
     response: { data: { url: `https://sign.example.com/sign/${EX.token}`, expiresAt: AT.expires } },

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
+import { requireSigningSession } from './signer-access.ts';
 import { Data } from '../../http/schemas.ts';
 import { actorOf } from '../documents/documents.routes.ts';
 import * as service from './signing.service.ts';
@@ -34,9 +35,10 @@ const COMPLETE_RULES =
 
 /**
  * What every token-authenticated route can refuse (no API key, so no `unauthorized`/`insufficient_scope`):
- * a link that is not valid, a document or signer that is finished, a signer locked out by 25 wrong codes.
+ * a link that is not valid, a document or signer that is finished, a signer locked out by wrong codes,
+ * a signer with an access code calling without the session of `POST …/access`.
  */
-const LINK_CODES = ['forbidden', 'link_locked', 'invalid_state'] as const;
+const LINK_CODES = ['forbidden', 'link_locked', 'invalid_state', 'access_code_required'] as const;
 
 const PdfResponse = {
   description: 'The PDF bytes',
@@ -50,6 +52,8 @@ const PdfResponse = {
 export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const deps = fastify.deps;
+  // A signer with an access code: every call of its links needs the session of `POST …/access`.
+  fastify.addHook('onRequest', requireSigningSession(deps));
 
   /** A forged, revoked or expired link is refused before its body is read. */
   const knownToken = async (request: FastifyRequest) => {

@@ -96,6 +96,20 @@ export const SigningSession = Type.Object({
   isYourTurn: Type.Boolean({
     description: 'False in sequential mode while an earlier signer or approver has not finished',
   }),
+  consent: Type.Object(
+    {
+      required: Type.Boolean({ description: "The organization's `requireConsent`" }),
+      given: Type.Boolean({ description: 'The signer accepted the current text' }),
+      text: Type.String({
+        description: 'The disclosure to show before the document, exactly as it will be kept',
+      }),
+      locale: Type.String(),
+    },
+    {
+      description:
+        'Consent to electronic records and signatures: when `required` and not `given`, show `text` before the document and send `POST …/consent` (or `consent: true` with `complete`)',
+    },
+  ),
   otpRequired: Type.Boolean({
     description: 'True when `complete` needs an emailed code: call `POST …/otp` first',
   }),
@@ -160,6 +174,12 @@ export const CompleteBody = Type.Object(
       Type.String({
         pattern: '^[0-9]{6}$',
         description: 'The 6-digit emailed code, when `otpRequired`',
+      }),
+    ),
+    consent: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the signer accepts the consent text of the session (`consent.text`), when `consent.required` and not yet `given`; without it such a signer gets 409 `consent_required`',
       }),
     ),
   },
@@ -239,3 +259,10 @@ export const VerificationResult = Type.Object({
   documentStatus: StringEnum(DOCUMENT_STATUSES),
 });
 export type VerificationResultT = Static<typeof VerificationResult>;
+
+export const ConsentResult = Type.Object({
+  signerId: Id('sgn'),
+  locale: Type.String({ description: 'The locale of the text accepted' }),
+  sha256: Type.String({ description: 'SHA-256 (hex) of the exact text accepted (UTF-8)' }),
+  consentedAt: Timestamp,
+});

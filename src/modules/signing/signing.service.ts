@@ -26,6 +26,8 @@ import { orgMailOf } from '../orgs/org-name.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
 import { clearTries, signerSubject } from './code-failures.ts';
+import { accessSubject } from './access-codes.ts';
+import { consentOf, consentRequired, recordConsent, requireConsent } from './consent.ts';
 import { verifyOtp } from './signing-otp.ts';
 import {
   isTurnOf,
@@ -100,10 +102,11 @@ export async function getSession(
     return row;
   });
 
-  const [signers, fields, brand] = await Promise.all([
+  const [signers, fields, brand, consent] = await Promise.all([
     listSigners(deps.db, doc.id),
     listFields(deps.db, doc.id),
     orgBrandOf(deps.db, deps.config.publicUrl, doc.org_id),
+    consentOf(deps.db, doc, current),
   ]);
   const verification = verificationOf(doc, current);
   return {
@@ -132,6 +135,12 @@ export async function getSession(
       signers.map((s) => (s.id === current.id ? current : s)),
       current,
     ),
+    consent: {
+      required: consent.required,
+      given: consent.given,
+      text: consent.text,
+      locale: consent.locale,
+    },
     otpRequired: doc.otp_method === 'email',
     verification: { required: verification !== 'none', status: verification },
     fields: fieldsOf(fields, current).map(fieldView),
@@ -159,6 +168,8 @@ export async function openFile(
     key = doc.signed_file_key;
   } else {
     requireOpen(doc, signer);
+    // The disclosure comes before the document (ESIGN): no file until the signer consented.
+    await requireConsent(deps.db, doc, signer);
     key = doc.file_key;
   }
   if (!key) throw notFound('File');
@@ -195,6 +206,9 @@ export async function completeSigning(
       await uploadsOf(deps.db, doc.id, signer.id),
     ),
   );
+  const consent = await consentOf(deps.db, doc, signer);
+  const consentNeeded = consent.required && !consent.given;
+  if (consentNeeded && input.consent !== true) throw consentRequired();
   // The code is checked last: a mistake in the values must not cost one of its attempts.
   if (doc.otp_method === 'email') await verifyOtp(deps, doc, signer, input.otp, meta);
 
@@ -222,6 +236,7 @@ export async function completeSigning(
       }
     }
 
+    if (consentNeeded) await recordConsent(trx, deps, locked, current, consent, meta);
     const now = deps.clock.now().toISOString();
     for (const [fieldId, value] of values)
       await updateField(trx, fieldId, { value, updated_at: now });
@@ -383,6 +398,7 @@ export async function createSignerLink(
     const link = await issueLink(trx, deps, doc, signer);
     // A new link from the sender is what unlocks a signer who tried too many wrong codes.
     await clearTries(trx, signerSubject(signer.id));
+    await clearTries(trx, accessSubject(signer.id));
     await writeAudit(trx, deps.clock, {
       orgId: doc.org_id,
       documentId: doc.id,

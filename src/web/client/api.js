@@ -12,18 +12,27 @@ export class ApiError extends Error {
   }
 }
 
-export function signingApi(token) {
+/**
+ * `store` (optional): where the signing session of an access code is kept; when it holds one,
+ * every call carries it as X-Signing-Session.
+ */
+export function signingApi(token, store) {
   const base = `/api/v1/signing/${encodeURIComponent(token)}`;
+  const withSession = (headers) => {
+    const session = store?.get();
+    return session ? { ...headers, 'x-signing-session': session } : headers;
+  };
 
   async function call(method, path, body) {
     let res;
     try {
       res = await fetch(base + path, {
         method,
-        headers:
+        headers: withSession(
           body === undefined
             ? { accept: 'application/json' }
             : { accept: 'application/json', 'content-type': 'application/json' },
+        ),
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: 'omit',
         cache: 'no-store',
@@ -56,7 +65,11 @@ export function signingApi(token) {
     async file() {
       let res;
       try {
-        res = await fetch(`${base}/file`, { credentials: 'omit', cache: 'no-store' });
+        res = await fetch(`${base}/file`, {
+          headers: withSession({}),
+          credentials: 'omit',
+          cache: 'no-store',
+        });
       } catch {
         throw new ApiError(0, 'network_error', t('error.downloadFailed'));
       }
@@ -71,6 +84,7 @@ export function signingApi(token) {
       return new Uint8Array(await res.arrayBuffer());
     },
     requestOtp: () => call('POST', '/otp', {}),
+    access: (accessCode) => call('POST', '/access', { accessCode }),
     complete: (body) => call('POST', '/complete', body),
     decline: (reason) => call('POST', '/decline', { reason }),
     /** A `file` field's file: the bytes as they are, typed by their own Content-Type; resolves to the attachment id. */
@@ -80,10 +94,10 @@ export function signingApi(token) {
       try {
         res = await fetch(url, {
           method: 'PUT',
-          headers: {
+          headers: withSession({
             'content-type': file.type || 'application/octet-stream',
             accept: 'application/json',
-          },
+          }),
           body: file,
           credentials: 'omit',
           cache: 'no-store',
@@ -107,7 +121,7 @@ export function signingApi(token) {
       try {
         res = await fetch(`${base}/identity`, {
           method: 'POST',
-          headers: { 'content-type': file.type, accept: 'application/json' },
+          headers: withSession({ 'content-type': file.type, accept: 'application/json' }),
           body: file,
           credentials: 'omit',
           cache: 'no-store',

@@ -1,6 +1,7 @@
 // The signing page: loads the session of the link's token, then shows either a full-page state
 // (not your turn, already signed, cancelled…) or the document with this signer's fields.
 
+import { accessStep, sessionStore } from './access-step.js';
 import { signingApi } from './api.js';
 import { h } from './dom.js';
 import { identityStep } from './identity.js';
@@ -15,17 +16,26 @@ const LIMITS = {
   typedSignatureMaxChars: 200,
   otpDigits: 6,
   identityMaxBytes: 10 * 1024 * 1024,
+  accessCodeMaxChars: 64,
 };
 
 const token = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop() ?? '');
 const pdfjsBase = document.body.dataset.pdfjs;
-const api = signingApi(token);
+const store = sessionStore(token);
+const api = signingApi(token, store);
 
-async function start() {
+/** `refused`: an error the access step ended with (a locked link), shown as the page's state. */
+async function start(refused) {
   let session;
   try {
+    if (refused) throw refused;
     session = await api.get();
   } catch (err) {
+    // The sender set an access code: nothing of the document until it is entered.
+    if (err.code === 'access_code_required') {
+      store.set(null);
+      return accessStep({ api, store, limits: LIMITS, onDone: start });
+    }
     const { state, text } = stateOfError(err);
     return showState(state, { text });
   }
@@ -91,6 +101,11 @@ async function refreshState() {
       return true;
     }
   } catch (err) {
+    // The hour of the access code's session ended while the signer was filling the document.
+    if (err.code === 'access_code_required') {
+      await start();
+      return true;
+    }
     const { state, text } = stateOfError(err);
     showState(state, { text });
     return true;
