@@ -25,6 +25,8 @@ export interface WebRoutesOptions {
    * the signing page is framed only by them (frame-ancestors.ts).
    */
   embedOriginsOfLink(token: string): Promise<string[]>;
+  /** What the client needs of each field type, as JSON (the field-type registry's `client` parts). */
+  fieldTypes: string;
 }
 
 export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions): Promise<void> {
@@ -78,7 +80,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
           title: 'Review and sign · Signet',
           assetBase,
           script: 'app.js',
-          data: { pdfjs: pdfjsBase },
+          data: { pdfjs: pdfjsBase, 'field-types': options.fieldTypes },
           main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>

@@ -1,22 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
 
-export const FIELD_TYPES = [
-  'signature',
-  'initials',
-  'name',
-  'email',
-  'date',
-  'text',
-  'number',
-  'checkbox',
-  'dropdown',
-  'radio',
-  'file',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+import { FIELD_TYPE_REGISTRY, FIELD_TYPES, type FieldType } from './field-types.ts';
+
+export { FIELD_TYPES, type FieldType };
 /** Types that need `options`; every other type must leave it null. */
-export const OPTION_TYPES: readonly string[] = ['dropdown', 'radio'];
+export const OPTION_TYPES: readonly string[] = FIELD_TYPES.filter(
+  (t) => FIELD_TYPE_REGISTRY[t].options === 'required',
+);
 
 const FieldTypeSchema = StringEnum(FIELD_TYPES);
 const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description });
