@@ -6875,7 +6875,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The added field; with `anchor`, the list of fields placed */
             201: {
                 headers: {
                     [name: string]: unknown;

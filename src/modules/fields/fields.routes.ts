@@ -53,10 +53,13 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
         params: IdParams,
         body: FieldCreateBody,
         response: {
-          201: Type.Union([
-            Data(FieldSchema, 'The added field'),
-            Data(Type.Array(FieldItem), 'The fields an anchored body placed, in page order'),
-          ]),
+          201: Type.Union(
+            [
+              Data(FieldSchema, 'The added field'),
+              Data(Type.Array(FieldItem), 'The fields an anchored body placed, in page order'),
+            ],
+            { description: 'The added field; with `anchor`, the list of fields placed' },
+          ),
         },
         errorCodes: [
           'not_found',
