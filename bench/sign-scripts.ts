@@ -40,7 +40,16 @@ function variant(base: FinalizeInput, texts: (typeof TEXTS)[string]): FinalizeIn
   }
   // One more field per extra value, so each script is drawn on the page.
   for (const [i, value] of texts.values.entries())
-    input.fields.push({ type: 'text', page: 1, x: 10, y: 20 + i * 5, width: 60, height: 4, value });
+    input.fields.push({
+      type: 'text',
+      draw: 'text',
+      page: 1,
+      x: 10,
+      y: 20 + i * 5,
+      width: 60,
+      height: 4,
+      value,
+    });
   return input;
 }
 

@@ -79,14 +79,68 @@ export async function drawnSignature(): Promise<string> {
 
 export function inputFor(sourcePath: string, pages: number, png: string): FinalizeInput {
   const fields: FinalizeField[] = [
-    { type: 'signature', page: pages, x: 10, y: 75, width: 30, height: 7, value: 'Alice Martin' },
-    { type: 'date', page: pages, x: 10, y: 83, width: 20, height: 3, value: '2025-03-04' },
-    { type: 'signature', page: pages, x: 55, y: 75, width: 30, height: 7, value: png },
-    { type: 'name', page: pages, x: 55, y: 83, width: 30, height: 3, value: 'Bob Stone' },
-    { type: 'checkbox', page: 1, x: 10, y: 90, width: 3, height: 2, value: 'true' },
+    {
+      type: 'signature',
+      draw: 'mark' as const,
+      page: pages,
+      x: 10,
+      y: 75,
+      width: 30,
+      height: 7,
+      value: 'Alice Martin',
+    },
+    {
+      type: 'date',
+      draw: 'text' as const,
+      page: pages,
+      x: 10,
+      y: 83,
+      width: 20,
+      height: 3,
+      value: '2025-03-04',
+    },
+    {
+      type: 'signature',
+      draw: 'mark' as const,
+      page: pages,
+      x: 55,
+      y: 75,
+      width: 30,
+      height: 7,
+      value: png,
+    },
+    {
+      type: 'name',
+      draw: 'text' as const,
+      page: pages,
+      x: 55,
+      y: 83,
+      width: 30,
+      height: 3,
+      value: 'Bob Stone',
+    },
+    {
+      type: 'checkbox',
+      draw: 'tick' as const,
+      page: 1,
+      x: 10,
+      y: 90,
+      width: 3,
+      height: 2,
+      value: 'true',
+    },
   ];
   for (let page = 1; page <= pages; page++) {
-    fields.push({ type: 'initials', page, x: 85, y: 94, width: 8, height: 3, value: 'AM' });
+    fields.push({
+      type: 'initials',
+      draw: 'mark' as const,
+      page,
+      x: 85,
+      y: 94,
+      width: 8,
+      height: 3,
+      value: 'AM',
+    });
   }
   const signer = (name: string, email: string, ip: string) => ({
     name,

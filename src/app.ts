@@ -44,6 +44,7 @@ import { fieldsRoutes } from './modules/fields/fields.routes.ts';
 import { foldersRoutes } from './modules/folders/folders.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
+import { fieldTypesForClient } from './modules/fields/field-types.ts';
 import { pageOfLink } from './modules/signing/signing-links.ts';
 import { templatesRoutes } from './modules/templates/templates.routes.ts';
 import { templatePartsRoutes } from './modules/templates/template-parts.routes.ts';
@@ -238,6 +239,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(campaignPageRoutes);
   await app.register(webRoutes, {
     pageOfLink: (token) => pageOfLink(deps.db, token),
+    fieldTypes: JSON.stringify(fieldTypesForClient()),
   });
   await app.register(signingRoutes);
   await app.register(signerAccessRoutes);

@@ -14,6 +14,10 @@ export const ERROR_DOCS = {
     '`cursor` was not issued by this list',
     'The cursor was not issued by this list; pass `nextCursor` from an earlier page',
   ],
+  anchor_not_found: [
+    'a field’s `anchor.text` does not occur in the file (set `ignoreIfMissing` to get an empty list instead); `details` names each anchor',
+    'body.anchor.text does not occur in the file',
+  ],
   unauthorized: [
     'missing, malformed, unknown or revoked API key',
     'The API key is unknown or revoked',

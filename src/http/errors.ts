@@ -4,6 +4,8 @@ export const ERROR_STATUS = {
   validation_error: 400,
   /** The cursor was not issued by this endpoint. */
   invalid_cursor: 400,
+  /** A field's `anchor.text` does not occur in the file (and `ignoreIfMissing` is not set). */
+  anchor_not_found: 400,
   /** Missing, malformed, unknown or revoked API key. */
   unauthorized: 401,
   /** A signed link (upload URL, signing link) that is forged, replaced or expired. */

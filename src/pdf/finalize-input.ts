@@ -30,6 +30,12 @@ export interface FinalizeTimelineEntry {
 
 export interface FinalizeField {
   type: string;
+  /**
+   * How the value is drawn (the field type's `draw` in src/modules/fields/field-types.ts):
+   * `mark` a signature (drawn PNG or typed text in the signature face), `tick` a check mark for
+   * "true", `text` the value in Noto Sans.
+   */
+  draw: 'mark' | 'tick' | 'text';
   /** 1-based. */
   page: number;
   /** Percent of the displayed page, from its top-left corner. */

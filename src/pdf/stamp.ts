@@ -38,12 +38,9 @@ export async function stampFields(
       h: (field.height / 100) * page.height,
     };
     if (!(box.w > 0 && box.h > 0)) continue;
-    if (field.type === 'checkbox') {
+    if (field.draw === 'tick') {
       if (value === 'true') canvas.clipped(box.x, box.y, box.w, box.h, () => drawTick(canvas, box));
-    } else if (
-      (field.type === 'signature' || field.type === 'initials') &&
-      value.startsWith('data:')
-    ) {
+    } else if (field.draw === 'mark' && value.startsWith('data:')) {
       const image = await factory.image(value);
       canvas.clipped(box.x, box.y, box.w, box.h, () => {
         const scale = Math.min(box.w / image.width, box.h / image.height);
@@ -53,7 +50,7 @@ export async function stampFields(
       });
     } else {
       // A typed signature in the face the signing page showed it in; any other value in Noto Sans.
-      const typed = field.type === 'signature' || field.type === 'initials';
+      const typed = field.draw === 'mark';
       const key = typed ? 'signature' : 'sans';
       const text = typed ? value.replace(/\s+/g, ' ').trim() : value;
       const { size, lines } = fitText(factory, key, text, box, {

@@ -35,6 +35,8 @@ export interface WebRoutesOptions {
    * the signing page is framed only by them (frame-ancestors.ts); and the locale its signer reads.
    */
   pageOfLink(token: string): Promise<{ embedOrigins: string[]; locale: LocaleCode }>;
+  /** What the client needs of each field type, as JSON (the field-type registry's `client` parts). */
+  fieldTypes: string;
 }
 
 export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions): Promise<void> {
@@ -95,7 +97,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
           locale,
           url,
           script: 'app.js',
-          data: { pdfjs: pdfjsBase },
+          data: { pdfjs: pdfjsBase, 'field-types': options.fieldTypes },
           main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>

@@ -38,7 +38,16 @@ describe('finalizeInWorker', () => {
     const source = path.join(dir, 'in.pdf');
     await writeFile(source, original);
     const input = sampleInput(source, sha256(original), [
-      { type: 'signature', page: 20, x: 10, y: 80, width: 30, height: 6, value: 'Bob Stone' },
+      {
+        type: 'signature',
+        draw: 'mark' as const,
+        page: 20,
+        x: 10,
+        y: 80,
+        width: 30,
+        height: 6,
+        value: 'Bob Stone',
+      },
     ]);
 
     const outputs = [path.join(dir, 'a.pdf'), path.join(dir, 'b.pdf')];

@@ -102,12 +102,49 @@ function words(file: string, page: number) {
 }
 
 const standardFields = (pngUrl: string): FinalizeField[] => [
-  { type: 'signature', page: 1, x: 10, y: 70, width: 30, height: 8, value: 'Alice Martin' },
-  { type: 'date', page: 1, x: 60, y: 72, width: 20, height: 4, value: '2025-03-04' },
-  { type: 'checkbox', page: 1, x: 10, y: 85, width: 4, height: 3, value: 'true' },
-  { type: 'checkbox', page: 1, x: 20, y: 85, width: 4, height: 3, value: 'false' },
+  {
+    type: 'signature',
+    draw: 'mark' as const,
+    page: 1,
+    x: 10,
+    y: 70,
+    width: 30,
+    height: 8,
+    value: 'Alice Martin',
+  },
+  {
+    type: 'date',
+    draw: 'text' as const,
+    page: 1,
+    x: 60,
+    y: 72,
+    width: 20,
+    height: 4,
+    value: '2025-03-04',
+  },
+  {
+    type: 'checkbox',
+    draw: 'tick' as const,
+    page: 1,
+    x: 10,
+    y: 85,
+    width: 4,
+    height: 3,
+    value: 'true',
+  },
+  {
+    type: 'checkbox',
+    draw: 'tick' as const,
+    page: 1,
+    x: 20,
+    y: 85,
+    width: 4,
+    height: 3,
+    value: 'false',
+  },
   {
     type: 'text',
+    draw: 'text' as const,
     page: 1,
     x: 10,
     y: 20,
@@ -115,8 +152,26 @@ const standardFields = (pngUrl: string): FinalizeField[] => [
     height: 4,
     value: 'Company: Müller & Söhne GmbH, Lyon',
   },
-  { type: 'signature', page: 1, x: 50, y: 85, width: 30, height: 8, value: pngUrl },
-  { type: 'email', page: 1, x: 60, y: 60, width: 30, height: 4, value: null },
+  {
+    type: 'signature',
+    draw: 'mark' as const,
+    page: 1,
+    x: 50,
+    y: 85,
+    width: 30,
+    height: 8,
+    value: pngUrl,
+  },
+  {
+    type: 'email',
+    draw: 'text' as const,
+    page: 1,
+    x: 60,
+    y: 60,
+    width: 30,
+    height: 4,
+    value: null,
+  },
 ];
 
 describe('finalizePdf', () => {
@@ -191,6 +246,7 @@ describe('finalizePdf', () => {
     for (let page = 1; page <= 20; page++) {
       fields.push({
         type: 'text',
+        draw: 'text' as const,
         page,
         x: 20,
         y: 30,
@@ -249,7 +305,18 @@ describe('finalizePdf', () => {
     const once = await finalize(original, standardFields(png));
     const twice = await finalize(
       once.signed,
-      [{ type: 'text', page: 2, x: 10, y: 10, width: 30, height: 5, value: 'Second round' }],
+      [
+        {
+          type: 'text',
+          draw: 'text' as const,
+          page: 2,
+          x: 10,
+          y: 10,
+          width: 30,
+          height: 5,
+          value: 'Second round',
+        },
+      ],
       (input) => {
         input.document.id = 'doc_second';
       },
@@ -301,7 +368,18 @@ describe('finalizePdf', () => {
   it('rejects a field on a page the document does not have', async () => {
     const original = await makePdf({ pages: 2, useObjectStreams: false });
     await expect(
-      finalize(original, [{ type: 'text', page: 3, x: 1, y: 1, width: 10, height: 5, value: 'x' }]),
+      finalize(original, [
+        {
+          type: 'text',
+          draw: 'text' as const,
+          page: 3,
+          x: 1,
+          y: 1,
+          width: 10,
+          height: 5,
+          value: 'x',
+        },
+      ]),
     ).rejects.toThrow(/page 3, but the document has 2 pages/);
   });
 
@@ -311,6 +389,7 @@ describe('finalizePdf', () => {
       finalize(original, [
         {
           type: 'signature',
+          draw: 'mark' as const,
           page: 1,
           x: 1,
           y: 1,

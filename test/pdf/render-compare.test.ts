@@ -137,7 +137,9 @@ describe.skipIf(!hasChromium || !hasPdftoppm)('sealed text drawn as Chromium dra
       const output = path.join(dir, `${label}-signed.pdf`);
       await writeFile(source, original);
       await finalizePdf(
-        sampleInput(source, sha256(original), [{ type: 'text', page: 1, ...BOX, value }]),
+        sampleInput(source, sha256(original), [
+          { type: 'text', draw: 'text' as const, page: 1, ...BOX, value },
+        ]),
         cert,
         output,
         undefined,

@@ -110,6 +110,7 @@ async function seal(values: string[]): Promise<string> {
   const half = Math.ceil(values.length / 2);
   const fields: FinalizeField[] = values.slice(0, half).map((v, i) => ({
     type: 'text',
+    draw: 'text' as const,
     page: 1,
     x: 5,
     y: 10 + i * 5,

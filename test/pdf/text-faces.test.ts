@@ -40,6 +40,7 @@ async function seal(fields: FinalizeField[], tweak?: (input: FinalizeInput) => v
 
 const field = (value: string, box = { x: 10, y: 30, width: 60, height: 4 }): FinalizeField => ({
   type: 'text',
+  draw: 'text' as const,
   page: 1,
   ...box,
   value,

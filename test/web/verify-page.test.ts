@@ -73,7 +73,7 @@ describe.skipIf(!hasChromium)('GET /verify at 375 px', () => {
     expect(card).toContain('Signature 1: intact');
     expect(card).toContain('Signed by Signet document signing (self-signed)');
     expect(card).toContain(
-      "No trusted timestamp: the time 2025-03-04 10:20 UTC is what the signer's computer said.",
+      'No trusted timestamp: the signing time Mar 4, 2025, 10:20 AM UTC is the time recorded by the signing service’s own clock',
     );
     expect(card).toContain('PAdES B-B');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(

@@ -349,7 +349,7 @@ export interface paths {
         put?: never;
         /**
          * Place a field on a draft document
-         * @description `x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; `page` must not exceed the document's page count once a file is uploaded. Draft only (409 `invalid_state`). A document has at most 500 fields (409 `limit_reached`).
+         * @description `x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; `page` must not exceed the document's page count once a file is uploaded. Draft only (409 `invalid_state`). A document has at most 500 fields (409 `limit_reached`). Instead of `page`/`x`/`y`/`width`/`height`, a body may give `anchor` (the file must be uploaded, else 409 `missing_file`): every occurrence of `anchor.text` in the file (or the 1-based `anchor.occurrence`) gets a field whose top-left corner is `offsetX`/`offsetY` points right of and below the top-left corner of the text, `width`/`height` points large (default: the type’s size). Text is compared after NFKC normalization, case-sensitively, in logical (reading) order, runs of white space equal. The answer is then the list of fields made (`{data: [Field]}`). No occurrence: 400 `anchor_not_found`, unless `ignoreIfMissing` (201, empty list).
          *
          *     **Scope:** `documents.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -1849,6 +1849,22 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        Anchor: {
+            /** @description Field height in points (default: the field type’s) */
+            height?: number;
+            /** @description No occurrence answers 201 with an empty list instead of 400 `anchor_not_found` */
+            ignoreIfMissing?: boolean;
+            /** @description Only this occurrence (1-based, in page order); default: every occurrence */
+            occurrence?: number;
+            /** @description Points right of the text box’s left edge (default 0) */
+            offsetX?: number;
+            /** @description Points below the text box’s top edge (default 0) */
+            offsetY?: number;
+            /** @description Text to find in the file: compared after NFKC normalization, case-sensitively, in logical order (right-to-left text as it is read), every run of white space equal to one space */
+            text: string;
+            /** @description Field width in points (default: the field type’s) */
+            width?: number;
+        };
         /** @description A bulk send: one template sent to many recipients, one document per row */
         BulkSend: {
             /**
@@ -6844,11 +6860,22 @@ export interface operations {
                     x: number;
                     /** @description Top edge, % of page height (0-100) */
                     y: number;
+                } | {
+                    anchor: components["schemas"]["Anchor"];
+                    assignedTo?: number;
+                    defaultValue?: string | null;
+                    label?: string;
+                    options?: string[] | null;
+                    placeholder?: string | null;
+                    readOnly?: boolean;
+                    required?: boolean;
+                    /** @enum {string} */
+                    type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
                 };
             };
         };
         responses: {
-            /** @description The added field */
+            /** @description The added field; with `anchor`, the list of fields placed */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6877,10 +6904,37 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["Field"];
+                    } | {
+                        data: {
+                            /** @description The `order` of the signer who fills it */
+                            assignedTo: number;
+                            defaultValue: string | null;
+                            /** @description % of page height */
+                            height: number;
+                            /** @description Identifier (`fld_…`) */
+                            id: string;
+                            label: string;
+                            options: string[] | null;
+                            /** @description 1-based page number */
+                            page: number;
+                            placeholder: string | null;
+                            readOnly: boolean;
+                            required: boolean;
+                            /** @enum {string} */
+                            type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
+                            /** @description The value entered by the signer, once signed */
+                            value: string | null;
+                            /** @description % of page width */
+                            width: number;
+                            /** @description Left edge, % of page width from the left */
+                            x: number;
+                            /** @description Top edge, % of page height from the top */
+                            y: number;
+                        }[];
                     };
                 };
             };
-            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`; `anchor_not_found`: a field’s `anchor.text` does not occur in the file (set `ignoreIfMissing` to get an empty list instead); `details` names each anchor. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6948,7 +7002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `limit_reached`: an organization or campaign limit is reached; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `missing_file`: send before a file was uploaded; `limit_reached`: an organization or campaign limit is reached; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
+import { fieldTypeSpec } from '../fields/field-types.ts';
 import { checkValue } from '../signing/signing-values.ts';
 import { BulkRow, type BulkRowT } from './bulk-sends.schemas.ts';
 
@@ -11,9 +12,6 @@ export interface StoredRow {
   signers: { order: number; name: string; email: string; phone: string | null }[];
   values: Record<string, string>;
 }
-
-/** Field types a signer makes themselves: never prefilled. */
-const NOT_PREFILLABLE = ['signature', 'initials', 'file'];
 
 /** Most problems listed in one error body. */
 
@@ -118,7 +116,7 @@ export function validateRows(
         );
         continue;
       }
-      if (NOT_PREFILLABLE.includes(field.type)) {
+      if (!fieldTypeSpec(field.type).prefill) {
         at(path, `is a ${field.type} field, which only the signer can fill`);
         continue;
       }

@@ -9,6 +9,7 @@ import {
   renderShell,
   setPageHeaders,
 } from '../../web/page.ts';
+import { fieldTypesForClient } from '../fields/field-types.ts';
 import { frameAncestors } from '../../web/frame-ancestors.ts';
 import { embedOriginsOf } from '../orgs/embed-origins.ts';
 import { loadStaticAssets } from '../../web/static-assets.ts';
@@ -16,6 +17,9 @@ import { closeIfExpired } from './campaign-closing.ts';
 import { SLUG_PATTERN } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
 import { unavailability } from './public.service.ts';
+
+/** What the page's client needs of each field type (field-types.ts), as the JSON it reads. */
+const FIELD_TYPES_JSON = JSON.stringify(fieldTypesForClient());
 
 const SLUG = new RegExp(SLUG_PATTERN);
 
@@ -88,7 +92,7 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
           locale,
           url,
           script: 'campaign.js',
-          data: { pdfjs: pdfjsBase },
+          data: { pdfjs: pdfjsBase, 'field-types': FIELD_TYPES_JSON },
           main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>

@@ -12,6 +12,7 @@ import { emitEvent } from '../events/emit.ts';
 import { listAttachments } from './documents.repository.ts';
 import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
 import { documentEventData } from './documents.service.ts';
+import { fieldTypeSpec } from '../fields/field-types.ts';
 import { listFields } from '../fields/fields.repository.ts';
 import { listSigners } from '../signers/signers.repository.ts';
 import { findDocumentById, lockDocument } from '../signing/signing.repository.ts';
@@ -90,6 +91,7 @@ function finalizeInput(
       // A file field shows the name of the file attached (its value is the attachment id).
       .map((f) => ({
         type: f.type,
+        draw: fieldTypeSpec(f.type).draw,
         page: f.page,
         x: f.x,
         y: f.y,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
@@ -12,12 +13,27 @@ import {
   ListFieldsQuery,
 } from './fields.schemas.ts';
 import { fieldExamples } from './fields.examples.ts';
+import { AnchoredFieldInput, isAnchored } from './anchors.ts';
+
+/** A placed field, or (with `anchor`) fields placed at text in the file. */
+// The same shape as Field without its schema id, which one response may name only once.
+const { $id: _fieldId, ...fieldItem } = FieldSchema as typeof FieldSchema & { $id: string };
+const FieldItem = fieldItem as typeof FieldSchema;
+
+const FieldCreateBody = Type.Union([FieldInput, AnchoredFieldInput], { $id: 'FieldCreate' });
 
 const tags = ['Fields'];
 
 const RULES =
   '`x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; ' +
   "`page` must not exceed the document's page count once a file is uploaded. Draft only (409 `invalid_state`).";
+
+const ANCHORS =
+  'Instead of `page`/`x`/`y`/`width`/`height`, a body may give `anchor` (the file must be uploaded, else 409 `missing_file`): ' +
+  'every occurrence of `anchor.text` in the file (or the 1-based `anchor.occurrence`) gets a field whose top-left corner is ' +
+  '`offsetX`/`offsetY` points right of and below the top-left corner of the text, `width`/`height` points large (default: the type’s size). ' +
+  'Text is compared after NFKC normalization, case-sensitively, in logical (reading) order, runs of white space equal. ' +
+  'The answer is then the list of fields made (`{data: [Field]}`). No occurrence: 400 `anchor_not_found`, unless `ignoreIfMissing` (201, empty list).';
 
 /** Signature and form fields placed on a document's pages. */
 export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
@@ -33,17 +49,38 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'addField',
         example: fieldExamples.addField,
         summary: 'Place a field on a draft document',
-        description: `${RULES} A document has at most 500 fields (409 \`limit_reached\`).`,
+        description: `${RULES} A document has at most 500 fields (409 \`limit_reached\`). ${ANCHORS}`,
         params: IdParams,
-        body: FieldInput,
-        response: { 201: Data(FieldSchema, 'The added field') },
-        errorCodes: ['not_found', 'invalid_state', 'limit_reached'],
+        body: FieldCreateBody,
+        response: {
+          201: Type.Union(
+            [
+              Data(FieldSchema, 'The added field'),
+              Data(Type.Array(FieldItem), 'The fields an anchored body placed, in page order'),
+            ],
+            { description: 'The added field; with `anchor`, the list of fields placed' },
+          ),
+        },
+        errorCodes: [
+          'not_found',
+          'invalid_state',
+          'limit_reached',
+          'missing_file',
+          'anchor_not_found',
+        ],
       },
     },
-    async (request, reply) =>
-      reply.code(201).send({
-        data: await service.addField(deps, actorOf(request), request.params.id, request.body),
-      }),
+    async (request, reply) => {
+      const body = request.body;
+      const actor = actorOf(request);
+      if (isAnchored(body))
+        return reply.code(201).send({
+          data: await service.addAnchoredFields(deps, actor, request.params.id, body),
+        });
+      return reply.code(201).send({
+        data: await service.addField(deps, actor, request.params.id, body),
+      });
+    },
   );
 
   app.get(

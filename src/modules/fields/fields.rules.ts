@@ -2,7 +2,8 @@ import type { Insertable } from 'kysely';
 import type { FieldsTable } from '../../db/database.ts';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { OPTION_TYPES, type FieldInputT } from './fields.schemas.ts';
+import { fieldTypeSpec } from './field-types.ts';
+import type { FieldInputT } from './fields.schemas.ts';
 
 /** Fields a document may have. */
 export const MAX_FIELDS = 500;
@@ -52,7 +53,7 @@ export function checkField(field: FieldShape, path = 'body'): void {
       path: at('height'),
       message: 'y + height must not exceed 100 (% of the page)',
     });
-  const needsOptions = OPTION_TYPES.includes(field.type);
+  const needsOptions = fieldTypeSpec(field.type).options === 'required';
   if (needsOptions && (!field.options || field.options.length === 0)) {
     problems.push({ path: at('options'), message: `is required for ${field.type} fields` });
   }

@@ -1,24 +1,15 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
 
-export const FIELD_TYPES = [
-  'signature',
-  'initials',
-  'name',
-  'email',
-  'date',
-  'text',
-  'number',
-  'checkbox',
-  'dropdown',
-  'radio',
-  'file',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-/** Types that need `options`; every other type must leave it null. */
-export const OPTION_TYPES: readonly string[] = ['dropdown', 'radio'];
+import { FIELD_TYPE_REGISTRY, FIELD_TYPES, type FieldType } from './field-types.ts';
 
-const FieldTypeSchema = StringEnum(FIELD_TYPES);
+export { FIELD_TYPES, type FieldType };
+/** Types that need `options`; every other type must leave it null. */
+export const OPTION_TYPES: readonly string[] = FIELD_TYPES.filter(
+  (t) => FIELD_TYPE_REGISTRY[t].options === 'required',
+);
+
+export const FieldTypeSchema = StringEnum(FIELD_TYPES);
 const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description });
 const Size = (description: string) =>
   Type.Number({ exclusiveMinimum: 0, maximum: 100, description });
@@ -52,7 +43,8 @@ const geometry = {
   width: Size('% of page width (0-100]'),
   height: Size('% of page height (0-100]'),
 };
-const extras = {
+/** A field's settings besides its type and place (shared by placed and anchored bodies). */
+export const fieldExtras = {
   label: Type.Optional(Type.String({ maxLength: 200 })),
   required: Type.Optional(Type.Boolean()),
   readOnly: Type.Optional(Type.Boolean()),
@@ -67,7 +59,7 @@ const extras = {
 };
 
 export const FieldInput = Type.Object(
-  { type: FieldTypeSchema, ...geometry, ...extras },
+  { type: FieldTypeSchema, ...geometry, ...fieldExtras },
   { additionalProperties: false },
 );
 export type FieldInputT = Static<typeof FieldInput>;
@@ -80,7 +72,7 @@ export const FieldPatch = Type.Object(
     y: Type.Optional(geometry.y),
     width: Type.Optional(geometry.width),
     height: Type.Optional(geometry.height),
-    ...extras,
+    ...fieldExtras,
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -7,6 +7,7 @@ import { toField } from '../documents/documents.mappers.ts';
 import { updateDocument } from '../documents/documents.repository.ts';
 import { requireDocument, requireDraft, type Actor } from '../documents/documents.service.ts';
 import { lockDocumentForEdit } from '../documents/documents.repository.ts';
+import { type AnchoredFieldInputT, placeAnchoredFields } from './anchors.ts';
 import * as repo from './fields.repository.ts';
 import {
   buildFieldRows,
@@ -16,6 +17,45 @@ import {
   type FieldShape,
 } from './fields.rules.ts';
 import type { FieldInputT, FieldPatchT, ListFieldsQueryT } from './fields.schemas.ts';
+
+/**
+ * Places the fields an anchored body makes (every occurrence of its text, or the one it names)
+ * on a draft document whose file is uploaded; answers them, oldest first ([] when the text does
+ * not occur and `ignoreIfMissing` is set).
+ */
+export async function addAnchoredFields(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  input: AnchoredFieldInputT,
+) {
+  const found = await requireDocument(deps.db, actor.orgId, documentId);
+  requireDraft(found, 'add a field');
+  const [placed] = await placeAnchoredFields(deps, found.file_key, [input], () => 'body');
+  return deps.db.transaction().execute(async (trx) => {
+    const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
+    requireDraft(doc, 'add a field');
+    if (doc.file_key !== found.file_key)
+      throw new AppError('invalid_state', 'The file changed while its anchors were placed: retry');
+    if ((await repo.countFields(trx, documentId)) + placed.length > MAX_FIELDS) {
+      throw new AppError('limit_reached', `A document has at most ${MAX_FIELDS} fields`);
+    }
+    const now = deps.clock.now().toISOString();
+    const rows = buildFieldRows(documentId, placed, now);
+    await repo.insertFields(trx, rows);
+    if (rows.length > 0) await updateDocument(trx, documentId, { updated_at: now });
+    for (const row of rows) {
+      await writeAudit(trx, deps.clock, {
+        orgId: actor.orgId,
+        documentId,
+        action: 'field.added',
+        details: `Added ${where(row as FieldRow)} at anchor "${input.anchor.text}"`,
+        meta: actor.meta,
+      });
+    }
+    return rows.map((row) => toField(row as FieldRow));
+  });
+}
 
 const where = (f: Pick<FieldRow, 'type' | 'page' | 'assigned_to'>) =>
   `${f.type} field on page ${f.page} for order ${f.assigned_to}`;

@@ -7,25 +7,22 @@ import {
   overBudget,
   pngDimensions,
 } from '../../images/image-limits.ts';
+import { fieldTypeSpec, type ValueCheck } from '../fields/field-types.ts';
 import { SIGNING_LIMITS, type CompleteInput, type SignatureInputT } from './signing.schemas.ts';
 
 /*
- * What a signer may put in each field type. Values are stored as text on the field:
- * checkbox "true"/"false", number in JavaScript's canonical form, date as given (ISO 8601),
- * signature and initials as the typed text or the PNG data URL (the PDF stamper reads both).
+ * What a signer may put in each field: each type's rule is in fields/field-types.ts. Values are
+ * stored as text on the field: checkbox "true"/"false", number in JavaScript's canonical form,
+ * date as given (ISO 8601), signature and initials as the typed text or the PNG data URL (the PDF
+ * stamper reads both).
  */
 
-const SIGNATURE_TYPES = ['signature', 'initials'];
+const signedWithSignature = (type: string) => fieldTypeSpec(type).fill === 'signature';
 const PNG_DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]+={0,2})$/;
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-// The same shape as the `email` format the API validates signer addresses with.
-const EMAIL =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 type Raw = string | number | boolean;
-type Check = { ok: true; value: string } | { ok: false; message: string };
+type Check = ValueCheck;
 
 const bad = (message: string): Check => ({ ok: false, message });
 const good = (value: string): Check => ({ ok: true, value });
@@ -92,64 +89,14 @@ export async function normalizeDrawnValues(
   return out;
 }
 
-function checkDate(raw: Raw): Check {
-  if (typeof raw !== 'string') return bad('must be an ISO 8601 date such as 2026-11-21');
-  const m = ISO_DATE.exec(raw.trim());
-  if (!m) return bad('must be an ISO 8601 date such as 2026-11-21');
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const probe = new Date(Date.UTC(year, month - 1, day));
-  if (
-    probe.getUTCFullYear() !== year ||
-    probe.getUTCMonth() !== month - 1 ||
-    probe.getUTCDate() !== day
-  )
-    return bad('is not a real calendar date');
-  if (m[4] && Number.isNaN(Date.parse(raw.trim()))) return bad('is not a valid date and time');
-  return good(raw.trim());
-}
-
+/** A value of `field`'s type, checked by the type's rule (field-types.ts) and returned as stored. */
 export function checkValue(field: Pick<FieldRow, 'type' | 'options'>, raw: Raw): Check {
-  const options = field.options ? (JSON.parse(field.options) as string[]) : [];
-  switch (field.type) {
-    case 'signature':
-    case 'initials':
-      if (typeof raw !== 'string') return bad('must be a typed signature or a PNG data URL');
-      return checkSignature(raw.startsWith('data:') ? 'drawn' : 'typed', raw);
-    case 'checkbox':
-      if (raw === true || raw === 'true') return good('true');
-      if (raw === false || raw === 'false') return good('false');
-      return bad('must be true or false');
-    case 'number': {
-      const n =
-        typeof raw === 'number'
-          ? raw
-          : typeof raw === 'string' && NUMERIC.test(raw.trim())
-            ? Number(raw.trim())
-            : NaN;
-      if (!Number.isFinite(n)) return bad('must be a number');
-      return good(String(n));
-    }
-    case 'date':
-      return checkDate(raw);
-    case 'email':
-      if (typeof raw !== 'string' || raw.length > 254 || !EMAIL.test(raw.trim()))
-        return bad('must be an email address');
-      return good(raw.trim());
-    case 'dropdown':
-    case 'radio':
-      if (typeof raw !== 'string' || !options.includes(raw))
-        return bad(`must be one of ${options.join(', ')}`);
-      return good(raw);
-    case 'name':
-      if (typeof raw !== 'string') return bad('must be text');
-      if (raw.trim().length > 200) return bad('must be at most 200 characters');
-      return good(raw.trim());
-    default:
-      if (typeof raw !== 'string') return bad('must be text');
-      if (raw.length > SIGNING_LIMITS.valueMaxChars)
-        return bad(`must be at most ${SIGNING_LIMITS.valueMaxChars} characters`);
-      return good(raw);
+  const spec = fieldTypeSpec(field.type);
+  if (spec.fill === 'signature') {
+    if (typeof raw !== 'string') return bad('must be a typed signature or a PNG data URL');
+    return checkSignature(raw.startsWith('data:') ? 'drawn' : 'typed', raw);
   }
+  return spec.validate(raw, field.options ? (JSON.parse(field.options) as string[]) : []);
 }
 
 const isEmpty = (raw: Raw | undefined) =>
@@ -190,20 +137,20 @@ export function resolveValues(
       continue;
     }
     if (isEmpty(raw)) {
-      if (SIGNATURE_TYPES.includes(field.type) && signature) {
+      if (signedWithSignature(field.type) && signature) {
         if (signature.ok) result.set(field.id, signature.value);
         continue;
       }
       if (field.required === 1) {
         problems.push({
-          path: SIGNATURE_TYPES.includes(field.type) ? 'body.signature' : path,
+          path: signedWithSignature(field.type) ? 'body.signature' : path,
           message: `is required (${field.label || field.type})`,
         });
       }
       result.set(field.id, null);
       continue;
     }
-    if (field.type === 'file') {
+    if (fieldTypeSpec(field.type).fill === 'upload') {
       if (raw !== uploads.get(field.id)?.id)
         problems.push({
           path,
@@ -215,7 +162,11 @@ export function resolveValues(
     }
     const checked = checkValue(field, raw!);
     if (!checked.ok) problems.push({ path, message: checked.message });
-    else if (field.type === 'checkbox' && field.required === 1 && checked.value !== 'true')
+    else if (
+      fieldTypeSpec(field.type).client.submit === 'boolean' &&
+      field.required === 1 &&
+      checked.value !== 'true'
+    )
       problems.push({ path, message: 'must be checked' });
     else result.set(field.id, checked.value);
   }

@@ -4,6 +4,7 @@ import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/database.ts';
 import { SigningType } from '../documents/documents.schemas.ts';
 import { SIGNER_ROLES } from '../signers/signers.schemas.ts';
 import { FIELD_TYPES } from '../fields/fields.schemas.ts';
+import { VALUE_MAX_CHARS } from '../fields/field-types.ts';
 
 /*
  * Request and response shapes of the signer-facing JSON API (`/api/v1/signing/{token}…`, public,
@@ -19,7 +20,7 @@ export const SIGNING_LIMITS = {
   typedSignatureMaxChars: 200,
   declineReasonMaxChars: 1000,
   /** Maximum length of one text value. */
-  valueMaxChars: 10000,
+  valueMaxChars: VALUE_MAX_CHARS,
   /** Identity evidence (KYC) image: PNG, JPEG or WebP, at most 10 MB. */
   identityMaxBytes: 10 * 1024 * 1024,
   otpDigits: 6,

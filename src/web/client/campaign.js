@@ -3,6 +3,7 @@
 // pieces (PDF view, field controls, signature pad, code dialog, full-page states); every rule is the
 // public API's (`/api/v1/public/campaigns/{slug}`), which answers the same errors as the signing API.
 
+import { collectValues, markOf } from './field-types.js';
 import { ApiError } from './api.js';
 import { announce, applyBrand, h, nextId, showLogo, showMain } from './dom.js';
 import { openOtpDialog } from './dialogs.js';
@@ -306,7 +307,7 @@ async function start() {
   }
 
   async function sign(field) {
-    const kind = field.type === 'initials' ? 'initials' : 'signature';
+    const kind = markOf(field);
     const control = byId.get(field.id);
     if (adopted[kind] && !control.filled()) control.setMark(adopted[kind]);
     else {
@@ -357,15 +358,7 @@ async function start() {
   }
 
   function body() {
-    const values = {};
-    for (const c of controls) {
-      const { field } = c;
-      if (field.readOnly || field.type === 'signature') continue;
-      if (field.type === 'checkbox') values[field.id] = c.value();
-      else if (field.type === 'initials') {
-        if (c.filled()) values[field.id] = c.value().value;
-      } else if (c.filled()) values[field.id] = c.value();
-    }
+    const values = collectValues(controls);
     const payload = { name: name.value(), email: email.value() };
     if (phone) payload.phone = phone.value();
     if (!kyc) {

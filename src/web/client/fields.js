@@ -2,6 +2,7 @@
 // page (x, y, width, height from the top-left), so it stays in place at any width.
 
 import { h, nextId } from './dom.js';
+import { controlOf } from './field-types.js';
 import { fileControl } from './file-field.js';
 import { typedSignatureClass } from './typed-signature.js';
 import { t } from './i18n.js';
@@ -86,7 +87,7 @@ export function createFieldControl(field, ctx) {
   const initial = field.defaultValue ?? '';
   let control;
 
-  switch (field.type) {
+  switch (controlOf(field)) {
     case 'signature':
     case 'initials':
       control = signatureControl(field, element, common, ctx);
@@ -179,7 +180,7 @@ export function createFieldControl(field, ctx) {
         number: { type: 'number', inputmode: 'decimal', step: 'any' },
         text: { type: 'text', maxLength: ctx.limits.valueMaxChars },
       };
-      const kind = kinds[field.type] ?? kinds.text;
+      const kind = kinds[controlOf(field)] ?? kinds.text;
       const input = h('input', {
         ...common,
         type: kind.type,

@@ -2,6 +2,7 @@
 // guided navigation to the next field, and the Finish (with the emailed code when required) and
 // Decline actions.
 
+import { collectValues, markOf } from './field-types.js';
 import { ApiError } from './api.js';
 import { announce, applyBrand, h, showLogo, showMain } from './dom.js';
 import { openDeclineDialog, openOtpDialog } from './dialogs.js';
@@ -154,7 +155,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
 
   /** Signature and initials fields: one adopted mark per kind, applied to every field of that kind. */
   async function sign(field) {
-    const kind = field.type === 'initials' ? 'initials' : 'signature';
+    const kind = markOf(field);
     const control = byId.get(field.id);
     if (adopted[kind] && !control.filled()) {
       control.setMark(adopted[kind]);
@@ -217,15 +218,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
   }
 
   function body() {
-    const values = {};
-    for (const c of controls) {
-      const { field } = c;
-      if (field.readOnly || field.type === 'signature') continue;
-      if (field.type === 'checkbox') values[field.id] = c.value();
-      else if (field.type === 'initials') {
-        if (c.filled()) values[field.id] = c.value().value;
-      } else if (c.filled()) values[field.id] = c.value();
-    }
+    const values = collectValues(controls);
     const payload = { values };
     if (adopted.signature) payload.signature = adopted.signature;
     return payload;
