@@ -5,7 +5,7 @@ import { AppError, invalidState, notFound, validation } from '../../http/errors.
 import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { RequestMeta } from '../audit/audit.ts';
-import { fieldBeyondPages } from '../fields/fields.rules.ts';
+import { fieldBeyondPages } from '../documents-core/fields.rules.ts';
 import { loadTemplateParts } from '../templates/template-copy.ts';
 import { csvToRows, type CsvTable } from './bulk-csv.ts';
 import { openRoles, validateRows, type RowNaming } from './bulk-rows.ts';

@@ -13,7 +13,7 @@ import {
   OTP_TTL_MS,
   resendAfter,
 } from '../signing/otp-window.ts';
-import { maskEmail } from '../signing/signing-rules.ts';
+import { maskEmail } from '../documents-core/signing-rules.ts';
 import {
   campaignSubject,
   isLocked,

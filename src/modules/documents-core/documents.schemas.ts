@@ -8,8 +8,8 @@ import {
   StringEnum,
   Timestamp,
 } from '../../http/schemas.ts';
-import { SignerInput, SignerSchema } from '../signers/signers.schemas.ts';
-import { FieldInput, FieldSchema } from '../fields/fields.schemas.ts';
+import { SignerInput, SignerSchema } from './signers.schemas.ts';
+import { FieldInput, FieldSchema } from './fields.schemas.ts';
 
 /** The list filter accepts every status but `action_required` (SPEC.md). */
 export const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');

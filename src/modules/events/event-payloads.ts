@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { StringEnum } from '../../http/schemas.ts';
-import { DocumentListItem } from '../documents/documents.schemas.ts';
-import { SignerSchema } from '../signers/signers.schemas.ts';
+import { DocumentListItem } from '../documents-core/documents.schemas.ts';
+import { SignerSchema } from '../documents-core/signers.schemas.ts';
 import { Campaign } from '../campaigns/campaigns.schemas.ts';
 import { BulkSend } from '../bulk-sends/bulk-sends.schemas.ts';
 import { OrganizationExport } from '../exports/exports.schemas.ts';

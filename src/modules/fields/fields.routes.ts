@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
-import { actorOf } from '../documents/documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import * as service from './fields.service.ts';
 import {
   FieldInput,
@@ -10,7 +10,7 @@ import {
   FieldPatch,
   FieldSchema,
   ListFieldsQuery,
-} from './fields.schemas.ts';
+} from '../documents-core/fields.schemas.ts';
 import { fieldExamples } from './fields.examples.ts';
 
 const tags = ['Fields'];

@@ -3,19 +3,23 @@ import type { AppDeps } from '../../deps.ts';
 import type { Executor, FieldRow, FieldsTable } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { writeAudit } from '../audit/audit.ts';
-import { toField } from '../documents/documents.mappers.ts';
-import { updateDocument } from '../documents/documents.repository.ts';
-import { requireDocument, requireDraft, type Actor } from '../documents/documents.service.ts';
-import { lockDocumentForEdit } from '../documents/documents.repository.ts';
-import * as repo from './fields.repository.ts';
+import { toField } from '../documents-core/documents.mappers.ts';
+import { updateDocument } from '../documents-core/documents.repository.ts';
+import { requireDocument, requireDraft, type Actor } from '../documents-core/document-access.ts';
+import { lockDocumentForEdit } from '../documents-core/document-lock.ts';
+import * as repo from '../documents-core/fields.repository.ts';
 import {
   buildFieldRows,
   checkField,
   checkPage,
   MAX_FIELDS,
   type FieldShape,
-} from './fields.rules.ts';
-import type { FieldInputT, FieldPatchT, ListFieldsQueryT } from './fields.schemas.ts';
+} from '../documents-core/fields.rules.ts';
+import type {
+  FieldInputT,
+  FieldPatchT,
+  ListFieldsQueryT,
+} from '../documents-core/fields.schemas.ts';
 
 const where = (f: Pick<FieldRow, 'type' | 'page' | 'assigned_to'>) =>
   `${f.type} field on page ${f.page} for order ${f.assigned_to}`;

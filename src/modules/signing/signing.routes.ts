@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data } from '../../http/schemas.ts';
-import { actorOf } from '../documents/documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import * as service from './signing.service.ts';
 import { sendOtp } from './signing-otp.ts';
 import { decideVerification, precheckIdentity, submitIdentity } from './signing-identity.ts';
