@@ -84,7 +84,7 @@ const EnvSchema = Type.Object({
   ...ExposureEnv,
 });
 
-/** Rates and attempts that bound what outsiders can make Signet do (README, "Limits"); 0 turns one off. */
+/** Rates and attempts that bound what outsiders can make Signet do (docs/limits.md); 0 turns one off. */
 export interface AbuseLimits {
   /** Requests per minute per signing or upload token. */
   readonly perTokenPerMinute: number;

@@ -137,14 +137,18 @@ function accept(
   auth: AuthContext | undefined,
   done: (err?: Error) => void,
 ): void {
-  if (!auth) return done(refusedKey('The API key is unknown or revoked'));
+  if (!auth) {
+    done(refusedKey('The API key is unknown or revoked'));
+    return;
+  }
   request.auth = auth;
   if (!auth.scopes.has(scope)) {
-    return done(
+    done(
       new AppError('insufficient_scope', `This API key lacks the scope ${scope}`, [
         { requiredScope: scope },
       ]),
     );
+    return;
   }
   done();
 }

@@ -25,6 +25,7 @@ function encodeExtValue(text: string): string {
 export function contentDisposition(type: 'attachment' | 'inline', filename: string): string {
   // Control characters have no business in a filename and would break the header; a lone
   // surrogate (possible in JSON text) has no UTF-8 form.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
   const name = filename.replace(/[\u0000-\u001f\u007f]/g, '').replace(LONE_SURROGATE, '\ufffd');
   const ascii = name
     .normalize('NFKD')

@@ -142,7 +142,7 @@ export interface ErrorHandlerOptions {
   credentialRefused?: (request: FastifyRequest, err: CredentialError) => Promise<AppError>;
 }
 
-/** The one place errors become responses: API.md's body, never a stack trace, never an internal message on 5xx. */
+/** The one place errors become responses: the README's error body, never a stack trace, never an internal message on 5xx. */
 export function registerErrorHandler(
   app: FastifyInstance,
   options: ErrorHandlerOptions = {},

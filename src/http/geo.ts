@@ -50,6 +50,7 @@ export function normalizeCity(value: string | undefined): string {
       /* keep as sent */
     }
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
   return v.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 100);
 }
 

@@ -48,6 +48,7 @@ function decodeCursor(list: string, cursor: string): CursorBody {
   // Issued cursors hold a sort key and an id: short, printable text. Anything else is forged, and
   // a U+0000 would make PostgreSQL fail the query rather than match nothing.
   const printable = (v: unknown): v is string =>
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
     typeof v === 'string' && v.length <= 200 && !/[\u0000-\u001f]/.test(v);
   if (!c || typeof c !== 'object' || c.l !== list || !printable(c.k) || !printable(c.i)) {
     throw new AppError(

@@ -7,7 +7,7 @@ import sharp from 'sharp';
  * before anything decodes it.
  */
 
-/** README, "Limits". */
+/** docs/limits.md. */
 export const IMAGE_LIMITS = {
   /** A drawn signature or initials (the signing pad makes well under 1 MP). */
   signaturePixels: 4_000_000,

@@ -20,9 +20,13 @@ import {
  */
 
 export class JobRunner {
+  // Each kind's handler takes its own payload type; the map holds them all, keyed by kind.
+  // biome-ignore lint/suspicious/noExplicitAny: one map for handlers of every payload type
   private readonly handlers = new Map<string, JobHandler<any>>();
+  // biome-ignore lint/suspicious/noExplicitAny: as above
   private readonly failureHandlers = new Map<string, JobFailureHandler<any>>();
   private readonly schedules = new Map<string, readonly number[]>();
+  // biome-ignore lint/suspicious/noExplicitAny: as above
   private readonly keepOnFailure = new Map<string, (payload: any) => unknown>();
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;

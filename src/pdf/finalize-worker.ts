@@ -27,7 +27,7 @@ type Request =
 /** What the worker needs of the configuration: the certificate, and the PAdES level with its TSA (B-B when absent). */
 export type FinalizeConfig = SigningCertConfig & { longTerm?: LongTermConfig };
 
-/** The bounds of one sealing (README, "Limits"). */
+/** The bounds of one sealing (docs/limits.md). */
 export const FINALIZE_LIMITS = {
   /** Heap of the sealing thread. */
   heapMb: 256,

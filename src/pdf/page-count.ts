@@ -5,7 +5,7 @@ import { loadWithPdfLib } from './pdf-lib-guard.ts';
 import { PdfFile } from './reader.ts';
 import { PdfLimitError, PdfSyntaxError, PdfUnsupportedError } from './syntax.ts';
 
-/** The bounds of reading one upload (README, "Limits"); the reader's own are `PDF_LIMITS`. */
+/** The bounds of reading one upload (docs/limits.md); the reader's own are `PDF_LIMITS`. */
 export const INTAKE_LIMITS = { heapMb: 256, deadlineMs: 20_000, maxWaiting: 32 };
 
 export class UnreadablePdfError extends Error {

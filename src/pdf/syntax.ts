@@ -61,7 +61,7 @@ export class PdfLimitError extends PdfError {
   override name = 'PdfLimitError';
 }
 
-/** The bounds every PDF read is held to (README, "Limits"). */
+/** The bounds every PDF read is held to (docs/limits.md). */
 export const PDF_LIMITS = {
   /** Decoded bytes of one object or cross-reference stream. */
   streamInflateBytes: 32 * 1024 * 1024,

@@ -66,7 +66,10 @@ describe('source rules', () => {
   });
 
   it(`no file of src/ is over ${MAX_LINES} lines`, () => {
+    // A migration is written once and never edited or split (its name is its identity in every
+    // database it ran on), so the bound is for the code that changes.
     const long = files
+      .filter((f) => !f.includes(`${path.sep}db${path.sep}migrations${path.sep}`))
       .map((f) => ({ file: path.relative(SRC, f), lines: lineCount(readFileSync(f, 'utf8')) }))
       .filter((f) => f.lines > MAX_LINES);
     expect(long).toEqual([]);

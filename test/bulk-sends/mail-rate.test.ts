@@ -61,7 +61,9 @@ async function sendAndTime(rows: number, firstClient: number): Promise<number[]>
  * which a burst (no pacing: all 80 within a second) still far exceeds.
  */
 function expectWithinRate(arrivals: number[]): void {
-  arrivals.forEach((at, i) => expect(i + 1).toBeLessThanOrEqual(SAVED + 1 + (RATE * at) / 1000));
+  arrivals.forEach((at, i) => {
+    expect(i + 1).toBeLessThanOrEqual(SAVED + 1 + (RATE * at) / 1000);
+  });
   for (const at of arrivals)
     expect(arrivals.filter((x) => x >= at && x < at + 1000).length).toBeLessThanOrEqual(3 * RATE);
 }

@@ -85,7 +85,12 @@ export const STEPS: Step[] = [
   { op: 'listTemplates' },
   { op: 'getTemplate' },
   { op: 'updateTemplate' },
-  { op: 'requestTemplateUpload', after: (c, b) => void (c.last.templateUpload = b.data.uploadUrl) },
+  {
+    op: 'requestTemplateUpload',
+    after: (c, b) => {
+      c.last.templateUpload = b.data.uploadUrl;
+    },
+  },
   {
     op: 'uploadDocumentFile',
     // The template's PDF through its upload URL (the document's goes the same way below).
@@ -127,7 +132,12 @@ export const STEPS: Step[] = [
   { op: 'listDocuments' },
   { op: 'getDocument' },
   { op: 'updateDocument' },
-  { op: 'requestDocumentUpload', after: (c, b) => void (c.last.documentUpload = b.data.uploadUrl) },
+  {
+    op: 'requestDocumentUpload',
+    after: (c, b) => {
+      c.last.documentUpload = b.data.uploadUrl;
+    },
+  },
   {
     op: 'uploadDocumentFile',
     send: async (c) =>
@@ -346,7 +356,12 @@ export const STEPS: Step[] = [
       await c.t.settle(); // the job writes the ZIP (and emits organization.export.completed)
     },
   },
-  { op: 'getOrganizationExport', after: (c, b) => void (c.last.exportUrl = b.data.downloadUrl) },
+  {
+    op: 'getOrganizationExport',
+    after: (c, b) => {
+      c.last.exportUrl = b.data.downloadUrl;
+    },
+  },
   {
     op: 'downloadOrganizationExport',
     send: async (c) => {

@@ -6,7 +6,7 @@ import { readyDocument } from '../signers/setup.ts';
 
 /**
  * Authentication, scopes and organization isolation across every documents, signers, fields
- * and folders endpoint. Each endpoint is listed once with the scope SPEC.md/API.md give it.
+ * and folders endpoint. Each endpoint is listed once with the scope the API reference gives it.
  */
 
 interface Ids {

@@ -167,6 +167,7 @@ describe('attachmentDisposition', () => {
               header,
             );
           expect(match, header).not.toBeNull();
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
           const exact = name.replace(/[\u0000-\u001f\u007f]/g, '');
           // Either the quoted form is the exact name, or filename* carries it.
           expect(match![2] === undefined ? match![1] : decodeURIComponent(match![2])).toBe(exact);

@@ -39,7 +39,7 @@ describe('GET /openapi.json', () => {
           expect(statuses, `${where} documents ${s}`).toContain(s);
       }
     }
-    // Every document endpoint of SPEC.md is there.
+    // Every document endpoint of the API is there.
     for (const [method, path] of [
       ['get', '/api/v1/documents'],
       ['post', '/api/v1/documents'],

@@ -16,7 +16,10 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 function nullableUnions(schema: unknown, at: string, found: string[]): string[] {
-  if (Array.isArray(schema)) schema.forEach((s, i) => nullableUnions(s, `${at}/${i}`, found));
+  if (Array.isArray(schema))
+    schema.forEach((s, i) => {
+      nullableUnions(s, `${at}/${i}`, found);
+    });
   else if (schema && typeof schema === 'object') {
     const branches = (schema as { anyOf?: { type?: unknown }[] }).anyOf;
     if (branches?.some((b) => b.type === 'null')) found.push(at);

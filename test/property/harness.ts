@@ -16,7 +16,7 @@ export interface Probe {
 
 /**
  * Sends one generated request and checks what must hold for any input whatsoever: no 5xx, an
- * `X-Request-Id`, and every 4xx in the error body of API.md with a code from the table whose
+ * `X-Request-Id`, and every 4xx in the error body of the README with a code from the table whose
  * status matches. Returns the reply for endpoint-specific checks.
  */
 export async function probe(

@@ -84,7 +84,7 @@ async function setup(
 }
 
 describe('a delivery on the wire', () => {
-  it('is a signed POST of the envelope with every SPEC.md and Standard Webhooks header', async () => {
+  it('is a signed POST of the envelope with every documented and Standard Webhooks header', async () => {
     const { org, receiver, webhook, deliveries, hook } = await setup();
     const docId = await createDocument(t, { name: 'Wire check' }, org.key);
     await waitFor(() => receiver.received.length === 1, 'the delivery');

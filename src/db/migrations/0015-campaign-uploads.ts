@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /*
- * Files a campaign visitor attaches to a `file` field before submitting (API.md §9): there is no
+ * Files a campaign visitor attaches to a `file` field before submitting (README, "Signer file uploads"): there is no
  * document yet, so each is kept here, named by its attachment id, until a submission takes it
  * (it then becomes the document's attachment and leaves this table) or the retention purge
  * removes it unclaimed.

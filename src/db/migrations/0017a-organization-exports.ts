@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /*
- * Organization exports (API.md §15): a ZIP of every document of an organization, built by a job
+ * Organization exports (docs/backup.md): a ZIP of every document of an organization, built by a job
  * into storage and downloadable for 24 hours. `file_size` is a bigint: a ZIP may pass 4 GB.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -173,8 +173,10 @@ export function csvToRows(table: CsvTable, openRoles: string[], fieldLabels: str
       const value = cell.trim();
       if (value === '') return;
       if (column.kind === 'document name') row.name = value;
-      else if (column.kind === 'value') (row.values ??= {})[column.label] = value;
-      else {
+      else if (column.kind === 'value') {
+        row.values ??= {};
+        row.values[column.label] = value;
+      } else {
         const s = signers.get(column.role) ?? { role: column.role, name: '', email: '' };
         s[column.part] = value;
         signers.set(column.role, s);

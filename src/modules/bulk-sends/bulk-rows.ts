@@ -91,7 +91,10 @@ export function validateRows(
         );
         return;
       }
-      if (filled.has(role.order)) return at(`.signers[${j}].role`, `"${s.role}" is given twice`);
+      if (filled.has(role.order)) {
+        at(`.signers[${j}].role`, `"${s.role}" is given twice`);
+        return;
+      }
       filled.add(role.order);
       stored.signers.push({
         order: role.order,

@@ -59,7 +59,10 @@ const turns = new WeakMap<object, { running: number; waiting: (() => void)[] }>(
 
 function turnsOf(deps: AppDeps) {
   let t = turns.get(deps.db);
-  if (!t) turns.set(deps.db, (t = { running: 0, waiting: [] }));
+  if (!t) {
+    t = { running: 0, waiting: [] };
+    turns.set(deps.db, t);
+  }
   return t;
 }
 

@@ -21,7 +21,7 @@ import { bulkSendExamples } from './bulk-sends.examples.ts';
 
 const tags = ['Bulk sends'];
 
-/** `body.rows.17.signers.0.email` → `rows[17].signers[0].email`, as API.md §8 names a bad row. */
+/** `body.rows.17.signers.0.email` → `rows[17].signers[0].email`, as the README's "Bulk send" names a bad row. */
 const rowPath = (path: string) =>
   path.replace(/^body\.rows\./, 'rows.').replace(/\.(\d+)(?=\.|$)/g, '[$1]');
 
@@ -104,7 +104,7 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
         );
       }
       const query = request.query;
-      let created;
+      let created: Awaited<ReturnType<typeof service.createBulkSend>>;
       if (body instanceof CsvTable)
         created = await service.createBulkSendFromCsv(deps, actorOf(request), query, body);
       else {

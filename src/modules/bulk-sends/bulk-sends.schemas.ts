@@ -3,7 +3,7 @@ import { Id, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../h
 import { OtpMethod, ReminderFrequency } from '../documents-core/documents.schemas.ts';
 import { Email, Phone } from '../documents-core/signers.schemas.ts';
 
-/** Rows per bulk send (API.md §8). */
+/** Rows per bulk send (README, "Bulk send"). */
 export const MAX_ROWS = 10_000;
 /** Body limit of `POST /api/v1/bulk-sends`, JSON or CSV (the 1 MB of other routes would not hold 10,000 rows). */
 export const BULK_BODY_LIMIT = 16 * 1024 * 1024;

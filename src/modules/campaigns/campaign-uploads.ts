@@ -9,7 +9,7 @@ import { intakeFieldFile, type FieldUpload } from '../signing/signer-uploads.ts'
 import { openCampaign, visitorFields } from './public.service.ts';
 
 /*
- * A campaign visitor's files (API.md §9): a `file` field of the first role takes its file before
+ * A campaign visitor's files (README, "Signer file uploads"): a `file` field of the first role takes its file before
  * the document exists, through PUT /api/v1/public/campaigns/{slug}/fields/{fieldId}/file, with the
  * signing page's limits and checks (signer-uploads.ts intakeFieldFile). The file is kept as a
  * campaign upload named by the attachment id it will keep; the submission names that id as the

@@ -11,7 +11,7 @@ import {
 import { SignerInput, SignerSchema } from './signers.schemas.ts';
 import { FieldInput, FieldSchema } from './fields.schemas.ts';
 
-/** The list filter accepts every status but `action_required` (SPEC.md). */
+/** The list filter accepts every status but `action_required` (documented in /openapi.json). */
 export const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
 
 export const SigningType = StringEnum(['sequential', 'parallel'] as const);

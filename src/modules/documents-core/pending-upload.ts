@@ -107,7 +107,7 @@ async function verify(
     if (err instanceof StorageNotFound) return current(deps, ref);
     throw err;
   }
-  let file;
+  let file: Awaited<ReturnType<typeof ingestFile>>;
   try {
     // A fresh key per attempt: two requests verifying at once never write the same object, and a
     // second PUT to the still-valid URL can never change a file once it is recorded.

@@ -46,26 +46,32 @@ class UploadMeter extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.size += chunk.length;
-    if (this.size > this.maxBytes) return callback(new UploadTooLarge());
-    this.hash.update(chunk);
-    if (this.verified) return callback(null, chunk);
-    this.head.push(chunk);
-    this.headBytes += chunk.length;
-    if (this.headBytes < SNIFF_BYTES) return callback();
-    this.release(callback);
+    if (this.size > this.maxBytes) callback(new UploadTooLarge());
+    else {
+      this.hash.update(chunk);
+      if (this.verified) callback(null, chunk);
+      else {
+        this.head.push(chunk);
+        this.headBytes += chunk.length;
+        if (this.headBytes < SNIFF_BYTES) callback();
+        else this.release(callback);
+      }
+    }
   }
 
   override _flush(callback: TransformCallback): void {
-    if (this.verified) return callback();
-    this.release(callback);
+    if (this.verified) callback();
+    else this.release(callback);
   }
 
   private release(callback: TransformCallback): void {
     const head = Buffer.concat(this.head);
     this.head = [];
     const sniffed = sniffType(head);
-    if (sniffed !== this.expected)
-      return callback(new UploadTypeMismatch(sniffed, head.length === 0));
+    if (sniffed !== this.expected) {
+      callback(new UploadTypeMismatch(sniffed, head.length === 0));
+      return;
+    }
     this.verified = true;
     callback(null, head);
   }

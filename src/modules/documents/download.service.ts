@@ -40,7 +40,7 @@ export async function findDownload(
   const stat = await deps.storage.stat(key);
   // A key in the database without its object is damage, not a client error: a 500, logged.
   if (!stat) throw new Error(`Document ${doc.id}: stored object ${key} is missing`);
-  // SPEC.md names the file "<name> - Signed.pdf" whatever the status; kept to the letter.
+  // The API names the file "<name> - Signed.pdf" whatever the status; kept to the letter.
   return {
     documentId: doc.id,
     key,

@@ -44,7 +44,7 @@ export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
 
 /**
  * The send of `sendDocument` inside the caller's transaction. Refusals are the send
- * preconditions of API.md §2.
+ * preconditions of /openapi.json (`missing_signers`, `missing_fields`, `missing_file`).
  */
 export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string) {
   return (await sendDrafts(trx, deps, actor, [id]))[0];
@@ -129,7 +129,7 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
   }));
 }
 
-/** The send preconditions of API.md §2 for one draft, its signers and fields. */
+/** The send preconditions for one draft, its signers and fields. */
 function checkSendable(
   deps: AppDeps,
   doc: DocumentRow,

@@ -1,4 +1,4 @@
-/** Every event a webhook can subscribe to (API.md §6). */
+/** Every event a webhook can subscribe to (docs/webhooks.md). */
 export const EVENT_TYPES = [
   'document.created',
   'document.sent',

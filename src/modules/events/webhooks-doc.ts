@@ -97,7 +97,7 @@ function envelope(type: EventType, data: TSchema) {
 }
 
 /**
- * The OpenAPI 3.1 `webhooks` of the document: one POST per event type, its envelope (API.md §6)
+ * The OpenAPI 3.1 `webhooks` of the document: one POST per event type, its envelope (docs/webhooks.md)
  * with the `data` schema emitEvent is typed by (event-payloads.ts), its headers and an example
  * delivery taken from a real one.
  */

@@ -5,7 +5,7 @@ import { CAMPAIGN_UPLOAD_TTL_MS, purgeUnclaimedUploads } from '../campaigns/camp
 import { purgeExpiredExports } from '../exports/exports.service.ts';
 
 /*
- * What Signet keeps, and for how long (README "Retention"): a deployment does not keep personal
+ * What Signet keeps, and for how long (docs/operations.md, "Retention"): a deployment does not keep personal
  * data or credentials for ever. Each purge is a set of deletes any instance may run at any time;
  * running it twice, or on two instances at once, deletes nothing more. Events and the webhook
  * delivery log (WEBHOOK_LOG_DAYS) are purged by modules/events/event-retention.ts.
@@ -13,7 +13,7 @@ import { purgeExpiredExports } from '../exports/exports.service.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** Idempotency records answer retries for 24 hours (API.md §2). */
+/** Idempotency records answer retries for 24 hours (README, the walk-through). */
 export const IDEMPOTENCY_TTL_MS = DAY;
 const BATCH = 100;
 /**

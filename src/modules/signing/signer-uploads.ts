@@ -17,7 +17,7 @@ import * as repo from './signing.repository.ts';
 import { lockDocument } from '../documents-core/document-lock.ts';
 
 /*
- * Files a signer attaches through a `file` field (API.md §9): PDF, PNG, JPEG or WebP, at most
+ * Files a signer attaches through a `file` field (README, "Signer file uploads"): PDF, PNG, JPEG or WebP, at most
  * 10 MB, streamed to storage while counted, hashed and checked against the declared type (never
  * held whole). Each is an attachment of the document (`signer_upload`); a second upload for the
  * same field replaces the first. `complete` then names it: `values[fieldId] = attachmentId`.
@@ -195,7 +195,7 @@ export async function intakeFieldFile(
   const head = new HeadOf(IMAGE_LIMITS.headerBytes);
   const body = contentType === 'application/pdf' ? upload.body : upload.body.pipe(head);
   if (body !== upload.body) upload.body.once('error', (err) => head.destroy(err));
-  let file;
+  let file: Awaited<ReturnType<typeof streamToStorage>>;
   try {
     file = await streamToStorage(deps.storage, key, body, limits);
   } catch (err) {
@@ -237,7 +237,7 @@ class HeadOf extends Transform {
 }
 
 /**
- * A signer's image is refused over its pixel budget (README, "Limits"), read from its header
+ * A signer's image is refused over its pixel budget (docs/limits.md), read from its header
  * without decoding it, so a small file declaring 20000×20000 pixels never reaches anything that
  * would decode it (a viewer, a thumbnail, a later conversion).
  */

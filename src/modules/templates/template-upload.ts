@@ -68,7 +68,7 @@ export async function receiveTemplateUpload(deps: AppDeps, grant: UploadGrant, b
     template,
   );
   const written = writtenKeys(file);
-  let replaced;
+  let replaced: Awaited<ReturnType<typeof repo.lockTemplate>>;
   try {
     replaced = await deps.db.transaction().execute(async (trx) => {
       const current = await repo.lockTemplate(trx, orgId, templateId).catch((err: unknown) => {

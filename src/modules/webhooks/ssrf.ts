@@ -3,10 +3,9 @@ import net from 'node:net';
 import type { Config } from '../../config.ts';
 
 /*
- * The blocked-address rule for webhook URLs (SPEC.md "Delivery rules" 6, API.md §6). It runs at
- * registration (on the URL's host and every address it resolves to) and again at every
- * connection the delivery worker opens, on the address actually connected to, so a name that
- * later resolves somewhere private (DNS rebinding) is still refused.
+ * The blocked-address rule for webhook URLs (docs/webhooks.md), at registration (the host and
+ * every address it resolves to) and at every connection the delivery worker opens, on the address
+ * connected to, so a name that later resolves somewhere private (DNS rebinding) is refused.
  */
 
 /** An address as bytes: 4 for IPv4, 16 for IPv6. */

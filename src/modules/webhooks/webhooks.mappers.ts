@@ -16,7 +16,7 @@ export function toWebhook(row: WebhookRow): WebhookT {
   };
 }
 
-/** SPEC.md: the create response carries `events` as the serialized JSON array, and the secret. */
+/** The create response carries `events` as the serialized JSON array, and the secret. */
 export function toCreatedWebhook(row: WebhookRow): CreatedWebhookT {
   return {
     id: row.id,

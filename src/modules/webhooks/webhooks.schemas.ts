@@ -12,7 +12,7 @@ import { EVENT_TYPES } from '../events/event-types.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 
-/** SPEC.md "Limits". */
+/** docs/limits.md. */
 export const MAX_WEBHOOKS_PER_ORG = 10;
 export const FAILURES_BEFORE_DEACTIVATION = 20;
 
@@ -63,7 +63,7 @@ export const Webhook = Type.Object(
 );
 export type WebhookT = Static<typeof Webhook>;
 
-/** The create response: SPEC.md gives `events` as a string holding a JSON array there, and the secret once. */
+/** The create response: the API gives `events` as a string holding a JSON array there, and the secret once. */
 export const CreatedWebhook = Type.Object({
   id: common.id,
   url: common.url,

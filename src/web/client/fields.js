@@ -157,7 +157,9 @@ export function createFieldControl(field, ctx) {
         focusTarget: inputs[0],
         value: () => checked()?.value ?? '',
         filled: () => Boolean(checked()),
-        listen: (fn) => inputs.forEach((i) => i.addEventListener('change', fn)),
+        listen: (fn) => {
+          for (const i of inputs) i.addEventListener('change', fn);
+        },
         invalidTarget: set,
       };
       break;

@@ -31,7 +31,9 @@ export function fileControl(field, element, common, ctx) {
   let attachmentId = null;
   let problem = null;
   const listeners = [];
-  const changed = () => listeners.forEach((fn) => fn());
+  const changed = () => {
+    for (const fn of listeners) fn();
+  };
 
   if (!ctx.upload) {
     button.disabled = true;

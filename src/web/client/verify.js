@@ -90,7 +90,9 @@ function render(report) {
         : 'The signatures are intact, but the file was changed after the last signature.';
   }
   result.append(summary);
-  report.signatures.forEach((sig, i) => result.append(renderSignature(sig, i)));
+  report.signatures.forEach((sig, i) => {
+    result.append(renderSignature(sig, i));
+  });
   result.focus?.();
 }
 
