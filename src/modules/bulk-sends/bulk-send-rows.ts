@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { findDocument } from '../documents-core/documents.repository.ts';
 import {
   buildNewDocument,

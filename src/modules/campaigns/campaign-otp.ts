@@ -4,7 +4,7 @@ import type { CampaignRow, Executor } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { HOUR } from '../../http/counters.ts';
 import { retryOnConflict } from '../../db/conflicts.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { composeMail, type OutgoingMail } from '../../mail/templates.ts';
 import {
   newOtpCode,

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { expiredMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';

@@ -22,7 +22,7 @@ import { findDocumentById } from '../documents-core/documents.repository.ts';
 import { issueLink } from '../signing/signing-links.ts';
 import { orgNameOf } from '../orgs/org-name.ts';
 import { isSigningRole, openSigners } from '../documents-core/signing-rules.ts';
-import { enqueueJob, PermanentJobError } from '../../jobs/queue.ts';
+import { enqueueJob, PermanentJobError } from '../../queue/queue.ts';
 import type { FinalizeInput, FinalizeResult } from '../../pdf/finalize.ts';
 import { finalizeInWorker } from '../../pdf/finalize-worker.ts';
 import { WorkerLimitError } from '../../pdf/bounded-worker.ts';

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { invalidState } from '../../http/errors.ts';
-import { enqueueJob, PermanentJobError } from '../../jobs/queue.ts';
+import { enqueueJob, PermanentJobError } from '../../queue/queue.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { listSigners } from '../documents-core/signers.repository.ts';
 import { requireSenderAction } from '../signing/signing-flow.ts';

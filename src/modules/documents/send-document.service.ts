@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import { enqueueJob, enqueueJobs } from '../../jobs/queue.ts';
+import { enqueueJob, enqueueJobs } from '../../queue/queue.ts';
 import { invitationMail, cancellationMail } from '../../mail/templates.ts';
 import { writeAudit, writeAudits } from '../audit/audit.ts';
 import { emitEvent, emitEvents } from '../events/emit.ts';

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import { orgNameOf } from '../orgs/org-name.ts';
 import type { DocumentRow, Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { invitationMail } from '../../mail/templates.ts';
 import { writeAudit } from '../audit/audit.ts';
 import { toSigner } from '../documents-core/documents.mappers.ts';

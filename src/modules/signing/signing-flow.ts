@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentStatus, Executor, SignerRow } from '../../db/database.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { actionRequiredMail, yourTurnMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.ts';
 import { headerDimensions, IMAGE_LIMITS, overBudget } from '../../images/image-limits.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { verificationResultMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { requireDocument, type Actor } from '../documents-core/document-access.ts';

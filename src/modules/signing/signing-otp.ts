@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { otpMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { listSigners } from '../documents-core/signers.repository.ts';
