@@ -8,7 +8,8 @@ import {
   insertNewDocuments,
   type NewDocument,
 } from '../documents/create-document.service.ts';
-import { cancelDocument, sendDrafts } from '../documents/send-document.service.ts';
+import { cancelDocument } from '../documents/cancel-document.service.ts';
+import { sendDrafts } from '../documents/send-document.service.ts';
 import { OPEN_DOCUMENT_STATUSES } from '../documents-core/document-status.ts';
 import { emitEvent } from '../events/emit.ts';
 import {

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type {
-  Db,
   DocumentRow,
   DocumentStatus,
   DocumentUpdate,
@@ -15,9 +14,7 @@ import {
   type PageRequest,
 } from '../../http/pagination.ts';
 import { nameStatement } from '../../db/named-statements.ts';
-import { notFound } from '../../http/errors.ts';
 import { allColumns, prepared, preparedInsert } from '../../db/prepared.ts';
-import type { Dialect } from '../../db/create-db.ts';
 
 /** The columns a list item shows. */
 const LIST_COLUMNS = [

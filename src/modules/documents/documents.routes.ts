@@ -6,7 +6,8 @@ import { Data, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.t
 import { actorOf, getDocument } from '../documents-core/document-access.ts';
 import * as service from './documents.service.ts';
 import { createDocument } from './create-document.service.ts';
-import { cancelDocument, sendDocument } from './send-document.service.ts';
+import { cancelDocument } from './cancel-document.service.ts';
+import { sendDocument } from './send-document.service.ts';
 import { resealDocument } from './sealing.service.ts';
 import {
   AuditEntry,

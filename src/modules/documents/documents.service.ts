@@ -1,18 +1,11 @@
 import type { AppDeps } from '../../deps.ts';
-import type { DocumentRow, Executor } from '../../db/database.ts';
-import { invalidState, notFound, validation } from '../../http/errors.ts';
+import { invalidState } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import * as repo from '../documents-core/documents.repository.ts';
-import { isOpenDocument } from '../documents-core/document-status.ts';
-import { findDocumentDetail } from '../documents-core/document-detail.query.ts';
-import {
-  toDocumentDetail,
-  toDocumentListItem,
-  toAuditEntry,
-} from '../documents-core/documents.mappers.ts';
-import { settlePendingUpload } from '../documents-core/pending-upload.ts';
+import { canDelete } from '../documents-core/document-status.ts';
+import { toDocumentListItem, toAuditEntry } from '../documents-core/documents.mappers.ts';
 import {
   type Actor,
   checkExpiry,
@@ -94,7 +87,7 @@ export async function listDocuments(deps: AppDeps, orgId: string, query: ListDoc
 export async function deleteDocument(deps: AppDeps, actor: Actor, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, id);
-    if (isOpenDocument(doc.status)) {
+    if (!canDelete(doc)) {
       throw invalidState(`Cannot delete a ${doc.status} document; cancel it first`);
     }
     const data = await documentEventData(trx, actor.orgId, id);

@@ -6,7 +6,7 @@ import { listSigners } from '../documents-core/signers.repository.ts';
 import { requireSenderAction } from '../signing/signing-flow.ts';
 import { lockDocument, lockDocumentForEdit } from '../documents-core/document-lock.ts';
 import { openSigners } from '../documents-core/signing-rules.ts';
-import { isOpenDocument, moveDocument } from '../documents-core/document-status.ts';
+import { canReseal, isOpenDocument, moveDocument } from '../documents-core/document-status.ts';
 import * as repo from '../documents-core/documents.repository.ts';
 import type { Actor } from '../documents-core/document-access.ts';
 import { getDocument } from '../documents-core/document-access.ts';
@@ -61,7 +61,7 @@ export async function onSealingFailed(
 export async function resealDocument(deps: AppDeps, actor: Actor, id: string) {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, id);
-    if (doc.status !== 'action_required' || doc.sealing_error === null) {
+    if (!canReseal(doc)) {
       throw invalidState(
         `Only a document whose sealing failed can be resealed; this one is ${doc.status}`,
       );

@@ -1,6 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type {
-  DocumentRow,
   Executor,
   SignerRow,
   SignerUpdate,

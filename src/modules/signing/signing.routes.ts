@@ -1,7 +1,6 @@
 import { contentDisposition } from '../../http/content-disposition.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data } from '../../http/schemas.ts';
 import { actorOf } from '../documents-core/document-access.ts';
