@@ -1,3 +1,4 @@
+import type { TSchema } from 'typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
@@ -19,6 +20,11 @@ import { registerLingeringClose } from './http/lingering-close.ts';
 import { registerDocs } from './http/docs.ts';
 import { registerOperationDocs } from './http/operation-docs.ts';
 import { webhooksDocument } from './modules/events/webhooks-doc.ts';
+import { CORE_EVENT_DATA } from './modules/events/event-payloads.ts';
+import type { EventType } from './modules/events/event-types.ts';
+import { CAMPAIGN_EVENT_DATA } from './modules/campaigns/campaign-events.ts';
+import { BULK_SEND_EVENT_DATA } from './modules/bulk-sends/bulk-send-events.ts';
+import { EXPORT_EVENT_DATA } from './modules/exports/export-events.ts';
 import { Metrics, registerMetrics } from './http/metrics.ts';
 import { batchStats } from './db/pg-insert-batch.ts';
 import { ErrorBody } from './http/schemas.ts';
@@ -44,7 +50,7 @@ import { fieldsRoutes } from './modules/fields/fields.routes.ts';
 import { foldersRoutes } from './modules/folders/folders.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { webRoutes } from './web/web.routes.ts';
-import { fieldTypesForClient } from './modules/fields/field-types.ts';
+import { fieldTypesForClient } from './modules/documents-core/field-types.ts';
 import { pageOfLink } from './modules/signing/signing-links.ts';
 import { templatesRoutes } from './modules/templates/templates.routes.ts';
 import { templatePartsRoutes } from './modules/templates/template-parts.routes.ts';
@@ -63,6 +69,23 @@ import { eventsRoutes } from './modules/events/events.routes.ts';
 import { verifyRoutes } from './modules/verify/verify.routes.ts';
 import { verifyPageRoutes } from './web/verify-page.ts';
 import { localesRoutes } from './modules/locales/locales.routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The job runner: server.ts starts it, tests may `drain()` it. Not in AppDeps: use cases enqueue through src/queue/. */
+    jobs: JobRunner;
+    /** The webhook delivery worker; server.ts starts it, tests may `drain()` it. */
+    deliveries: DeliveryWorker;
+  }
+}
+
+/** Every event type's `data` schema, as the API reference's `webhooks` section publishes it. */
+const EVENT_DATA = {
+  ...CORE_EVENT_DATA,
+  ...CAMPAIGN_EVENT_DATA,
+  ...BULK_SEND_EVENT_DATA,
+  ...EXPORT_EVENT_DATA,
+} satisfies Record<EventType, TSchema>;
 
 export interface BuildOptions {
   config: Config;
@@ -121,6 +144,28 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const secretKey = options.secretKey ?? (await loadSecretKey(config));
   const webhookKey = deriveKey(secretKey, 'webhook-secrets');
   await sealPlaintextWebhookSecrets(options.database.db, webhookKey);
+  const jobs = new JobRunner(
+    options.database.db,
+    options.database.dialect,
+    clock,
+    app.log,
+    options.jobPollMs,
+    options.jobLeaseMs,
+    { kind: 'mail', pacer: new Pacer(config.mailRatePerSecond) },
+    { paced: config.mailConnections, other: 10 },
+  );
+  const deliveries = new DeliveryWorker(
+    {
+      db: options.database.db,
+      dialect: options.database.dialect,
+      clock,
+      config,
+      log: app.log,
+      metrics,
+      webhookKey,
+    },
+    { pollMs: options.jobPollMs },
+  );
   const deps: AppDeps = {
     counters,
     config,
@@ -137,28 +182,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         connections: config.mailConnections,
       }),
     clock,
-    jobs: new JobRunner(
-      options.database.db,
-      options.database.dialect,
-      clock,
-      app.log,
-      options.jobPollMs,
-      options.jobLeaseMs,
-      { kind: 'mail', pacer: new Pacer(config.mailRatePerSecond) },
-      { paced: config.mailConnections, other: 10 },
-    ),
-    deliveries: new DeliveryWorker(
-      {
-        db: options.database.db,
-        dialect: options.database.dialect,
-        clock,
-        config,
-        log: app.log,
-        metrics,
-        webhookKey,
-      },
-      { pollMs: options.jobPollMs },
-    ),
     secret: deriveKey(secretKey, 'server-tokens'),
     webhookKey,
     databaseWritable: options.database.writable ?? (() => true),
@@ -166,8 +189,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     metrics,
   };
   app.decorate('deps', deps);
+  app.decorate('jobs', jobs);
+  app.decorate('deliveries', deliveries);
   await registerGeo(app, config);
-  registerJobHandlers(deps);
+  registerJobHandlers(jobs, deps);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -211,7 +236,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         },
       },
       security: [{ bearerAuth: [] }],
-      webhooks: webhooksDocument(),
+      webhooks: webhooksDocument(EVENT_DATA),
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),

@@ -4,8 +4,6 @@ import type { DbHandle } from './db/create-db.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { Counters } from './http/counters.ts';
 import type { Mailer } from './mail/mailer.ts';
-import type { JobRunner } from './jobs/job-runner.ts';
-import type { DeliveryWorker } from './jobs/webhook-delivery.ts';
 import type { Storage } from './storage/storage.ts';
 import type { CertificateCheck } from './pdf/certificate-check.ts';
 
@@ -21,9 +19,6 @@ export interface AppDeps {
   storage: Storage;
   mailer: Mailer;
   clock: Clock;
-  jobs: JobRunner;
-  /** The webhook delivery worker; server.ts starts it, tests may `drain()` it. */
-  deliveries: DeliveryWorker;
   metrics: Metrics;
   /**
    * Key for signed, short-lived tokens (upload URLs) and the hashes of one-time codes, derived

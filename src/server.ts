@@ -56,8 +56,8 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   let stopSchedulers = async () => {};
   if (config.workers) {
     await warmMailLayout();
-    app.deps.jobs.start();
-    app.deps.deliveries.start();
+    app.jobs.start();
+    app.deliveries.start();
     stopSchedulers = startSchedulers(app.deps, app.log);
   }
   await app.listen({ port: config.port, host: config.host });
@@ -87,12 +87,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
       // Stop taking new work everywhere at once: no new connections, no new jobs or webhook
       // attempts claimed (other instances take them), while requests in flight and the jobs and
       // attempts in hand finish and are recorded, which releases their leases.
-      await Promise.all([
-        app.close(),
-        app.deps.jobs.stop(),
-        app.deps.deliveries.stop(),
-        stopSchedulers(),
-      ]);
+      await Promise.all([app.close(), app.jobs.stop(), app.deliveries.stop(), stopSchedulers()]);
       clearInterval(sweep);
       await Promise.all([
         closeFinalizeWorker(),

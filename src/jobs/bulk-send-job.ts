@@ -1,12 +1,13 @@
 import type { AppDeps } from '../deps.ts';
+import type { JobRunner } from './job-runner.ts';
 import { cancelBulkDocuments, processBulkRows } from '../modules/bulk-sends/bulk-send-rows.ts';
 
 /** Jobs `bulk_send` (a slice of rows, resumable) and `bulk_send_cancel`. */
-export function registerBulkSendJobs(deps: AppDeps): void {
-  deps.jobs.register('bulk_send', async ({ bulkSendId, from, to }) =>
+export function registerBulkSendJobs(jobs: JobRunner, deps: AppDeps): void {
+  jobs.register('bulk_send', async ({ bulkSendId, from, to }) =>
     processBulkRows(deps, bulkSendId, from, to),
   );
-  deps.jobs.register('bulk_send_cancel', async ({ bulkSendId }) =>
+  jobs.register('bulk_send_cancel', async ({ bulkSendId }) =>
     cancelBulkDocuments(deps, bulkSendId),
   );
 }

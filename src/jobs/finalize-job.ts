@@ -1,12 +1,13 @@
 import type { AppDeps } from '../deps.ts';
+import type { JobRunner } from './job-runner.ts';
 import { finalizeDocument } from '../modules/documents/finalize.service.ts';
 import { isPermanentSealingError, onSealingFailed } from '../modules/documents/sealing.service.ts';
-import { PermanentJobError } from './queue.ts';
+import { PermanentJobError } from '../queue/queue.ts';
 
 /** Job `finalize`: seals a fully signed document, retried on SEALING_RETRY_SCHEDULE; giving up hands it to the sender. */
-export function registerFinalizeJob(deps: AppDeps): void {
+export function registerFinalizeJob(jobs: JobRunner, deps: AppDeps): void {
   const sealingSchedule = deps.config.sealingRetrySchedule;
-  deps.jobs.register(
+  jobs.register(
     'finalize',
     async ({ documentId }, job) => {
       try {

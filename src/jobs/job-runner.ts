@@ -12,7 +12,7 @@ import {
   type JobHandler,
   type JobKind,
   type JobPayloads,
-} from './queue.ts';
+} from '../queue/queue.ts';
 
 /*
  * The job runner: claims due jobs (queue.ts) and runs each with its kind's handler, renewing its

@@ -1,10 +1,11 @@
 import type { AppDeps } from '../deps.ts';
+import type { JobRunner } from './job-runner.ts';
 import type { MailMessage } from '../mail/mailer.ts';
 import { renderMailHtml, renderMailText } from '../mail/layout.ts';
 import { renderMailHtmlCached } from '../mail/layout-cache.ts';
 import { orgBrandOf } from '../modules/orgs/organization.service.ts';
 import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
-import { PermanentJobError } from './queue.ts';
+import { PermanentJobError } from '../queue/queue.ts';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -20,11 +21,11 @@ const isPermanentSmtpError = (err: unknown) => {
 };
 
 /** Job `mail`: sends one message (attachments read from storage); an invitation given up on makes its signer undeliverable. */
-export function registerMailJob(deps: AppDeps): void {
+export function registerMailJob(jobs: JobRunner, deps: AppDeps): void {
   const renderHtml = deps.config.perfOff.has('mail-layout-cache')
     ? renderMailHtml
     : renderMailHtmlCached;
-  deps.jobs.register(
+  jobs.register(
     'mail',
     async (
       { storageAttachments, signingInvitation: _invitation, orgId, content, ...message },

@@ -31,7 +31,7 @@ export interface FinalizeTimelineEntry {
 export interface FinalizeField {
   type: string;
   /**
-   * How the value is drawn (the field type's `draw` in src/modules/fields/field-types.ts):
+   * How the value is drawn (the field type's `draw` in src/modules/documents-core/field-types.ts):
    * `mark` a signature (drawn PNG or typed text in the signature face), `tick` a check mark for
    * "true", `text` the value in Noto Sans.
    */

@@ -60,7 +60,7 @@ beforeAll(async () => {
   });
   webhookSecret = hook.body.data.secret;
   completedId = await completedDocument(source, signerDone);
-  await source.app.deps.deliveries.drain();
+  await source.app.deliveries.drain();
   deliveredBefore = new Set(
     receiver.received.map((r) => String(r.headers['x-service-delivery-id'])),
   );

@@ -26,7 +26,7 @@ describe('bulk_send.completed', () => {
     });
     expect(res.status).toBe(202);
     await t.drainJobs();
-    await t.app.deps.deliveries.drain();
+    await t.app.deliveries.drain();
     const completed = receiver.received.filter(
       (r) => r.headers['x-service-event'] === 'bulk_send.completed',
     );

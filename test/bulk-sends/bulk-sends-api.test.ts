@@ -151,7 +151,7 @@ describe('POST /api/v1/bulk-sends/{id}/cancel', () => {
     });
     const id = res.body.data.id;
     // One job of 100 rows runs; the second has not started.
-    await t.app.deps.jobs.tick(1);
+    await t.app.jobs.tick(1);
     const mid = (await t.request('GET', `/api/v1/bulk-sends/${id}`)).body.data;
     expect(mid).toMatchObject({ status: 'processing', sent: 100 });
     const cancelled = await t.request('POST', `/api/v1/bulk-sends/${id}/cancel`);
@@ -176,7 +176,7 @@ describe('POST /api/v1/bulk-sends/{id}/cancel', () => {
       body: { templateId: tpl, rows: Array.from({ length: 120 }, (_, i) => clientRow(300 + i)) },
     });
     const id = res.body.data.id;
-    await t.app.deps.jobs.tick(1);
+    await t.app.jobs.tick(1);
     const cancelled = await t.request('POST', `/api/v1/bulk-sends/${id}/cancel`, {
       body: { cancelDocuments: true },
     });

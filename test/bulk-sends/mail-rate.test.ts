@@ -35,7 +35,7 @@ async function sendAndTime(rows: number, firstClient: number): Promise<number[]>
   expect((await t.request('POST', '/api/v1/bulk-sends', { body })).status).toBe(202);
   const arrivals: number[] = [];
   const start = Date.now();
-  t.app.deps.jobs.start();
+  t.app.jobs.start();
   try {
     while (sink.messages.length < before + rows * 2 && Date.now() - start < 30_000) {
       const n = sink.messages.length;
@@ -43,7 +43,7 @@ async function sendAndTime(rows: number, firstClient: number): Promise<number[]>
       for (let i = n; i < sink.messages.length; i++) arrivals.push(Date.now() - start);
     }
   } finally {
-    await t.app.deps.jobs.stop();
+    await t.app.jobs.stop();
   }
   expect(sink.messages).toHaveLength(before + rows * 2);
   const recipients = new Set(sink.messages.flatMap((m) => m.to));

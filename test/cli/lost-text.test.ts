@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { newDocumentRow } from '../../src/modules/documents/new-document-row.ts';
+import { newDocumentRow } from '../../src/modules/documents-core/new-document-row.ts';
 import { killLeftovers, newInstallation, runCli, type Installation } from './run-cli.ts';
 
 /*

@@ -23,13 +23,13 @@ export async function startLiveSignet(env: Record<string, string> = {}): Promise
     },
   });
   await t.app.listen({ port, host: '127.0.0.1' });
-  t.app.deps.jobs.start();
-  t.app.deps.deliveries.start();
+  t.app.jobs.start();
+  t.app.deliveries.start();
   return {
     t,
     url,
     close: async () => {
-      await t.app.deps.deliveries.stop();
+      await t.app.deliveries.stop();
       await t.close();
     },
   };

@@ -39,7 +39,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     WEBHOOK_RETRY_SCHEDULE: '50ms,50ms',
   });
-  t.app.deps.deliveries.start();
+  t.app.deliveries.start();
   doc = (await t.request('GET', '/openapi.json', { key: null })).body;
   // Every event of the flow goes to the receiver, whatever the example webhook subscribes to.
   const all = await t.request('POST', '/api/v1/webhooks', {
@@ -55,7 +55,7 @@ beforeAll(async () => {
   };
 }, 60_000);
 afterAll(async () => {
-  await t?.app.deps.deliveries.stop();
+  await t?.app.deliveries.stop();
   await t?.stop();
   await receiver?.close();
   if (certDir) await rm(certDir, { recursive: true, force: true });

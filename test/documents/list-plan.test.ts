@@ -3,7 +3,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { listDocuments } from '../../src/modules/documents/documents.repository.ts';
+import { listDocuments } from '../../src/modules/documents-core/documents.repository.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { dialectName } from '../helpers/database.ts';
 

@@ -17,7 +17,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
 });
 afterAll(async () => {
-  await t.app.deps.deliveries.stop();
+  await t.app.deliveries.stop();
   await receiver.close();
   await t.close();
 });
@@ -33,7 +33,7 @@ describe('GET /api/v1/events', () => {
     });
     expect(hook.status).toBe(201);
     const docId = await createDocument(t, { name: 'Envelope check' }, org.key);
-    t.app.deps.deliveries.start();
+    t.app.deliveries.start();
     const delivered = await waitFor(
       () => receiver.received.find((r) => r.body.includes(docId)),
       'the delivery',

@@ -122,7 +122,7 @@ describe('organization exports', () => {
     expect(url.origin).toBe('http://localhost:3000');
     downloadPath = url.pathname + url.search;
 
-    await t.app.deps.deliveries.drain();
+    await t.app.deliveries.drain();
     const delivered = await waitFor(
       () =>
         receiver.received.find(

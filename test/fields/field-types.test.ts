@@ -3,7 +3,7 @@ import {
   FIELD_TYPE_REGISTRY,
   FIELD_TYPES,
   fieldTypesForClient,
-} from '../../src/modules/fields/field-types.ts';
+} from '../../src/modules/documents-core/field-types.ts';
 import { createCampaign } from '../campaigns/setup.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 

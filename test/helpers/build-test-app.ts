@@ -110,9 +110,9 @@ export async function buildTestApp(
     newOrg,
     keyWith: async (scopes) => (await createApiKey(db, { orgId: main.orgId, scopes })).key,
     request,
-    drainJobs: () => app.deps.jobs.drain(),
+    drainJobs: () => app.jobs.drain(),
     close: async () => {
-      await app.deps.jobs.stop();
+      await app.jobs.stop();
       await app.close();
       if (!options.database) await database.drop();
     },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { enqueueJob } from '../../src/jobs/queue.ts';
+import { enqueueJob } from '../../src/queue/queue.ts';
 import { JobRunner } from '../../src/jobs/job-runner.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 

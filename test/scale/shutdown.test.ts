@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_UPLOAD_BYTES } from '../../src/modules/documents/documents.schemas.ts';
+import { MAX_UPLOAD_BYTES } from '../../src/modules/documents-core/documents.schemas.ts';
 import { generatedPdf } from '../files/helpers.ts';
 import {
   api,

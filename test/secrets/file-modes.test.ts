@@ -48,7 +48,7 @@ beforeAll(async () => {
   await app.ready();
 });
 afterAll(async () => {
-  await app.deps.jobs.stop();
+  await app.jobs.stop();
   await app.close();
   await database.close();
   await fresh.drop();
@@ -99,7 +99,7 @@ describe('files Signet creates', () => {
       (await app.inject({ method: 'POST', url: `/api/v1/documents/${id}/send`, headers: auth }))
         .statusCode,
     ).toBe(200);
-    await app.deps.jobs.drain();
+    await app.jobs.drain();
 
     const paths = walk(dataDir);
     expect(paths.some((p) => p.endsWith('.eml'))).toBe(true);

@@ -56,7 +56,7 @@ describe('webhook secrets at rest', () => {
     expect(atRest).not.toContain(secret);
 
     await t.request('POST', `/api/v1/webhooks/${id}/test`);
-    await t.app.deps.deliveries.drain();
+    await t.app.deliveries.drain();
     const first = await waitFor(() => receiver.received[0], 'the test delivery');
     expect(verifyServiceSignature(secret, first.headers, first.body)).toBe(true);
 
@@ -65,7 +65,7 @@ describe('webhook secrets at rest', () => {
     expect(rotated).not.toBe(secret);
     expect(await stored(id)).not.toContain(rotated);
     await t.request('POST', `/api/v1/webhooks/${id}/test`);
-    await t.app.deps.deliveries.drain();
+    await t.app.deliveries.drain();
     const second = await waitFor(() => receiver.received[1], 'the second delivery');
     expect(verifyServiceSignature(rotated, second.headers, second.body)).toBe(true);
     expect(verifyServiceSignature(secret, second.headers, second.body)).toBe(false);
@@ -96,7 +96,7 @@ describe('webhook secrets at rest', () => {
       expect(atRest).not.toContain(legacy);
       const before = receiver.received.length;
       await t.request('POST', `/api/v1/webhooks/${id}/test`);
-      await restarted.deps.deliveries.drain();
+      await restarted.deliveries.drain();
       const got = await waitFor(() => receiver.received[before], 'the delivery');
       expect(verifyServiceSignature(legacy, got.headers, got.body)).toBe(true);
     } finally {

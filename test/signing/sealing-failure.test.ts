@@ -194,7 +194,7 @@ describe('which sealing errors are permanent', () => {
     const { isPermanentSealingError } = await import(
       '../../src/modules/documents/sealing.service.ts'
     );
-    const { PermanentJobError } = await import('../../src/jobs/queue.ts');
+    const { PermanentJobError } = await import('../../src/queue/queue.ts');
     const named = (name: string) => Object.assign(new Error('x'), { name });
     expect(isPermanentSealingError(new PermanentJobError('refused'))).toBe(true);
     for (const name of [

@@ -6,8 +6,11 @@ import {
   WEBHOOK_STATUSES,
 } from '../../src/db/database.ts';
 import { CAMPAIGN_TRANSITIONS } from '../../src/modules/campaigns/campaign-status.ts';
-import { DOCUMENT_TRANSITIONS, moveDocument } from '../../src/modules/documents/document-status.ts';
-import { moveSigner, SIGNER_TRANSITIONS } from '../../src/modules/signers/signer-status.ts';
+import {
+  DOCUMENT_TRANSITIONS,
+  moveDocument,
+} from '../../src/modules/documents-core/document-status.ts';
+import { moveSigner, SIGNER_TRANSITIONS } from '../../src/modules/documents-core/signer-status.ts';
 import { WEBHOOK_TRANSITIONS } from '../../src/modules/webhooks/webhook-status.ts';
 import { IllegalTransitionError } from '../../src/state-machine.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';

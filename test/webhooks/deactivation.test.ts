@@ -25,11 +25,11 @@ beforeAll(async () => {
     },
     mailer,
   });
-  t.app.deps.deliveries.start();
-  t.app.deps.jobs.start();
+  t.app.deliveries.start();
+  t.app.jobs.start();
 });
 afterAll(async () => {
-  await t.app.deps.deliveries.stop();
+  await t.app.deliveries.stop();
   await t.close();
   t.mailer.close();
   await receiver.close();

@@ -28,10 +28,10 @@ beforeAll(async () => {
       WEBHOOK_TIMEOUT_MS: '300',
     },
   });
-  t.app.deps.deliveries.start();
+  t.app.deliveries.start();
 });
 afterAll(async () => {
-  await t.app.deps.deliveries.stop();
+  await t.app.deliveries.stop();
   await Promise.all(receivers.map((r) => r.close()));
   await t.close();
 });

@@ -210,7 +210,7 @@ describe('the rule at delivery time', () => {
         ).toBe(202);
       }
       // The same database, served by a process whose configuration does not allow loopback.
-      expect(await t.app.deps.deliveries.drain()).toBe(2);
+      expect(await t.app.deliveries.drain()).toBe(2);
       expect(receiver.received).toHaveLength(0);
       for (const id of ids) {
         const [delivery] = (await allowed.request('GET', `/api/v1/webhooks/${id}/deliveries`)).body
@@ -227,9 +227,9 @@ describe('the rule at delivery time', () => {
         ).toBe(202);
       }
       // Where loopback is allowed, the same deliveries go through.
-      expect(await allowed.app.deps.deliveries.drain()).toBe(2);
+      expect(await allowed.app.deliveries.drain()).toBe(2);
       expect(receiver.received).toHaveLength(2);
-      await allowed.app.deps.deliveries.stop();
+      await allowed.app.deliveries.stop();
     } finally {
       await allowed.close();
     }

@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
-import { fieldTypeSpec } from '../fields/field-types.ts';
+import { fieldTypeSpec } from '../documents-core/field-types.ts';
 import { checkValue } from '../signing/signing-values.ts';
 import { BulkRow, type BulkRowT } from './bulk-sends.schemas.ts';
 

@@ -1,15 +1,16 @@
 import type { AppDeps } from '../../deps.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
-import { findDocument } from '../documents/documents.repository.ts';
+import { enqueueJob } from '../../queue/queue.ts';
+import { findDocument } from '../documents-core/documents.repository.ts';
 import {
   buildNewDocument,
   insertNewDocuments,
   type NewDocument,
 } from '../documents/create-document.service.ts';
-import { cancelDocument, sendDrafts } from '../documents/send-document.service.ts';
-import { OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
+import { cancelDocument } from '../documents/cancel-document.service.ts';
+import { sendDrafts } from '../documents/send-document.service.ts';
+import { OPEN_DOCUMENT_STATUSES } from '../documents-core/document-status.ts';
 import { emitEvent } from '../events/emit.ts';
 import {
   loadTemplateParts,

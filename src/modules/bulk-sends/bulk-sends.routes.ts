@@ -4,7 +4,7 @@ import { authOf } from '../../http/auth.ts';
 import { validationDetails, type AjvLikeError } from '../../http/error-handler.ts';
 import { AppError } from '../../http/errors.ts';
 import { Data, IdParams, Page } from '../../http/schemas.ts';
-import { actorOf } from '../documents/documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import { CsvTable, readCsv } from './bulk-csv.ts';
 import * as service from './bulk-sends.service.ts';
 import {

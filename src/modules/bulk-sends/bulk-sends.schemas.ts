@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
-import { OtpMethod, ReminderFrequency } from '../documents/documents.schemas.ts';
-import { Email, Phone } from '../signers/signers.schemas.ts';
+import { OtpMethod, ReminderFrequency } from '../documents-core/documents.schemas.ts';
+import { Email, Phone } from '../documents-core/signers.schemas.ts';
 
 /** Rows per bulk send (README, "Bulk send"). */
 export const MAX_ROWS = 10_000;

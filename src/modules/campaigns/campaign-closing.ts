@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, Executor } from '../../db/database.ts';
 import { emitEvent } from '../events/emit.ts';
-import type { CLOSE_REASONS } from '../events/event-payloads.ts';
+import type { CLOSE_REASONS } from './campaign-events.ts';
 import * as repo from './campaigns.repository.ts';
 import { moveCampaign } from './campaign-status.ts';
 import { toCampaign } from './campaigns.mappers.ts';

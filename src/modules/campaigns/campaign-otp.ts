@@ -7,7 +7,7 @@ import type { CampaignRow, Executor } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { HOUR } from '../../http/counters.ts';
 import { retryOnConflict } from '../../db/conflicts.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { composeMail, type OutgoingMail } from '../../mail/templates.ts';
 import {
   newOtpCode,
@@ -16,7 +16,7 @@ import {
   OTP_TTL_MS,
   resendAfter,
 } from '../signing/otp-window.ts';
-import { maskEmail } from '../signing/signing-rules.ts';
+import { maskEmail } from '../documents-core/signing-rules.ts';
 import {
   campaignSubject,
   isLocked,

@@ -9,7 +9,7 @@ import {
   renderShell,
   setPageHeaders,
 } from '../../web/page.ts';
-import { fieldTypesForClient } from '../fields/field-types.ts';
+import { fieldTypesForClient } from '../documents-core/field-types.ts';
 import { frameAncestors } from '../../web/frame-ancestors.ts';
 import { embedOriginsOf } from '../orgs/embed-origins.ts';
 import { loadStaticAssets } from '../../web/static-assets.ts';

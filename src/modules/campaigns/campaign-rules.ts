@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { TemplateFieldRow, TemplateRoleRow, TemplateRow } from '../../db/database.ts';
 import { AppError, invalidState, validation } from '../../http/errors.ts';
-import { fieldBeyondPages } from '../fields/fields.rules.ts';
+import { fieldBeyondPages } from '../documents-core/fields.rules.ts';
 
 /*
  * Rules of a campaign that a schema cannot say: the slug, the redirect URL, and which templates can

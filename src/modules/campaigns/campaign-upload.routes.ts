@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data, Id } from '../../http/schemas.ts';
-import { UPLOAD_CONTENT_TYPES } from '../documents/documents.schemas.ts';
+import { UPLOAD_CONTENT_TYPES } from '../documents-core/documents.schemas.ts';
 import { uploadCampaignFile } from './campaign-uploads.ts';
 import { SlugParams } from './public.schemas.ts';
 import { campaignExamples } from './campaigns.examples.ts';

@@ -4,7 +4,7 @@ import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { HOUR } from '../../http/counters.ts';
 import type { RequestMeta } from '../audit/audit.ts';
 import { writeAudit } from '../audit/audit.ts';
-import { discardObjects } from '../documents/file-intake.ts';
+import { discardObjects } from '../documents-core/file-intake.ts';
 import { intakeFieldFile, type FieldUpload } from '../signing/signer-uploads.ts';
 import { openCampaign, visitorFields } from './public.service.ts';
 

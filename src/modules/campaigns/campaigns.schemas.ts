@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { LocaleTag } from '../../i18n/locale-input.ts';
+import { LocaleTag } from '../../http/locale-input.ts';
 import {
   Id,
   Nullable,

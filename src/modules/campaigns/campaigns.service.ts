@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { checkOptionalLocale } from '../../i18n/locale-input.ts';
+import { checkOptionalLocale } from '../../http/locale-input.ts';
 import type { CampaignRow, CampaignUpdate, Executor } from '../../db/database.ts';
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';

@@ -1,4 +1,4 @@
-import { fieldView } from '../fields/field-view.ts';
+import { fieldView } from '../documents-core/field-view.ts';
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { CampaignRow, FieldRow, TemplateFieldRow } from '../../db/database.ts';

@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import type { AppDeps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
 import { writeAudit } from '../audit/audit.ts';
-import { actorOf } from './documents.routes.ts';
-import { requireDocument, type Actor } from './documents.service.ts';
+import { actorOf } from '../documents-core/document-access.ts';
+import { requireDocument, type Actor } from '../documents-core/document-access.ts';
 import { attachmentDisposition } from '../../http/content-disposition.ts';
 import { fileExamples } from './files.examples.ts';
 

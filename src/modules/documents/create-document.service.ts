@@ -1,20 +1,26 @@
 import type { AppDeps } from '../../deps.ts';
-import { checkOptionalLocale } from '../../i18n/locale-input.ts';
+import { checkOptionalLocale } from '../../http/locale-input.ts';
 import type { Executor } from '../../db/database.ts';
 import type { BatchRows } from '../../db/pg-insert-batch.ts';
 import { newId } from '../../ids.ts';
 import { auditRow, writeAudit } from '../audit/audit.ts';
 import { emitEvent, eventRow } from '../events/emit.ts';
-import { buildFieldRows } from '../fields/fields.rules.ts';
-import { insertFields } from '../fields/fields.repository.ts';
-import { buildSignerRows } from '../signers/signers.rules.ts';
-import { insertSigners } from '../signers/signers.repository.ts';
+import { buildFieldRows } from '../documents-core/fields.rules.ts';
+import { insertFields } from '../documents-core/fields.repository.ts';
+import { buildSignerRows } from '../documents-core/signers.rules.ts';
+import { insertSigners } from '../documents-core/signers.repository.ts';
 import { seedFromTemplate, type DocumentSeed } from '../templates/template-copy.ts';
-import * as repo from './documents.repository.ts';
-import { newDocumentRow } from './new-document-row.ts';
-import { checkExpiry, checkFolder, isoOrNull, type Actor } from './documents.service.ts';
-import { toCreatedDocument, toDocumentListItemOf } from './documents.mappers.ts';
-import type { CreateDocumentInput } from './documents.schemas.ts';
+import * as repo from '../documents-core/documents.repository.ts';
+import { newDocumentRow } from '../documents-core/new-document-row.ts';
+import {
+  checkExpiry,
+  checkFolder,
+  isoOrNull,
+  type Actor,
+} from '../documents-core/document-access.ts';
+import { toCreatedDocument, toDocumentListItemOf } from '../documents-core/documents.mappers.ts';
+import type { CreateDocumentInput } from '../documents-core/documents.schemas.ts';
+import { insertDocumentBatched, insertDocumentsBatchedIn } from './batched-document-insert.ts';
 
 /** A new draft's rows, as `createDocument` inserts them; bulk sends insert them in their own transaction. */
 export function buildNewDocument(
@@ -110,7 +116,7 @@ export async function insertNewDocuments(
 ): Promise<void> {
   if (
     deps.config.perfOff.has('batched-creates') ||
-    !(await repo.insertDocumentsBatchedIn(
+    !(await insertDocumentsBatchedIn(
       deps.db,
       trx,
       deps.dialect,
@@ -134,7 +140,7 @@ export async function createDocument(deps: AppDeps, actor: Actor, input: CreateD
     const { row } = built;
     // A folder to check or a template's files to discard on failure take the transaction below.
     if (!input.folderId && !seed && !deps.config.perfOff.has('batched-creates')) {
-      if (await repo.insertDocumentBatched(deps.db, deps.dialect, batchRowsOf(deps, built)))
+      if (await insertDocumentBatched(deps.db, deps.dialect, batchRowsOf(deps, built)))
         return toCreatedDocument(row);
     }
     await deps.db.transaction().execute(async (trx) => {

@@ -1,13 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authOf } from '../../http/auth.ts';
-import { requestMeta } from '../../http/request-meta.ts';
 import { Data, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
-import type { Actor } from './documents.service.ts';
+import { actorOf, getDocument } from '../documents-core/document-access.ts';
 import * as service from './documents.service.ts';
 import { createDocument } from './create-document.service.ts';
-import { cancelDocument, sendDocument } from './send-document.service.ts';
+import { cancelDocument } from './cancel-document.service.ts';
+import { sendDocument } from './send-document.service.ts';
 import { resealDocument } from './sealing.service.ts';
 import {
   AuditEntry,
@@ -20,16 +20,11 @@ import {
   ListDocumentsQuery,
   SendResult,
   UpdateDocumentBody,
-} from './documents.schemas.ts';
+} from '../documents-core/documents.schemas.ts';
 import { documentExamples } from './documents.examples.ts';
 import { documentDetailExamples } from './document-detail.examples.ts';
 
 const tags = ['Documents'];
-
-/** The organization of the API key and the request's origin. */
-export function actorOf(request: FastifyRequest): Actor {
-  return { orgId: authOf(request).orgId, meta: requestMeta(request) };
-}
 
 export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -96,7 +91,7 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => ({
-      data: await service.getDocument(deps, authOf(request).orgId, request.params.id),
+      data: await getDocument(deps, authOf(request).orgId, request.params.id),
     }),
   );
 

@@ -1,71 +1,34 @@
 import type { AppDeps } from '../../deps.ts';
-import { checkOptionalLocale } from '../../i18n/locale-input.ts';
-import type { DocumentRow, Executor } from '../../db/database.ts';
-import { invalidState, notFound, validation } from '../../http/errors.ts';
+import { checkOptionalLocale } from '../../http/locale-input.ts';
+import { invalidState } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
-import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
-import * as repo from './documents.repository.ts';
-import { isOpenDocument } from './document-status.ts';
-import { findDocumentDetail } from './document-detail.query.ts';
-import { toDocumentDetail, toDocumentListItem, toAuditEntry } from './documents.mappers.ts';
-import { settlePendingUpload } from './pending-upload.ts';
-import type { ListDocumentsQueryT, UpdateDocumentInput } from './documents.schemas.ts';
+import * as repo from '../documents-core/documents.repository.ts';
+import { canDelete } from '../documents-core/document-status.ts';
+import { toDocumentListItem, toAuditEntry } from '../documents-core/documents.mappers.ts';
+import {
+  type Actor,
+  checkExpiry,
+  checkFolder,
+  documentEventData,
+  getDocument,
+  isoOrNull,
+  requireDocument,
+  requireDraft,
+} from '../documents-core/document-access.ts';
+import type {
+  ListDocumentsQueryT,
+  UpdateDocumentInput,
+} from '../documents-core/documents.schemas.ts';
+import { lockDocumentForEdit } from '../documents-core/document-lock.ts';
 
 /*
- * Reading, editing and deleting documents, and what the other document use cases share (the
- * actor, the draft rule, the event payload). Creating: create-document.service.ts; sending and
- * cancelling: send-document.service.ts; sealing: finalize.service.ts and sealing.service.ts.
+ * Editing, listing and deleting documents. What the document use cases share (the actor, the
+ * draft rule, the detail, the event payload): documents-core/document-access.ts. Creating:
+ * create-document.service.ts; sending: send-document.service.ts; cancelling:
+ * cancel-document.service.ts; sealing: finalize.service.ts and sealing.service.ts.
  */
-
-/** Who is acting: the organization of the API key and the request's origin, for the audit log. */
-export interface Actor {
-  orgId: string;
-  meta: RequestMeta;
-}
-
-/** The live document of the actor's organization, or 404. */
-export async function requireDocument(
-  db: Executor,
-  orgId: string,
-  id: string,
-): Promise<DocumentRow> {
-  const row = await repo.findDocument(db, orgId, id);
-  if (!row) throw notFound('Document');
-  return row;
-}
-
-/** Refuses edits outside `draft`. */
-export function requireDraft(doc: DocumentRow, action: string): void {
-  if (doc.status !== 'draft')
-    throw invalidState(`Cannot ${action}: the document is ${doc.status}, not draft`);
-}
-
-export function checkExpiry(deps: AppDeps, expiresAt: string | null | undefined): void {
-  if (expiresAt && Date.parse(expiresAt) <= deps.clock.now().getTime()) {
-    throw validation('body.expiresAt', 'must be in the future');
-  }
-}
-
-export async function checkFolder(
-  db: Executor,
-  orgId: string,
-  folderId: string | null | undefined,
-): Promise<void> {
-  if (folderId && !(await repo.folderExists(db, orgId, folderId))) {
-    throw validation('body.folderId', 'is not a folder of your organization');
-  }
-}
-
-export const isoOrNull = (value: string | null | undefined) =>
-  value ? new Date(value).toISOString() : null;
-
-/** The list-item view of a document, as sent in event payloads. */
-export async function documentEventData(db: Executor, orgId: string, id: string) {
-  const row = await repo.findDocumentWithCounts(db, orgId, id);
-  if (!row) throw notFound('Document');
-  return toDocumentListItem(row);
-}
 
 export async function updateDocument(
   deps: AppDeps,
@@ -75,7 +38,7 @@ export async function updateDocument(
 ) {
   checkExpiry(deps, input.expiresAt);
   await deps.db.transaction().execute(async (trx) => {
-    const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
+    const doc = await lockDocumentForEdit(trx, actor.orgId, id);
     requireDraft(doc, 'edit the document');
     await checkFolder(trx, actor.orgId, input.folderId);
     const changes: Parameters<typeof repo.updateDocument>[2] = {
@@ -108,23 +71,6 @@ export async function updateDocument(
   return getDocument(deps, actor.orgId, id);
 }
 
-/**
- * The document's detail; a pending direct upload is settled first (pending-upload.ts). Settling
- * asks the storage, not only the database, so `onStorageChecked` is told: that answer may not be
- * kept in the read cache.
- */
-export async function getDocument(deps: AppDeps, orgId: string, id: string) {
-  let detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
-  if (!detail) throw notFound('Document');
-  if (detail.row.pending_upload_key) {
-    // Settling a direct upload changes the file columns: read the detail again once it is done.
-    await settlePendingUpload(deps, detail.row);
-    detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
-    if (!detail) throw notFound('Document');
-  }
-  return toDocumentDetail(detail.row, detail.signers, detail.fields, detail.attachments);
-}
-
 export async function listDocuments(deps: AppDeps, orgId: string, query: ListDocumentsQueryT) {
   const { rows, meta } = await repo.listDocuments(
     deps.db,
@@ -143,8 +89,8 @@ export async function listDocuments(deps: AppDeps, orgId: string, query: ListDoc
 /** Soft delete; refused while the document is out for signature (cancel first). */
 export async function deleteDocument(deps: AppDeps, actor: Actor, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
-    if (isOpenDocument(doc.status)) {
+    const doc = await lockDocumentForEdit(trx, actor.orgId, id);
+    if (!canDelete(doc)) {
       throw invalidState(`Cannot delete a ${doc.status} document; cancel it first`);
     }
     const data = await documentEventData(trx, actor.orgId, id);

@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import { AppError } from '../../http/errors.ts';
 import { writeAudit } from '../audit/audit.ts';
-import { requireDocument, type Actor } from './documents.service.ts';
-import { settlePendingUpload } from './pending-upload.ts';
+import { requireDocument, type Actor } from '../documents-core/document-access.ts';
+import { settlePendingUpload } from '../documents-core/pending-upload.ts';
 import { contentDisposition } from '../../http/content-disposition.ts';
 
 export interface DownloadInfo {

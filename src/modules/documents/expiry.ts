@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { expiredMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
@@ -7,13 +7,17 @@ import {
   isFinishedSigner,
   moveSigner,
   UNFINISHED_SIGNER_STATUSES,
-} from '../signers/signer-status.ts';
-import { listSigners } from '../signers/signers.repository.ts';
-import { lockDocument } from '../signing/signing.repository.ts';
+} from '../documents-core/signer-status.ts';
+import { listSigners } from '../documents-core/signers.repository.ts';
+import { lockDocument } from '../documents-core/document-lock.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
-import { openSigners } from '../signing/signing-rules.ts';
-import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
-import { documentEventData } from './documents.service.ts';
+import { openSigners } from '../documents-core/signing-rules.ts';
+import {
+  isOpenDocument,
+  moveDocument,
+  OPEN_DOCUMENT_STATUSES,
+} from '../documents-core/document-status.ts';
+import { documentEventData } from '../documents-core/document-access.ts';
 
 /*
  * Documents expire when their `expiresAt` passes (the scheduler's pass, src/jobs/schedulers.ts).

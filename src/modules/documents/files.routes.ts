@@ -5,14 +5,14 @@ import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
 import { EX } from '../../http/examples.ts';
 import { Data, IdParams } from '../../http/schemas.ts';
-import { actorOf } from './documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import {
   DocumentDetail,
   MAX_UPLOAD_BYTES,
   UPLOAD_CONTENT_TYPES,
   UploadBody,
   UploadTicket,
-} from './documents.schemas.ts';
+} from '../documents-core/documents.schemas.ts';
 import { findDownload, openDownload } from './download.service.ts';
 import { TemplateDetail } from '../templates/templates.schemas.ts';
 import { receiveTemplateUpload } from '../templates/template-upload.ts';
@@ -22,8 +22,8 @@ import {
   receiveUpload,
   UPLOAD_URL_TTL_SECONDS,
   type GrantedUpload,
-} from './upload.service.ts';
-import type { UploadGrant } from './upload-token.ts';
+} from '../documents-core/upload.service.ts';
+import type { UploadGrant } from '../documents-core/upload-token.ts';
 import { fileExamples } from './files.examples.ts';
 
 const tags = ['Documents'];

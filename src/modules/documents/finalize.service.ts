@@ -9,17 +9,22 @@ import type { AttachmentRow, DocumentRow, Executor, SignerRow } from '../../db/d
 import { completedMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
-import { listAttachments } from './documents.repository.ts';
-import { isOpenDocument, moveDocument, OPEN_DOCUMENT_STATUSES } from './document-status.ts';
-import { documentEventData } from './documents.service.ts';
-import { fieldTypeSpec } from '../fields/field-types.ts';
-import { listFields } from '../fields/fields.repository.ts';
-import { listSigners } from '../signers/signers.repository.ts';
-import { findDocumentById, lockDocument } from '../signing/signing.repository.ts';
+import { listAttachments } from '../documents-core/documents.repository.ts';
+import {
+  isOpenDocument,
+  moveDocument,
+  OPEN_DOCUMENT_STATUSES,
+} from '../documents-core/document-status.ts';
+import { documentEventData } from '../documents-core/document-access.ts';
+import { listFields } from '../documents-core/fields.repository.ts';
+import { listSigners } from '../documents-core/signers.repository.ts';
+import { lockDocument } from '../documents-core/document-lock.ts';
+import { findDocumentById } from '../documents-core/documents.repository.ts';
 import { issueLink } from '../signing/signing-links.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
-import { isSigningRole, openSigners } from '../signing/signing-rules.ts';
-import { enqueueJob, PermanentJobError } from '../../jobs/queue.ts';
+import { isSigningRole, openSigners } from '../documents-core/signing-rules.ts';
+import { enqueueJob, PermanentJobError } from '../../queue/queue.ts';
+import { fieldTypeSpec } from '../documents-core/field-types.ts';
 import type { FinalizeInput, FinalizeResult } from '../../pdf/finalize.ts';
 import { finalizeInWorker } from '../../pdf/finalize-worker.ts';
 import { WorkerLimitError } from '../../pdf/bounded-worker.ts';

@@ -1,15 +1,15 @@
 import type { AppDeps } from '../../deps.ts';
 import { invalidState } from '../../http/errors.ts';
-import { enqueueJob, PermanentJobError } from '../../jobs/queue.ts';
+import { enqueueJob, PermanentJobError } from '../../queue/queue.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
-import { listSigners } from '../signers/signers.repository.ts';
+import { listSigners } from '../documents-core/signers.repository.ts';
 import { requireSenderAction } from '../signing/signing-flow.ts';
-import { lockDocument } from '../signing/signing.repository.ts';
-import { openSigners } from '../signing/signing-rules.ts';
-import { isOpenDocument, moveDocument } from './document-status.ts';
-import * as repo from './documents.repository.ts';
-import type { Actor } from './documents.service.ts';
-import { getDocument } from './documents.service.ts';
+import { lockDocument, lockDocumentForEdit } from '../documents-core/document-lock.ts';
+import { openSigners } from '../documents-core/signing-rules.ts';
+import { canReseal, isOpenDocument, moveDocument } from '../documents-core/document-status.ts';
+import * as repo from '../documents-core/documents.repository.ts';
+import type { Actor } from '../documents-core/document-access.ts';
+import { getDocument } from '../documents-core/document-access.ts';
 
 /*
  * Sealing (the finalize job) that fails for good never leaves a document `pending` for ever: the
@@ -60,8 +60,8 @@ export async function onSealingFailed(
 /** `POST /api/v1/documents/{id}/reseal`: back to `pending` and the finalize job queued again. */
 export async function resealDocument(deps: AppDeps, actor: Actor, id: string) {
   await deps.db.transaction().execute(async (trx) => {
-    const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
-    if (doc.status !== 'action_required' || doc.sealing_error === null) {
+    const doc = await lockDocumentForEdit(trx, actor.orgId, id);
+    if (!canReseal(doc)) {
       throw invalidState(
         `Only a document whose sealing failed can be resealed; this one is ${doc.status}`,
       );

@@ -1,31 +1,22 @@
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import { enqueueJob, enqueueJobs } from '../../jobs/queue.ts';
-import { invitationMail, cancellationMail } from '../../mail/templates.ts';
-import { writeAudit, writeAudits } from '../audit/audit.ts';
-import { emitEvent, emitEvents } from '../events/emit.ts';
-import { fieldBeyondPages } from '../fields/fields.rules.ts';
-import { listFieldsOfDocuments } from '../fields/fields.repository.ts';
+import { enqueueJobs } from '../../queue/queue.ts';
+import { invitationMail } from '../../mail/templates.ts';
+import { writeAudits } from '../audit/audit.ts';
+import { emitEvents } from '../events/emit.ts';
+import { fieldBeyondPages } from '../documents-core/fields.rules.ts';
+import { listFieldsOfDocuments } from '../documents-core/fields.repository.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
-import { moveSigner, moveSigners, UNFINISHED_SIGNER_STATUSES } from '../signers/signer-status.ts';
-import { listSigners, listSignersOfDocuments } from '../signers/signers.repository.ts';
+import { moveSigners } from '../documents-core/signer-status.ts';
+import { listSignersOfDocuments } from '../documents-core/signers.repository.ts';
 import { issueLinks } from '../signing/signing-links.ts';
-import * as repo from './documents.repository.ts';
-import {
-  isOpenDocument,
-  moveDocument,
-  moveDocuments,
-  OPEN_DOCUMENT_STATUSES,
-} from './document-status.ts';
-import { toDocumentListItem } from './documents.mappers.ts';
-import {
-  documentEventData,
-  requireDocument,
-  requireDraft,
-  type Actor,
-} from './documents.service.ts';
-import { settlePendingUpload } from './pending-upload.ts';
+import * as repo from '../documents-core/documents.repository.ts';
+import { moveDocuments } from '../documents-core/document-status.ts';
+import { toDocumentListItem } from '../documents-core/documents.mappers.ts';
+import { requireDocument, requireDraft, type Actor } from '../documents-core/document-access.ts';
+import { settlePendingUpload } from '../documents-core/pending-upload.ts';
+import { lockDocumentsForEdit } from '../documents-core/document-lock.ts';
 
 /**
  * Sends a draft for signature: every recipient is emailed, the signer(s) whose turn it is become
@@ -52,7 +43,7 @@ export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: 
  * sends none.
  */
 export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids: string[]) {
-  const docs = await repo.lockDocumentsForEdit(trx, actor.orgId, ids);
+  const docs = await lockDocumentsForEdit(trx, actor.orgId, ids);
   for (const doc of docs) requireDraft(doc, 'send');
   const signersOf = await listSignersOfDocuments(trx, ids);
   const fieldsOf = await listFieldsOfDocuments(trx, ids);
@@ -158,41 +149,4 @@ function checkSendable(
   if (doc.expires_at && Date.parse(doc.expires_at) <= deps.clock.now().getTime()) {
     throw invalidState('The document expiresAt has passed; set a later one before sending');
   }
-}
-
-/** Cancels a document out for signature; every recipient who had not completed is notified. */
-export async function cancelDocument(deps: AppDeps, actor: Actor, id: string) {
-  return deps.db.transaction().execute(async (trx) => {
-    const doc = await repo.lockDocumentForEdit(trx, actor.orgId, id);
-    if (!isOpenDocument(doc.status)) throw invalidState(`Cannot cancel a ${doc.status} document`);
-    const now = deps.clock.now().toISOString();
-    const moved = await moveDocument(trx, id, OPEN_DOCUMENT_STATUSES, 'cancelled', {
-      updated_at: now,
-    });
-    if (!moved) throw invalidState('The document changed status meanwhile');
-    const signers = await listSigners(trx, id);
-    const open = signers.filter((s) => s.status !== 'completed');
-    const org = await orgMailOf(trx, actor.orgId);
-    for (const signer of open) {
-      await moveSigner(trx, signer.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
-        updated_at: now,
-      });
-      await enqueueJob(trx, deps.clock, 'mail', cancellationMail({ doc, signer, ...org }));
-    }
-    await writeAudit(trx, deps.clock, {
-      orgId: actor.orgId,
-      documentId: id,
-      action: 'document.cancelled',
-      details: `Cancelled; ${open.length} recipient(s) notified`,
-      meta: actor.meta,
-    });
-    await emitEvent(
-      trx,
-      deps.clock,
-      actor.orgId,
-      'document.cancelled',
-      await documentEventData(trx, actor.orgId, id),
-    );
-    return { id, status: 'cancelled', cancelledSigners: open.length };
-  });
 }

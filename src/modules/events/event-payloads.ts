@@ -1,16 +1,16 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { StringEnum } from '../../http/schemas.ts';
-import { DocumentListItem } from '../documents/documents.schemas.ts';
-import { SignerSchema } from '../signers/signers.schemas.ts';
-import { Campaign } from '../campaigns/campaigns.schemas.ts';
-import { BulkSend } from '../bulk-sends/bulk-sends.schemas.ts';
-import { OrganizationExport } from '../exports/exports.schemas.ts';
+import { DocumentListItem } from '../documents-core/documents.schemas.ts';
+import { SignerSchema } from '../documents-core/signers.schemas.ts';
 import type { EventType } from './event-types.ts';
 
 /*
  * The `data` of every event type: what emitEvent accepts (its argument is typed by these schemas)
- * and what the API reference's `webhooks` section publishes (http/webhooks-doc.ts), so the two
- * cannot drift apart.
+ * and what the API reference's `webhooks` section publishes (webhooks-doc.ts), so the two cannot
+ * drift apart. The document, signer and webhook events are defined here; campaigns, bulk sends
+ * and exports define theirs next to the resource (campaigns/campaign-events.ts,
+ * bulk-sends/bulk-send-events.ts, exports/export-events.ts) and add them to EventDataSchemas by
+ * declaration merging, so this module, below them, does not import them. app.ts joins the parts
+ * into the one table the API reference publishes.
  */
 
 /** A document event: the document as a list item. */
@@ -25,10 +25,8 @@ const SignerData = Type.Object(
   { description: 'The document as a list item, plus the `signer` who acted' },
 );
 
-/** Why a campaign closed. */
-export const CLOSE_REASONS = ['max_submissions', 'expired', 'manual'] as const;
-
-export const EVENT_DATA = {
+/** The schemas of the document, signer and webhook events. */
+export const CORE_EVENT_DATA = {
   'document.created': DocumentData,
   'document.sent': DocumentData,
   'document.viewed': DocumentData,
@@ -56,30 +54,6 @@ export const EVENT_DATA = {
         'The document as a list item, the `signer` who accepted the consent to electronic records and signatures, and the `consent`: locale and SHA-256 of the exact text',
     },
   ),
-  'campaign.submission.created': Type.Object(
-    { ...DocumentListItem.properties, campaign: Campaign },
-    {
-      description:
-        'The submitted document as a list item, plus the `campaign` it came through (with its new `submissionCount`)',
-    },
-  ),
-  'campaign.closed': Type.Object(
-    {
-      campaign: Campaign,
-      reason: StringEnum(CLOSE_REASONS, {
-        description:
-          '`max_submissions`: it reached `maxSubmissions`; `expired`: its `expiresAt` passed; `manual`: a PATCH set its status to `closed`',
-      }),
-    },
-    { description: 'The campaign, now `closed`, and why' },
-  ),
-  'bulk_send.completed': Type.Object(BulkSend.properties, {
-    description: 'The bulk send as `GET /api/v1/bulk-sends/{id}` answers it, every row done',
-  }),
-  'organization.export.completed': Type.Object(OrganizationExport.properties, {
-    description:
-      'The export as `GET /api/v1/organization/exports/{id}` answers it, `completed`, with its `downloadUrl`',
-  }),
   'webhook.test': Type.Object(
     {
       webhookId: Type.String({ description: 'The webhook tested (`whk_…`)' }),
@@ -87,7 +61,15 @@ export const EVENT_DATA = {
     },
     { description: 'Sent by `POST /api/v1/webhooks/{id}/test` to that webhook only' },
   ),
-} satisfies Record<EventType, TSchema>;
+} satisfies Partial<Record<EventType, TSchema>>;
+
+type CoreEventDataSchemas = typeof CORE_EVENT_DATA;
+
+/**
+ * The schema of each event type's `data`, by type. Other modules add their event types with
+ * `declare module '../events/event-payloads.ts' { interface EventDataSchemas { … } }`.
+ */
+export interface EventDataSchemas extends CoreEventDataSchemas {}
 
 /** The `data` of an event of type `T`. */
-export type EventData<T extends EventType> = Static<(typeof EVENT_DATA)[T]>;
+export type EventData<T extends EventType> = Static<EventDataSchemas[T]>;

@@ -1,6 +1,5 @@
 import type { TSchema } from 'typebox';
 import { API_VERSION, EVENT_TYPES, type EventType } from './event-types.ts';
-import { EVENT_DATA } from './event-payloads.ts';
 import { eventExamples } from './event-examples.ts';
 
 /** What each event says happened. */
@@ -103,7 +102,10 @@ function envelope(type: EventType, data: TSchema) {
  * with the `data` schema emitEvent is typed by (event-payloads.ts), its headers and an example
  * delivery taken from a real one.
  */
-export function webhooksDocument(): Record<string, object> {
+export function webhooksDocument(
+  /** Each event type's `data` schema (app.ts joins event-payloads.ts and the modules' own). */
+  eventData: Record<EventType, TSchema>,
+): Record<string, object> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
       type,
@@ -120,7 +122,7 @@ export function webhooksDocument(): Record<string, object> {
             description: 'The event, in the envelope every delivery has',
             content: {
               'application/json': {
-                schema: envelope(type, EVENT_DATA[type]),
+                schema: envelope(type, eventData[type]),
                 ...(eventExamples[type] ? { example: eventExamples[type] } : {}),
               },
             },

@@ -2,7 +2,7 @@ import { PassThrough, Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { AppDeps } from '../../deps.ts';
 import { loadSigningCertificate } from '../../pdf/certificate.ts';
-import { toAuditEntry } from '../documents/documents.mappers.ts';
+import { toAuditEntry } from '../documents-core/documents.mappers.ts';
 import { emitEvent } from '../events/emit.ts';
 import { complete, fail, IN_PROGRESS, startProcessing } from './export-status.ts';
 import * as repo from './exports.repository.ts';

@@ -2,7 +2,7 @@ import type { OrganizationExportRow } from '../../db/database.ts';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { StorageNotFound } from '../../storage/storage.ts';
 import { expire } from './export-status.ts';
 import { checkExportToken, signExportToken } from './export-token.ts';

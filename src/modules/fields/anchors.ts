@@ -9,8 +9,12 @@ import { AppError, type ErrorDetail } from '../../http/errors.ts';
 import { WorkerLimitError } from '../../pdf/bounded-worker.ts';
 import { findTextInWorker, UnreadableTextError } from '../../pdf/text-search.ts';
 import type { Storage } from '../../storage/storage.ts';
-import { fieldTypeSpec } from './field-types.ts';
-import { fieldExtras, FieldTypeSchema, type FieldInputT } from './fields.schemas.ts';
+import { fieldTypeSpec } from '../documents-core/field-types.ts';
+import {
+  fieldExtras,
+  FieldTypeSchema,
+  type FieldInputT,
+} from '../documents-core/fields.schemas.ts';
 
 /*
  * Anchors: a field placed at text found in the document's file instead of at coordinates. Every

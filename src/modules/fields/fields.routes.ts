@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
-import { actorOf } from '../documents/documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import * as service from './fields.service.ts';
 import {
   FieldInput,
@@ -11,7 +11,7 @@ import {
   FieldPatch,
   FieldSchema,
   ListFieldsQuery,
-} from './fields.schemas.ts';
+} from '../documents-core/fields.schemas.ts';
 import { fieldExamples } from './fields.examples.ts';
 import { AnchoredFieldInput, isAnchored } from './anchors.ts';
 

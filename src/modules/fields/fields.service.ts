@@ -3,20 +3,24 @@ import type { AppDeps } from '../../deps.ts';
 import type { Executor, FieldRow, FieldsTable } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { writeAudit } from '../audit/audit.ts';
-import { toField } from '../documents/documents.mappers.ts';
-import { updateDocument } from '../documents/documents.repository.ts';
-import { requireDocument, requireDraft, type Actor } from '../documents/documents.service.ts';
-import { lockDocumentForEdit } from '../documents/documents.repository.ts';
+import { toField } from '../documents-core/documents.mappers.ts';
+import { updateDocument } from '../documents-core/documents.repository.ts';
+import { requireDocument, requireDraft, type Actor } from '../documents-core/document-access.ts';
+import { lockDocumentForEdit } from '../documents-core/document-lock.ts';
 import { type AnchoredFieldInputT, placeAnchoredFields } from './anchors.ts';
-import * as repo from './fields.repository.ts';
+import * as repo from '../documents-core/fields.repository.ts';
 import {
   buildFieldRows,
   checkField,
   checkPage,
   MAX_FIELDS,
   type FieldShape,
-} from './fields.rules.ts';
-import type { FieldInputT, FieldPatchT, ListFieldsQueryT } from './fields.schemas.ts';
+} from '../documents-core/fields.rules.ts';
+import type {
+  FieldInputT,
+  FieldPatchT,
+  ListFieldsQueryT,
+} from '../documents-core/fields.schemas.ts';
 
 /**
  * Places the fields an anchored body makes (every occurrence of its text, or the one it names)

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, Timestamp } from '../../http/schemas.ts';
-import { LocaleTag, TimeZone } from '../../i18n/locale-input.ts';
+import { LocaleTag, TimeZone } from '../../http/locale-input.ts';
 
 /** Largest logo accepted, in bytes of image (it is sent with every page and mail that shows it). */
 export const MAX_LOGO_BYTES = 256 * 1024;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { parseConsentText } from '../signing/consent-text.ts';
+import { parseConsentText } from './consent-text.ts';
 import type { Executor, OrganizationRow } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { checkEmbedOrigins, parseEmbedOrigins } from './embed-origins.ts';
-import { checkLocale, checkTimeZone } from '../../i18n/locale-input.ts';
+import { checkLocale, checkTimeZone } from '../../http/locale-input.ts';
 import {
   MAX_LOGO_BYTES,
   type Organization,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
-import { actorOf } from '../documents/documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import * as service from './signers.service.ts';
 import {
   ListSignersQuery,
@@ -10,7 +10,7 @@ import {
   SignerParams,
   SignerPatch,
   SignerSchema,
-} from './signers.schemas.ts';
+} from '../documents-core/signers.schemas.ts';
 import { signerExamples } from './signers.examples.ts';
 
 const tags = ['Signers'];

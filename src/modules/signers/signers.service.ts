@@ -1,23 +1,31 @@
 import type { AppDeps } from '../../deps.ts';
-import { checkOptionalLocale } from '../../i18n/locale-input.ts';
+import { checkOptionalLocale } from '../../http/locale-input.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
 import type { DocumentRow, Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { invitationMail } from '../../mail/templates.ts';
 import { writeAudit } from '../audit/audit.ts';
-import { toSigner } from '../documents/documents.mappers.ts';
-import { updateDocument } from '../documents/documents.repository.ts';
-import { requireDocument, requireDraft, type Actor } from '../documents/documents.service.ts';
-import { reassignFields } from '../fields/fields.repository.ts';
-import { lockDocumentForEdit } from '../documents/documents.repository.ts';
+import { toSigner } from '../documents-core/documents.mappers.ts';
+import { updateDocument } from '../documents-core/documents.repository.ts';
+import { requireDocument, requireDraft, type Actor } from '../documents-core/document-access.ts';
+import { reassignFields } from '../documents-core/fields.repository.ts';
+import { lockDocumentForEdit } from '../documents-core/document-lock.ts';
 import { onSignerCorrected } from '../signing/signing-flow.ts';
-import * as repo from './signers.repository.ts';
-import { buildSignerRows, CORRECTABLE_IN_FLIGHT, MAX_SIGNERS } from './signers.rules.ts';
-import { isFinishedSigner, moveSigner } from './signer-status.ts';
-import { isOpenDocument } from '../documents/document-status.ts';
-import { hashAccessCode } from '../signing/access-codes.ts';
-import type { ListSignersQueryT, SignerInputT, SignerPatchT } from './signers.schemas.ts';
+import * as repo from '../documents-core/signers.repository.ts';
+import {
+  buildSignerRows,
+  CORRECTABLE_IN_FLIGHT,
+  MAX_SIGNERS,
+} from '../documents-core/signers.rules.ts';
+import { isFinishedSigner, moveSigner } from '../documents-core/signer-status.ts';
+import { isOpenDocument } from '../documents-core/document-status.ts';
+import type {
+  ListSignersQueryT,
+  SignerInputT,
+  SignerPatchT,
+} from '../documents-core/signers.schemas.ts';
+import { hashAccessCode } from '../documents-core/access-code-hash.ts';
 
 const who = (s: Pick<SignerRow, 'name' | 'email' | 'role' | 'position'>) =>
   `${s.role} ${s.name} <${s.email}> (order ${s.position})`;

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Executor, SignerRow } from '../../db/database.ts';
+import { hashAccessCode } from '../documents-core/access-code-hash.ts';
 import { isLocked } from './code-failures.ts';
 
 /*
@@ -20,9 +21,6 @@ export const SESSION_LIFETIME_MS = 3600 * 1000;
 export const SESSION_HEADER = 'x-signing-session';
 
 export const accessSubject = (signerId: string) => `access:${signerId}`;
-
-export const hashAccessCode = (secret: Buffer, signerId: string, code: string) =>
-  createHmac('sha256', secret).update(`access-code:${signerId}:${code}`).digest('hex');
 
 /** Compares in constant time; false when the signer has no code. */
 export function accessCodeMatches(

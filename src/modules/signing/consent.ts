@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
 import { type RequestMeta, writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
-import { DEFAULT_CONSENT_TEXT, parseConsentText } from './consent-text.ts';
+import { DEFAULT_CONSENT_TEXT, parseConsentText } from '../orgs/consent-text.ts';
 
 export { parseConsentText };
 

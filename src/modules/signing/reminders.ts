@@ -1,9 +1,9 @@
 import type { AppDeps } from '../../deps.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { reminderMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
-import { isOpenDocument, OPEN_DOCUMENT_STATUSES } from '../documents/document-status.ts';
-import { INVITED_SIGNER_STATUSES } from '../signers/signer-status.ts';
+import { isOpenDocument, OPEN_DOCUMENT_STATUSES } from '../documents-core/document-status.ts';
+import { INVITED_SIGNER_STATUSES } from '../documents-core/signer-status.ts';
 import { issueLink } from './signing-links.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
 

@@ -2,12 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data } from '../../http/schemas.ts';
-import { actorOf } from '../documents/documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import { AccessBody, AccessResult, ResendResult } from './signer-access.schemas.ts';
 import { enterAccessCode, requireSigningSession, resendInvitation } from './signer-access.ts';
 import { giveConsent } from './consent.ts';
 import { resolveToken } from './signing-links.ts';
-import { requireOpen } from './signing-rules.ts';
+import { requireOpen } from '../documents-core/signing-rules.ts';
 import { signingExamples } from './signing.examples.ts';
 import { ConsentResult, SignerLinkParams, TokenParams } from './signing.schemas.ts';
 

@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { invitationMail } from '../../mail/templates.ts';
 import { type RequestMeta, writeAudit } from '../audit/audit.ts';
-import { isOpenDocument } from '../documents/document-status.ts';
-import { type Actor, requireDocument } from '../documents/documents.service.ts';
-import { orgNameOf } from '../orgs/org-name.ts';
-import { isFinishedSigner } from '../signers/signer-status.ts';
-import { findSigner } from '../signers/signers.repository.ts';
+import { isOpenDocument } from '../documents-core/document-status.ts';
+import { type Actor, requireDocument } from '../documents-core/document-access.ts';
+import { orgMailOf } from '../orgs/org-name.ts';
+import { isFinishedSigner } from '../documents-core/signer-status.ts';
+import { findSigner } from '../documents-core/signers.repository.ts';
 import {
   accessCodeMatches,
   accessSubject,
@@ -20,7 +20,7 @@ import {
 import { clearTries, linkLocked, refundTry, signerSubject, takeTry } from './code-failures.ts';
 import * as repo from './signing.repository.ts';
 import { issueLink, resolveToken, revokeSigningLinks } from './signing-links.ts';
-import { requireOpen } from './signing-rules.ts';
+import { requireOpen } from '../documents-core/signing-rules.ts';
 
 /**
  * `POST /api/v1/signing/{token}/access`: trades the signer's access code for a signing session of
@@ -126,10 +126,10 @@ export async function resendInvitation(
     const link = await issueLink(trx, deps, doc, signer);
     await clearTries(trx, signerSubject(signer.id));
     await clearTries(trx, accessSubject(signer.id));
-    const orgName = await orgNameOf(trx, doc.org_id);
+    const org = await orgMailOf(trx, doc.org_id);
     const yourTurn = signer.status === 'sent' || signer.status === 'viewed';
     await enqueueJob(trx, deps.clock, 'mail', {
-      ...invitationMail({ doc, signer, orgName, yourTurn, link: link.url }),
+      ...invitationMail({ doc, signer, ...org, yourTurn, link: link.url }),
       signingInvitation: { documentId: doc.id, signerId: signer.id },
     });
     await repo.updateSignerRow(trx, signer.id, {

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
 import { requireSigningSession } from './signer-access.ts';
 import { Data, Id } from '../../http/schemas.ts';
-import { UPLOAD_CONTENT_TYPES } from '../documents/documents.schemas.ts';
+import { UPLOAD_CONTENT_TYPES } from '../documents-core/documents.schemas.ts';
 import { uploadFieldFile } from './signer-uploads.ts';
 import { signingExamples } from './signing.examples.ts';
 

@@ -5,12 +5,16 @@ import { AppError, notFound } from '../../http/errors.ts';
 import { headerDimensions, IMAGE_LIMITS, overBudget } from '../../images/image-limits.ts';
 import { newId } from '../../ids.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
-import { discardObjects, refusalOf, safeFilename } from '../documents/file-intake.ts';
-import { UPLOAD_CONTENT_TYPES, type UploadContentType } from '../documents/documents.schemas.ts';
-import { streamToStorage } from '../documents/stream-to-storage.ts';
+import { discardObjects, refusalOf, safeFilename } from '../documents-core/file-intake.ts';
+import {
+  UPLOAD_CONTENT_TYPES,
+  type UploadContentType,
+} from '../documents-core/documents.schemas.ts';
+import { streamToStorage } from '../documents-core/stream-to-storage.ts';
 import { invalidLink, resolveToken } from './signing-links.ts';
-import { requireOpen } from './signing-rules.ts';
+import { requireOpen } from '../documents-core/signing-rules.ts';
 import * as repo from './signing.repository.ts';
+import { lockDocument } from '../documents-core/document-lock.ts';
 
 /*
  * Files a signer attaches through a `file` field (README, "Signer file uploads"): PDF, PNG, JPEG or WebP, at most
@@ -107,7 +111,7 @@ export async function uploadFieldFile(
   try {
     replaced = await deps.db.transaction().execute(async (trx) => {
       // Locked like `complete`, so a completion never names an upload replaced meanwhile.
-      const locked = await repo.lockDocument(trx, doc.id);
+      const locked = await lockDocument(trx, doc.id);
       const current = await repo.findSignerById(trx, signer.id);
       if (!locked || !current) throw invalidLink();
       requireOpen(locked, current);

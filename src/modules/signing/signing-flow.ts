@@ -1,18 +1,20 @@
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentStatus, Executor, SignerRow } from '../../db/database.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { actionRequiredMail, yourTurnMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
-import { documentEventData } from '../documents/documents.service.ts';
-import { toSigner } from '../documents/documents.mappers.ts';
-import { isOpenDocument, moveDocument } from '../documents/document-status.ts';
-import { isFinishedSigner, moveSigner } from '../signers/signer-status.ts';
-import { listSigners } from '../signers/signers.repository.ts';
+import { documentEventData } from '../documents-core/document-access.ts';
+import { toSigner } from '../documents-core/documents.mappers.ts';
+import { isOpenDocument, moveDocument } from '../documents-core/document-status.ts';
+import { isFinishedSigner, moveSigner } from '../documents-core/signer-status.ts';
+import { listSigners } from '../documents-core/signers.repository.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
 import * as repo from './signing.repository.ts';
 import { issueLink, revokeSigningLinks } from './signing-links.ts';
-import { actionRequiredOf, isSigningRole, openSigners } from './signing-rules.ts';
+import { actionRequiredOf, isSigningRole, openSigners } from '../documents-core/signing-rules.ts';
+import { lockDocument } from '../documents-core/document-lock.ts';
+import { findDocumentById } from '../documents-core/documents.repository.ts';
 
 /*
  * Transitions shared by the signing API, the sender endpoints, the mail worker and the
@@ -117,7 +119,7 @@ export async function resumeIfResolved(
   documentId: string,
   meta: RequestMeta = UNKNOWN_ACTOR,
 ): Promise<DocumentStatus | undefined> {
-  const doc = await repo.findDocumentById(trx, documentId);
+  const doc = await findDocumentById(trx, documentId);
   if (!doc) return undefined;
   if (doc.status !== 'action_required') return doc.status;
   if (actionRequiredOf(doc, await listSigners(trx, doc.id)) !== null) return doc.status;
@@ -170,7 +172,7 @@ export async function onInvitationUndeliverable(
   error: string,
 ): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const doc = await repo.lockDocument(trx, ref.documentId);
+    const doc = await lockDocument(trx, ref.documentId);
     const signer = await repo.findSignerById(trx, ref.signerId);
     if (!doc || !signer || !isOpenDocument(doc.status) || signer.delivery_failed_at) return;
     if (isFinishedSigner(signer.status)) return;

@@ -6,22 +6,24 @@ import type { Executor } from '../../db/database.ts';
 import { headerDimensions, IMAGE_LIMITS, overBudget } from '../../images/image-limits.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { verificationResultMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
-import { requireDocument, type Actor } from '../documents/documents.service.ts';
-import { findSigner } from '../signers/signers.repository.ts';
+import { requireDocument, type Actor } from '../documents-core/document-access.ts';
+import { findSigner } from '../documents-core/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { requireSenderAction, resumeIfResolved } from './signing-flow.ts';
 import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
-import { requireOpen, verificationOf } from './signing-rules.ts';
-import { isOpenDocument } from '../documents/document-status.ts';
+import { requireOpen, verificationOf } from '../documents-core/signing-rules.ts';
+import { isOpenDocument } from '../documents-core/document-status.ts';
 import {
   SIGNING_LIMITS,
   type IdentityResultT,
   type VerificationInput,
   type VerificationResultT,
 } from './signing.schemas.ts';
+import { lockDocument } from '../documents-core/document-lock.ts';
+import { findDocumentById } from '../documents-core/documents.repository.ts';
 
 /*
  * Identity evidence (`requireKyc`): each signer and approver uploads a photo of an ID, stored as
@@ -110,7 +112,7 @@ export async function submitIdentity(
   return deps.db
     .transaction()
     .execute(async (trx) => {
-      const locked = await repo.lockDocument(trx, doc.id);
+      const locked = await lockDocument(trx, doc.id);
       const current = await repo.findSignerById(trx, signer.id);
       if (!locked || !current) throw invalidLink();
       requireOpen(locked, current);
@@ -165,7 +167,7 @@ export async function submitIdentity(
           meta,
         );
       }
-      const after = await repo.findDocumentById(trx, locked.id);
+      const after = await findDocumentById(trx, locked.id);
       return {
         attachmentId,
         verification: 'pending' as const,
@@ -210,7 +212,7 @@ export async function decideVerification(
 ): Promise<VerificationResultT> {
   return deps.db.transaction().execute(async (trx) => {
     await requireDocument(trx, actor.orgId, documentId);
-    const doc = await repo.lockDocument(trx, documentId);
+    const doc = await lockDocument(trx, documentId);
     const signer = await findSigner(trx, documentId, signerId);
     if (!doc) throw notFound('Document');
     if (!signer) throw notFound('Signer');

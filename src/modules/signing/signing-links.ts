@@ -8,7 +8,8 @@ import * as repo from './signing.repository.ts';
 import { isLocked, linkLocked, signerSubject } from './code-failures.ts';
 import { accessLocked } from './access-codes.ts';
 import { parseEmbedOrigins } from '../orgs/embed-origins.ts';
-import { requireOpenDocument } from './signing-rules.ts';
+import { requireOpenDocument } from '../documents-core/signing-rules.ts';
+import { findDocumentById } from '../documents-core/documents.repository.ts';
 
 /*
  * Signing links are capabilities: `PUBLIC_URL/sign/{token}` with 32 random bytes (base64url) that
@@ -119,7 +120,7 @@ export async function resolveToken(
   if (!accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null) throw invalidLink();
   const [signer, doc, locked, accessCodeLocked] = await Promise.all([
     repo.findSignerById(db, row.signer_id),
-    repo.findDocumentById(db, row.document_id),
+    findDocumentById(db, row.document_id),
     row.purpose === 'sign' ? isLocked(db, signerSubject(row.signer_id)) : false,
     row.purpose === 'sign' ? accessLocked(db, row.signer_id) : false,
   ]);

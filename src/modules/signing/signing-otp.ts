@@ -3,10 +3,10 @@ import { orgMailOf } from '../orgs/org-name.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { otpMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
-import { listSigners } from '../signers/signers.repository.ts';
+import { listSigners } from '../documents-core/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { invalidLink, resolveToken } from './signing-links.ts';
 import {
@@ -16,7 +16,7 @@ import {
   signerSubject,
   takeTry,
 } from './code-failures.ts';
-import { maskEmail, requireOpen, requireTurn } from './signing-rules.ts';
+import { maskEmail, requireOpen, requireTurn } from '../documents-core/signing-rules.ts';
 import type { OtpResultT } from './signing.schemas.ts';
 import {
   newOtpCode,
@@ -25,6 +25,7 @@ import {
   OTP_TTL_MS,
   resendAfter,
 } from './otp-window.ts';
+import { lockDocument } from '../documents-core/document-lock.ts';
 
 /*
  * Emailed one-time codes (`otpMethod: "email"`), with the rules of otp-window.ts: 5 tries per code
@@ -44,7 +45,7 @@ export async function sendOtp(
 ): Promise<OtpResultT> {
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   return deps.db.transaction().execute(async (trx) => {
-    const locked = await repo.lockDocument(trx, doc.id);
+    const locked = await lockDocument(trx, doc.id);
     const current = await repo.findSignerById(trx, signer.id);
     if (!locked || !current) throw invalidLink();
     requireOpen(locked, current);

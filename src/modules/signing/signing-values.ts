@@ -7,11 +7,11 @@ import {
   overBudget,
   pngDimensions,
 } from '../../images/image-limits.ts';
-import { fieldTypeSpec, type ValueCheck } from '../fields/field-types.ts';
+import { fieldTypeSpec, type ValueCheck } from '../documents-core/field-types.ts';
 import { SIGNING_LIMITS, type CompleteInput, type SignatureInputT } from './signing.schemas.ts';
 
 /*
- * What a signer may put in each field: each type's rule is in fields/field-types.ts. Values are
+ * What a signer may put in each field: each type's rule is in documents-core/field-types.ts. Values are
  * stored as text on the field: checkbox "true"/"false", number in JavaScript's canonical form,
  * date as given (ISO 8601), signature and initials as the typed text or the PNG data URL (the PDF
  * stamper reads both).

@@ -1,6 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type {
-  DocumentRow,
   Executor,
   SignerRow,
   SignerUpdate,
@@ -49,32 +48,6 @@ export async function findSignerById(
   signerId: string,
 ): Promise<SignerRow | undefined> {
   return db.selectFrom('signers').selectAll().where('id', '=', signerId).executeTakeFirst();
-}
-
-/** A live document by id with no organization check (workers and token-authenticated routes). */
-export async function findDocumentById(db: Executor, id: string): Promise<DocumentRow | undefined> {
-  return db
-    .selectFrom('documents')
-    .selectAll()
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/**
- * Locks the document row until the transaction ends (a same-value update takes the row lock on
- * PostgreSQL; SQLite has a single writer): two signers completing at once then run one after the
- * other, so exactly one of them sees "everyone has signed" and queues the signed PDF.
- */
-export async function lockDocument(trx: Executor, id: string): Promise<DocumentRow | undefined> {
-  const result = await trx
-    .updateTable('documents')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return undefined;
-  return trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function updateSignerRow(

@@ -1,11 +1,10 @@
 import { contentDisposition } from '../../http/content-disposition.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { requestMeta } from '../../http/request-meta.ts';
 import { requireSigningSession } from './signer-access.ts';
 import { Data } from '../../http/schemas.ts';
-import { actorOf } from '../documents/documents.routes.ts';
+import { actorOf } from '../documents-core/document-access.ts';
 import * as service from './signing.service.ts';
 import { sendOtp } from './signing-otp.ts';
 import { decideVerification, precheckIdentity, submitIdentity } from './signing-identity.ts';

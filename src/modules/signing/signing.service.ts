@@ -1,25 +1,29 @@
-import { fieldView } from '../fields/field-view.ts';
+import { fieldView } from '../documents-core/field-view.ts';
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { FieldRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { declinedMail, declinedSenderMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
-import { documentEventData, requireDocument, type Actor } from '../documents/documents.service.ts';
+import {
+  documentEventData,
+  requireDocument,
+  type Actor,
+} from '../documents-core/document-access.ts';
 import {
   isOpenDocument,
   moveDocument,
   OPEN_DOCUMENT_STATUSES,
-} from '../documents/document-status.ts';
+} from '../documents-core/document-status.ts';
 import {
   isFinishedSigner,
   moveSigner,
   UNFINISHED_SIGNER_STATUSES,
-} from '../signers/signer-status.ts';
-import { listFields, updateField } from '../fields/fields.repository.ts';
-import { findSigner, listSigners } from '../signers/signers.repository.ts';
+} from '../documents-core/signer-status.ts';
+import { listFields, updateField } from '../documents-core/fields.repository.ts';
+import { findSigner, listSigners } from '../documents-core/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { advanceTurn, signerEventData } from './signing-flow.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
@@ -36,7 +40,7 @@ import {
   requireTurn,
   requireVerified,
   verificationOf,
-} from './signing-rules.ts';
+} from '../documents-core/signing-rules.ts';
 import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
 import { uploadsOf } from './signer-uploads.ts';
 import type {
@@ -47,6 +51,7 @@ import type {
   SigningLinkT,
   SigningSessionT,
 } from './signing.schemas.ts';
+import { lockDocument } from '../documents-core/document-lock.ts';
 
 const fieldsOf = (fields: FieldRow[], signer: SignerRow) =>
   fields.filter((f) => f.assigned_to === signer.position);
@@ -213,7 +218,7 @@ export async function completeSigning(
   if (doc.otp_method === 'email') await verifyOtp(deps, doc, signer, input.otp, meta);
 
   return deps.db.transaction().execute(async (trx) => {
-    const locked = await repo.lockDocument(trx, doc.id);
+    const locked = await lockDocument(trx, doc.id);
     const current = await repo.findSignerById(trx, signer.id);
     if (!locked || !current) throw invalidLink();
     requireOpen(locked, current);
@@ -294,7 +299,7 @@ export async function declineSigning(
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   requireOpen(doc, signer);
   return deps.db.transaction().execute(async (trx) => {
-    const locked = await repo.lockDocument(trx, doc.id);
+    const locked = await lockDocument(trx, doc.id);
     const current = await repo.findSignerById(trx, signer.id);
     if (!locked || !current) throw invalidLink();
     requireOpen(locked, current);

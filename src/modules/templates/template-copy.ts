@@ -12,8 +12,8 @@ import type {
 import { validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { StorageNotFound } from '../../storage/storage.ts';
-import { discardObjects, newUploadKey } from '../documents/file-intake.ts';
-import type { SignerInputT } from '../signers/signers.schemas.ts';
+import { discardObjects, newUploadKey } from '../documents-core/file-intake.ts';
+import type { SignerInputT } from '../documents-core/signers.schemas.ts';
 import * as repo from './templates.repository.ts';
 
 /*

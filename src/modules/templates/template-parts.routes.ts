@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
-import { FieldInput, FieldPatch } from '../fields/fields.schemas.ts';
+import { FieldInput, FieldPatch } from '../documents-core/fields.schemas.ts';
 import * as service from './template-parts.service.ts';
 import {
   ListPartsQuery,

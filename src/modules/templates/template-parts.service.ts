@@ -7,8 +7,13 @@ import type {
   TemplateRolesTable,
 } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
-import { checkField, checkPage, MAX_FIELDS, type FieldShape } from '../fields/fields.rules.ts';
-import type { FieldInputT, FieldPatchT } from '../fields/fields.schemas.ts';
+import {
+  checkField,
+  checkPage,
+  MAX_FIELDS,
+  type FieldShape,
+} from '../documents-core/fields.rules.ts';
+import type { FieldInputT, FieldPatchT } from '../documents-core/fields.schemas.ts';
 import * as repo from './templates.repository.ts';
 import { toRole, toTemplateField } from './templates.mappers.ts';
 import {

@@ -1,16 +1,20 @@
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import type { UploadInput } from '../documents/documents.schemas.ts';
+import type { UploadInput } from '../documents-core/documents.schemas.ts';
 import {
   discardObjects,
   fileColumns,
   newKeyUnder,
   staleKeys,
   writtenKeys,
-} from '../documents/file-intake.ts';
-import { ingestGranted, signetUploadTicket, uploadRequest } from '../documents/upload.service.ts';
-import type { UploadGrant } from '../documents/upload-token.ts';
+} from '../documents-core/file-intake.ts';
+import {
+  ingestGranted,
+  signetUploadTicket,
+  uploadRequest,
+} from '../documents-core/upload.service.ts';
+import type { UploadGrant } from '../documents-core/upload-token.ts';
 import * as repo from './templates.repository.ts';
 import { getTemplate, requireTemplate } from './templates.service.ts';
 

@@ -1,4 +1,4 @@
-import { fieldView } from '../fields/field-view.ts';
+import { fieldView } from '../documents-core/field-view.ts';
 import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
 import type { TemplateWithCounts } from './templates.repository.ts';
 import type {

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
-import { MAX_UPLOAD_BYTES, UploadBody, UploadTicket } from '../documents/documents.schemas.ts';
-import { UPLOAD_URL_TTL_SECONDS } from '../documents/upload.service.ts';
+import { MAX_UPLOAD_BYTES, UploadBody, UploadTicket } from '../documents-core/documents.schemas.ts';
+import { UPLOAD_URL_TTL_SECONDS } from '../documents-core/upload.service.ts';
 import { createTemplateUploadTicket } from './template-upload.ts';
 import * as service from './templates.service.ts';
 import {

@@ -6,8 +6,8 @@ import type {
 } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { buildFieldRows } from '../fields/fields.rules.ts';
-import type { FieldInputT } from '../fields/fields.schemas.ts';
+import { buildFieldRows } from '../documents-core/fields.rules.ts';
+import type { FieldInputT } from '../documents-core/fields.schemas.ts';
 import type { RoleInputT } from './templates.schemas.ts';
 
 /** Roles a template may have (as many as a document's signers). */

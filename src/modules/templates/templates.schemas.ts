@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, Timestamp } from '../../http/schemas.ts';
-import { SigningType } from '../documents/documents.schemas.ts';
-import { FieldInput, FieldSchema } from '../fields/fields.schemas.ts';
+import { SigningType } from '../documents-core/documents.schemas.ts';
+import { FieldInput, FieldSchema } from '../documents-core/fields.schemas.ts';
 
 /*
  * Templates: a file with signing roles and fields placed for those roles. Roles are shaped like a

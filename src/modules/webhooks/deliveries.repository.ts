@@ -7,7 +7,7 @@ import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
 } from '../../db/database.ts';
-import { claimRows } from '../../jobs/queue.ts';
+import { claimRows } from '../../queue/queue.ts';
 
 /** Queries of the delivery worker (src/jobs/webhook-delivery.ts). */
 

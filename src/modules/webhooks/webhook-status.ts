@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import type { Executor, WebhookStatus, WebhookUpdate } from '../../db/database.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob } from '../../queue/queue.ts';
 import { checkTransition, predecessors, type Transitions } from '../../state-machine.ts';
 import { FAILURES_BEFORE_DEACTIVATION } from './webhooks.schemas.ts';
 import { webhookDeactivatedMail } from './webhooks.mail.ts';

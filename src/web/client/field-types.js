@@ -1,5 +1,5 @@
 // What each field type needs in the browser, served by the page as data (`data-field-types`,
-// from the server's field-type registry: src/modules/fields/field-types.ts), so the signing and
+// from the server's field-type registry: src/modules/documents-core/field-types.ts), so the signing and
 // campaign pages share one description of the types instead of each keeping its own.
 
 const TYPES = JSON.parse(document.body.dataset.fieldTypes || '{}');

@@ -16,6 +16,7 @@ import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
 import type { UploadContentType } from './documents.schemas.ts';
 import { streamToStorage, UploadTooLarge, UploadTypeMismatch } from './stream-to-storage.ts';
+import { lockDocument } from './document-lock.ts';
 
 /*
  * The one way a document gets its file, whichever way the bytes come: through Signet's upload URL
@@ -248,7 +249,7 @@ export async function recordFile(
   try {
     replaced = await deps.db.transaction().execute(async (trx) => {
       // Locked, so two files being recorded at once see each other's result and each deletes exactly the file it replaced.
-      const current = await repo.lockLiveDocument(trx, ref.orgId, ref.documentId);
+      const current = await lockDocument(trx, ref.documentId, ref.orgId);
       if (!options.admit(current)) return undefined;
       await repo.updateDocument(trx, ref.documentId, {
         ...options.changes,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DOCUMENT_STATUSES } from '../../db/database.ts';
-import { LocaleTag } from '../../i18n/locale-input.ts';
+import { LocaleTag } from '../../http/locale-input.ts';
 import {
   Id,
   Nullable,
@@ -9,8 +9,8 @@ import {
   StringEnum,
   Timestamp,
 } from '../../http/schemas.ts';
-import { SignerInput, SignerSchema } from '../signers/signers.schemas.ts';
-import { FieldInput, FieldSchema } from '../fields/fields.schemas.ts';
+import { SignerInput, SignerSchema } from './signers.schemas.ts';
+import { FieldInput, FieldSchema } from './fields.schemas.ts';
 
 /** The list filter accepts every status but `action_required` (documented in /openapi.json). */
 export const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');

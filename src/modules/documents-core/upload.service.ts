@@ -5,7 +5,7 @@ import { AppError, invalidState } from '../../http/errors.ts';
 import type { RequestMeta } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
 import { MAX_UPLOAD_BYTES, type UploadContentType, type UploadInput } from './documents.schemas.ts';
-import { getDocument, requireDocument, requireDraft, type Actor } from './documents.service.ts';
+import { getDocument, requireDocument, requireDraft, type Actor } from './document-access.ts';
 import {
   discardObjects,
   ingestFile,
@@ -18,6 +18,7 @@ import {
 import { isRefusal, newIncomingKey, settlePendingUpload } from './pending-upload.ts';
 import { signUploadToken, verifyUploadToken, type UploadGrant } from './upload-token.ts';
 import { UploadAborted } from './stream-to-storage.ts';
+import { lockDocumentForEdit } from './document-lock.ts';
 
 /** Lifetime of an upload URL, in seconds. */
 export const UPLOAD_URL_TTL_SECONDS = 3600;
@@ -41,7 +42,7 @@ async function presignedUpload(
   const fileKey = newIncomingKey(doc.org_id, doc.id, filename);
   const uploadUrl = await presign(fileKey, limits.contentType, UPLOAD_URL_TTL_SECONDS);
   const previous = await deps.db.transaction().execute(async (trx) => {
-    const current = await repo.lockDocumentForEdit(trx, doc.org_id, doc.id);
+    const current = await lockDocumentForEdit(trx, doc.org_id, doc.id);
     requireDraft(current, 'upload a file');
     await repo.updateDocument(trx, doc.id, {
       pending_upload_key: fileKey,

@@ -1,8 +1,8 @@
 import type { DocumentRow, DocumentStatus, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import { isOpenDocument } from '../documents/document-status.ts';
-import { isFinishedSigner } from '../signers/signer-status.ts';
-import { SIGNING_ROLES } from '../signers/signers.schemas.ts';
+import { isOpenDocument } from './document-status.ts';
+import { isFinishedSigner } from './signer-status.ts';
+import { SIGNING_ROLES } from './signers.schemas.ts';
 
 export const isSigningRole = (s: Pick<SignerRow, 'role'>) => SIGNING_ROLES.includes(s.role);
 

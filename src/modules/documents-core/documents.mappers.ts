@@ -1,4 +1,4 @@
-import { fieldView } from '../fields/field-view.ts';
+import { fieldView } from './field-view.ts';
 import type { AuditLogRow, DocumentRow } from '../../db/database.ts';
 import type {
   DocumentCounts,
@@ -7,9 +7,9 @@ import type {
 } from './documents.repository.ts';
 import type { DetailAttachment, DetailField, DetailSigner } from './document-detail.query.ts';
 import type { DocumentDetailT, DocumentListItemT } from './documents.schemas.ts';
-import type { SignerT } from '../signers/signers.schemas.ts';
-import type { FieldT } from '../fields/fields.schemas.ts';
-import { actionRequiredOf } from '../signing/signing-rules.ts';
+import type { SignerT } from './signers.schemas.ts';
+import type { FieldT } from './fields.schemas.ts';
+import { actionRequiredOf } from './signing-rules.ts';
 
 type Status = DocumentListItemT['status'];
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { SIGNER_STATUSES } from '../../db/database.ts';
-import { LocaleTag } from '../../i18n/locale-input.ts';
+import { LocaleTag } from '../../http/locale-input.ts';
 import {
   Id,
   NullableTimestamp,

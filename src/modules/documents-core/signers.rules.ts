@@ -1,9 +1,9 @@
 import type { Insertable } from 'kysely';
-import { checkOptionalLocale } from '../../i18n/locale-input.ts';
+import { checkOptionalLocale } from '../../http/locale-input.ts';
 import type { SignerRow, SignersTable } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
-import { hashAccessCode } from '../signing/access-codes.ts';
+import { hashAccessCode } from './access-code-hash.ts';
 import type { SignerInputT } from './signers.schemas.ts';
 
 /** Signers (all roles) a document may have. */

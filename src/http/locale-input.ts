@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { validation } from '../http/errors.ts';
-import { isTimeZone } from './messages.ts';
-import { LOCALE_CODES, LOCALE_TAG_MAX, type LocaleCode, matchLocale } from './locales.ts';
+import { validation } from './errors.ts';
+import { isTimeZone } from '../i18n/messages.ts';
+import { LOCALE_CODES, LOCALE_TAG_MAX, type LocaleCode, matchLocale } from '../i18n/locales.ts';
 
 /*
  * `locale` and `timeZone` as the API takes them: a language tag matched to a supported locale

@@ -1,7 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Executor, FieldRow, FieldsTable } from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
-import { groupByDocument } from '../signers/signers.repository.ts';
+import { groupByDocument } from './signers.repository.ts';
 
 export async function listFields(db: Executor, documentId: string): Promise<FieldRow[]> {
   return db

@@ -1,5 +1,5 @@
 import type { Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
-import type { Selectable, Insertable, Updateable } from 'kysely';
+import type { Selectable, Insertable } from 'kysely';
 import type { SignersTable } from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
 

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type {
-  Db,
   DocumentRow,
   DocumentStatus,
   DocumentUpdate,
@@ -15,11 +14,7 @@ import {
   type PageRequest,
 } from '../../http/pagination.ts';
 import { nameStatement } from '../../db/named-statements.ts';
-import { notFound } from '../../http/errors.ts';
 import { allColumns, prepared, preparedInsert } from '../../db/prepared.ts';
-import type { Dialect } from '../../db/create-db.ts';
-import { insertBatched, insertBatchedIn, type BatchRows } from '../../db/pg-insert-batch.ts';
-import { DELIVERIES_OF_EVENTS_PG } from '../events/emit.ts';
 
 /** The columns a list item shows. */
 const LIST_COLUMNS = [
@@ -239,86 +234,12 @@ export async function folderExists(
   return rows.length > 0;
 }
 
-/**
- * The live document of the organization, locked until the transaction ends. A same-value update
- * takes the row lock on PostgreSQL (SQLite has a single writer anyway), so concurrent edits of
- * one document's signers or fields run one after another: the per-document limits, the unique
- * signer order and the draft-only rule cannot be raced past. An edit that waits behind a send
- * then sees the document pending and is refused. Undefined when there is no such document.
- */
-export async function lockLiveDocument(
-  trx: Executor,
-  orgId: string,
-  id: string,
-): Promise<DocumentRow | undefined> {
-  return (await lockLiveDocuments(trx, orgId, [id]))[0];
-}
-
-/** lockLiveDocument for several documents at once: those that are live documents of the organization. */
-export async function lockLiveDocuments(
-  trx: Executor,
-  orgId: string,
-  ids: readonly string[],
-): Promise<DocumentRow[]> {
-  return trx
-    .updateTable('documents')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('id', 'in', ids)
-    .where('org_id', '=', orgId)
+/** A live document by id with no organization check (workers and token-authenticated routes). */
+export async function findDocumentById(db: Executor, id: string): Promise<DocumentRow | undefined> {
+  return db
+    .selectFrom('documents')
+    .selectAll()
+    .where('id', '=', id)
     .where('deleted_at', 'is', null)
-    .returningAll()
-    .execute();
-}
-
-/** `lockLiveDocument`, or 404. */
-export async function lockDocumentForEdit(
-  trx: Executor,
-  orgId: string,
-  id: string,
-): Promise<DocumentRow> {
-  return (await lockDocumentsForEdit(trx, orgId, [id]))[0];
-}
-
-/** `lockLiveDocuments`, in the order of `ids`; 404 unless every one is there. */
-export async function lockDocumentsForEdit(
-  trx: Executor,
-  orgId: string,
-  ids: readonly string[],
-): Promise<DocumentRow[]> {
-  const byId = new Map((await lockLiveDocuments(trx, orgId, ids)).map((row) => [row.id, row]));
-  return ids.map((id) => {
-    const row = byId.get(id);
-    if (!row) throw notFound('Document');
-    return row;
-  });
-}
-
-/**
- * A new document's rows (with its audit entry and event) in one statement shared with the other
- * creates of this turn, on PostgreSQL (db/pg-insert-batch.ts). False on SQLite, where the caller
- * inserts them in its own transaction.
- */
-export async function insertDocumentBatched(
-  db: Db,
-  dialect: Dialect,
-  rows: BatchRows,
-): Promise<boolean> {
-  if (dialect !== 'postgres') return false;
-  await insertBatched(db, rows, DELIVERIES_OF_EVENTS_PG);
-  return true;
-}
-
-/**
- * Several new documents' rows as one statement inside `trx` (a transaction of `db`), on
- * PostgreSQL. False on SQLite, where the caller inserts them one by one.
- */
-export async function insertDocumentsBatchedIn(
-  db: Db,
-  trx: Executor,
-  dialect: Dialect,
-  creates: BatchRows[],
-): Promise<boolean> {
-  if (dialect !== 'postgres') return false;
-  await insertBatchedIn(db, trx, creates, DELIVERIES_OF_EVENTS_PG);
-  return true;
+    .executeTakeFirst();
 }

@@ -1,4 +1,4 @@
-import type { DocumentStatus, DocumentUpdate, Executor } from '../../db/database.ts';
+import type { DocumentRow, DocumentStatus, DocumentUpdate, Executor } from '../../db/database.ts';
 import { checkTransition, type Transitions } from '../../state-machine.ts';
 
 /*
@@ -21,6 +21,21 @@ export const DOCUMENT_TRANSITIONS: Transitions<DocumentStatus> = {
 export const OPEN_DOCUMENT_STATUSES: readonly DocumentStatus[] = ['pending', 'action_required'];
 
 export const isOpenDocument = (status: DocumentStatus) => OPEN_DOCUMENT_STATUSES.includes(status);
+
+/*
+ * The action guards: which documents the sender may cancel, delete or reseal. Each use case
+ * asks here, so the rule has one home.
+ */
+
+/** Cancel only while out for signature (`pending` or `action_required`). */
+export const canCancel = (doc: Pick<DocumentRow, 'status'>) => isOpenDocument(doc.status);
+
+/** Delete only when not out for signature (cancel first). */
+export const canDelete = (doc: Pick<DocumentRow, 'status'>) => !isOpenDocument(doc.status);
+
+/** Reseal only a document whose sealing failed: `action_required` with a sealing error. */
+export const canReseal = (doc: Pick<DocumentRow, 'status' | 'sealing_error'>) =>
+  doc.status === 'action_required' && doc.sealing_error !== null;
 
 /**
  * Moves a live document from one of `from` to `to` together with `changes`, atomically: false
