@@ -69,8 +69,8 @@ export interface OrgMailSettings {
   timeZone?: string;
 }
 
-const isApprover = (signer: SignerRow) => signer.role === 'approver';
-const buttonKey = (signer: SignerRow) =>
+export const isApprover = (signer: SignerRow) => signer.role === 'approver';
+export const buttonKey = (signer: SignerRow) =>
   isApprover(signer) ? 'mail.buttonApprove' : 'mail.buttonSign';
 
 /** The invitation sent by `send`. */
@@ -265,22 +265,6 @@ export function declinedMail(
   );
 }
 
-/** A signer declined: the sender (organization admin) learns who and why. */
-export function declinedSenderMail(args: {
-  doc: DocumentRow;
-  to: string;
-  decliner: SignerRow;
-  reason: string;
-}): OutgoingMail {
-  const { doc, to, decliner, reason } = args;
-  return composeMail(doc.org_id, to, `A signer declined "${subjectName(doc)}"`, {
-    paragraphs: [
-      `${decliner.name} <${decliner.email}> declined to sign "${doc.name}" (${doc.id}).`,
-    ],
-    quote: { label: 'Reason given:', text: reason },
-  });
-}
-
 /** `expiresAt` passed before everyone signed. */
 export function expiredMail(
   args: OrgMailSettings & { doc: DocumentRow; recipient: SignerRow },
@@ -300,53 +284,4 @@ export function expiredMail(
       ],
     },
   );
-}
-
-/** The sender must act: an invitation bounced, identity evidence awaits review, sealing failed. */
-export function actionRequiredMail(args: {
-  doc: DocumentRow;
-  to: string;
-  reason: string;
-}): OutgoingMail {
-  const { doc, to, reason } = args;
-  return composeMail(doc.org_id, to, `Action required on "${subjectName(doc)}"`, {
-    paragraphs: [
-      `The document "${doc.name}" (${doc.id}) needs your attention: ${reason}`,
-      'Signing resumes once you have resolved it.',
-    ],
-  });
-}
-
-/** The sender reviewed the signer's identity evidence. */
-export function verificationResultMail(args: {
-  doc: DocumentRow;
-  signer: SignerRow;
-  approved: boolean;
-  note?: string;
-  link: string;
-  orgLocale?: string | null;
-}): OutgoingMail {
-  const { doc, signer, approved, note, link } = args;
-  const { t, locale } = recipientTranslator(signer, doc, args.orgLocale);
-  const documentName = subjectName(doc);
-  return approved
-    ? composeMail(doc.org_id, signer.email, t('mail.identityConfirmedSubject', { documentName }), {
-        locale,
-        greeting: t('mail.greeting', { name: signer.name }),
-        paragraphs: [
-          t(isApprover(signer) ? 'mail.identityConfirmedApprove' : 'mail.identityConfirmedSign', {
-            documentName: doc.name,
-          }),
-        ],
-        button: { label: t(buttonKey(signer)), url: link },
-      })
-    : composeMail(doc.org_id, signer.email, t('mail.identityRejectedSubject', { documentName }), {
-        locale,
-        greeting: t('mail.greeting', { name: signer.name }),
-        paragraphs: [
-          t('mail.identityRejectedBody'),
-          note ? t('mail.identityRejectedReason', { note }) : '',
-        ],
-        button: { label: t('mail.identityRejectedButton'), url: link },
-      });
 }

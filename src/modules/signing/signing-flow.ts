@@ -1,7 +1,8 @@
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentStatus, Executor, SignerRow } from '../../db/database.ts';
 import { enqueueJob } from '../../queue/queue.ts';
-import { actionRequiredMail, yourTurnMail } from '../../mail/templates.ts';
+import { actionRequiredMail } from '../../mail/admin-mails.ts';
+import { yourTurnMail } from '../../mail/templates.ts';
 import { UNKNOWN_ACTOR, writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import { documentEventData } from '../documents-core/document-access.ts';

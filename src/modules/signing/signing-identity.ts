@@ -7,7 +7,7 @@ import { headerDimensions, IMAGE_LIMITS, overBudget } from '../../images/image-l
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../queue/queue.ts';
-import { verificationResultMail } from '../../mail/templates.ts';
+import { verificationResultMail } from '../../mail/identity-mails.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { requireDocument, type Actor } from '../documents-core/document-access.ts';
 import { findSigner } from '../documents-core/signers.repository.ts';

@@ -4,7 +4,8 @@ import type { AppDeps } from '../../deps.ts';
 import type { FieldRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../queue/queue.ts';
-import { declinedMail, declinedSenderMail } from '../../mail/templates.ts';
+import { declinedSenderMail } from '../../mail/admin-mails.ts';
+import { declinedMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import {
