@@ -2,7 +2,7 @@ import type { ShapedLine } from '../fonts/shaper.ts';
 import { Canvas, type FontKey, type ObjectFactory } from './content.ts';
 import type { AuthenticationMethod, FinalizeInput, FinalizeSigner } from './finalize-input.ts';
 import { fitText, wrapText } from './text-layout.ts';
-import { matchLocale } from '../i18n/locales.ts';
+import { directionOf, matchLocale } from '../i18n/locales.ts';
 import { translator, type Translator } from '../i18n/messages.ts';
 
 /** A4, the certificate's page size whatever the document's. */
@@ -57,8 +57,11 @@ export async function buildCertificatePages(
 ): Promise<Canvas[]> {
   const { width, height } = CERTIFICATE_PAGE_SIZE;
   // Labels in the document's locale, times in the organization's time zone (and UTC).
-  const tr = translator(matchLocale(input.document.locale) ?? 'en', input.document.timeZone);
+  const locale = matchLocale(input.document.locale) ?? 'en';
+  const tr = translator(locale, input.document.timeZone);
   const { t } = tr;
+  // Headings read in the locale's direction, whatever script the names in them are written in.
+  const direction = directionOf(locale);
   const valueX = MARGIN + LABEL_WIDTH;
   const valueWidth = width - MARGIN - valueX;
   const pages: Canvas[] = [];
@@ -134,13 +137,16 @@ export async function buildCertificatePages(
       rows.reduce((sum, r) => sum + rowHeight(r), 0) +
       12 +
       (signature ? SIGNATURE_BOX.h + 8 : 0);
-    // The name isolated (FSI…PDI), so a right-to-left name cannot pull the number into its run.
+    // The line reads in the page's direction ("1." left of the name in English, right of it in
+    // Arabic); the name is isolated (FSI…PDI), stripped of its own direction controls, so it
+    // can neither close that isolate nor pull the number into its run.
     const heading = wrapText(
       factory,
       'sans-bold',
-      `${i + 1}. \u2068${signer.name}\u2069`,
+      `${i + 1}. \u2068${withoutBidiControls(signer.name)}\u2069`,
       12,
       width - 2 * MARGIN,
+      direction,
     );
     ensure(blockHeight + (heading.length - 1) * 15);
     for (const line of heading) {
@@ -277,6 +283,11 @@ const AUTHENTICATION_KEYS: Record<AuthenticationMethod, string> = {
   access_code: 'cert.authAccessCode',
   email_otp: 'cert.authEmailOtp',
 };
+
+/** Text without the embedding, override and isolate controls (LRE…RLO, LRI…PDI) and marks (LRM, RLM, ALM). */
+export function withoutBidiControls(text: string): string {
+  return text.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '');
+}
 
 /** "Signing link sent by email and access code given by the sender", in the page's locale. */
 function authenticationText(methods: AuthenticationMethod[], tr: Translator): string {

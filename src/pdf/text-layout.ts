@@ -42,12 +42,15 @@ interface Paragraph {
   pieces: string[];
 }
 
-function paragraphs(factory: ObjectFactory, text: string): Paragraph[] {
+/** A paragraph's direction: given (the document's locale), or from its first strong letter. */
+export type Direction = 'ltr' | 'rtl';
+
+function paragraphs(factory: ObjectFactory, text: string, direction?: Direction): Paragraph[] {
   return text.split(/\r\n|[\n\r\u2028\u2029]/).map((p) => {
     const clean = p.replace(/\t/g, ' ');
     return {
       text: clean,
-      rtl: factory.engine.isRtl(clean),
+      rtl: direction ? direction === 'rtl' : factory.engine.isRtl(clean),
       pieces: joinPunctuation([...words.segment(clean)].map((s) => s.segment)),
     };
   });
@@ -105,16 +108,20 @@ function breakParagraph(p: Paragraph, measure: Measure, size: number, avail: num
   return lines;
 }
 
-/** The text in lines no wider than `avail` points at `size`, shaped for drawing. */
+/**
+ * The text in lines no wider than `avail` points at `size`, shaped for drawing. Each paragraph
+ * reads in `direction` when given, else in the direction of its first strong letter.
+ */
 export function wrapText(
   factory: ObjectFactory,
   key: FontKey,
   text: string,
   size: number,
   avail: number,
+  direction?: Direction,
 ): ShapedLine[] {
   const measure = new Measure(factory, key);
-  return paragraphs(factory, text).flatMap((p) =>
+  return paragraphs(factory, text, direction).flatMap((p) =>
     breakParagraph(p, measure, size, avail).map((line) => factory.shape(key, line, p.rtl)),
   );
 }

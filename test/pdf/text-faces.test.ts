@@ -98,4 +98,51 @@ describe.skipIf(!hasPoppler || !hasPdffonts)('text faces and layout', () => {
     const text = poppler('pdftotext', ['-f', '1', '-l', '1', output, '-']).output;
     expect(text).toContain('Aurelia Montgomery-Fitzgerald');
   });
+
+  /** The certificate page's signer heading: where "1." lands against a right-to-left name. */
+  async function headingOf(locale: string, signerName = 'محمد علي') {
+    const output = await seal([], (input) => {
+      input.document.locale = locale;
+      input.signers[0].name = signerName;
+    });
+    const bbox = poppler('pdftotext', ['-bbox', '-f', '2', '-l', '2', output, '-']).output;
+    const found = [
+      ...bbox.matchAll(
+        /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g,
+      ),
+    ].map((m) => ({ x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[3]), text: m[5] }));
+    // pdftotext gives a line's words in visual order: "1." reads ".1" inside right-to-left text.
+    const number = found.find((w) => w.text === '1.' || w.text === '.1');
+    expect(number).toBeDefined();
+    // The name's words on the number's line.
+    const name = found.filter(
+      (w) => Math.abs(w.y0 - (number?.y0 ?? 0)) < 6 && /[\u0600-\u06ff]/.test(w.text),
+    );
+    expect(name.length).toBeGreaterThan(0);
+    return {
+      number: number as { x0: number; x1: number },
+      nameLeft: Math.min(...name.map((w) => w.x0)),
+      nameRight: Math.max(...name.map((w) => w.x1)),
+    };
+  }
+
+  it.each([
+    ['a plain name', 'محمد علي'],
+    // A name that closes the isolate around it early, or overrides the direction, changes nothing.
+    ['a name with a stray PDI', '\u2069محمد علي'],
+    ['a name with a right-to-left override', '\u202eمحمد علي'],
+  ])(
+    'puts the number left of a right-to-left signer name on an English certificate: %s',
+    async (_l, name) => {
+      const { number, nameLeft } = await headingOf('en', name);
+      expect(number.x1).toBeLessThanOrEqual(nameLeft + 0.5);
+      // At the page's left margin, where every left-to-right heading starts.
+      expect(number.x0).toBeLessThan(60);
+    },
+  );
+
+  it('puts the number right of the name on an Arabic certificate', async () => {
+    const { number, nameRight } = await headingOf('ar');
+    expect(number.x0).toBeGreaterThanOrEqual(nameRight - 0.5);
+  });
 });
