@@ -512,6 +512,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/documents/{id}/signers/{signerId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the signer a fresh invitation with a new link; earlier links stop working
+         * @description The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). Every earlier link of the signer answers 403 `forbidden` from then on, and its wrong codes (one-time and access codes) are forgotten, which unlocks a signer whose links were locked (`link_locked`). Audited as `signer.invitation_resent`.
+         *
+         *     **Scope:** `documents.send` (an API key carrying it, as `Authorization: Bearer sk_…`).
+         */
+        post: operations["resendSigningInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/documents/{id}/signers/{signerId}/verification": {
         parameters: {
             query?: never;
@@ -644,6 +666,30 @@ export interface paths {
          *     **Scope:** `folders.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
         patch: operations["updateFolder"];
+        trace?: never;
+    };
+    "/api/v1/locales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the languages of signing pages and mails
+         * @description Every locale a document, signer, template role, campaign, bulk-send row or the organization's `defaultLocale` may name. A signer reads its page and mails in its own `locale`, else its document's, else the organization's `defaultLocale`; a campaign visitor in the campaign's, else the browser's language, else the organization's.
+         *
+         *     **Scope:** none: any API key, whatever its scopes (as `Authorization: Bearer sk_…`).
+         *
+         *     **Scope:** none: any API key, whatever its scopes (as `Authorization: Bearer sk_…`).
+         */
+        get: operations["listLocales"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/organization": {
@@ -884,6 +930,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/signing/{token}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter the access code the sender gave the signer; answers a signing session
+         * @description For a signer with an `accessCode`. The session lasts 1 hour and belongs to the signer (all of its links); every other call of the signing link then needs it in `X-Signing-Session` (401 `access_code_required` without). A wrong code is 403 `invalid_access_code`; the fifth wrong code locks every link of the signer (403 `link_locked`) until the sender issues a new link (`…/link`) or resends the invitation (`…/resend`). Each try is audited (`signer.access_code_failed`, `signer.authenticated`). A signer without an access code: 409 `invalid_state`.
+         *
+         *     **No API key:** the signing link's token in the path authenticates the signer.
+         */
+        post: operations["enterSigningAccessCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/signing/{token}/complete": {
         parameters: {
             query?: never;
@@ -900,6 +968,28 @@ export interface paths {
          *     **No API key:** the signing link's token in the path authenticates the signer.
          */
         post: operations["completeSigning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/signing/{token}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the consent to use electronic records and signatures
+         * @description When the organization sets `requireConsent`, the signer accepts the text the session shows (`consent.text`) before the file is served (`GET …/file` answers 409 `consent_required` until then) and before completing (or sends `consent: true` with `complete`). The exact text, its locale and its SHA-256 are kept with the signer, audited as `signer.consented` and delivered as the `signer.consented` event. A consent counts for the text it accepted: when the organization changes its text, signers who have not completed are asked again. To withdraw consent, decline with the reason `consent_withdrawn`. Accepting again the same text answers the first consent. An organization that does not ask for consent: 409 `invalid_state`.
+         *
+         *     **No API key:** the signing link's token in the path authenticates the signer.
+         */
+        post: operations["giveSigningConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1780,6 +1870,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "signer.consented": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * signer.consented
+         * @description A signer accepted the organization's consent to electronic records and signatures (`requireConsent`).
+         *
+         *     A POST to every active webhook subscribed to `signer.consented`. Answer 2xx within 10 seconds; anything else is retried 8 times over about 2.5 days, with the same delivery id.
+         */
+        post: operations["event.signer.consented"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "signer.declined": {
         parameters: {
             query?: never;
@@ -1914,6 +2026,8 @@ export interface components {
             expiresAt: string | null;
             /** @description Identifier (`cmp_…`) */
             id: string;
+            /** @description Locale of the form's page and mails; null: the visitor's browser language, else the organization's `defaultLocale` */
+            locale: string | null;
             maxSubmissions: number;
             name: string;
             /** @description "" when none */
@@ -2100,6 +2214,8 @@ export interface components {
             folderId: string | null;
             /** @description Identifier (`doc_…`) */
             id: string;
+            /** @description Locale of its signers' pages and mails (a signer's own wins); null: the organization's `defaultLocale` */
+            locale: string | null;
             message: string;
             name: string;
             /** @enum {string|null} */
@@ -2245,12 +2361,24 @@ export interface components {
              */
             updatedAt: string;
         };
+        Locale: {
+            /** @description The value of `locale` and `defaultLocale`, e.g. `de` */
+            code: string;
+            /** @description Writing direction of its pages */
+            direction: "ltr" | "rtl";
+            /** @description Its name in English */
+            name: string;
+            /** @description Its name in itself, as the language picker shows it */
+            nativeName: string;
+        };
         /**
          * @description The organization that owns the API key
          * @example {
          *       "adminEmail": "ops@acme.example",
          *       "brandColor": "#0F766E",
+         *       "consentText": null,
          *       "createdAt": "2026-11-21T09:30:00.000Z",
+         *       "defaultLocale": "de",
          *       "embedOrigins": [
          *         "https://app.acme.example"
          *       ],
@@ -2258,6 +2386,8 @@ export interface components {
          *       "logoUrl": "https://sign.acme.example/logos/org_01jdx3k2m5q8v9w0y1z2a3b4c5?v=5d41402a",
          *       "name": "Acme Consulting",
          *       "replyTo": "contracts@acme.example",
+         *       "requireConsent": true,
+         *       "timeZone": "Europe/Berlin",
          *       "updatedAt": "2026-11-22T14:05:12.000Z"
          *     }
          */
@@ -2266,11 +2396,16 @@ export interface components {
             adminEmail: string;
             /** @description Accent colour of signing pages and mail buttons; null: Signet's own */
             brandColor: string | null;
+            consentText: (string | {
+                [key: string]: string;
+            }) | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /** @description Locale of signers' pages and mails when neither the signer nor the document sets one */
+            defaultLocale: string;
             /** @description Origins allowed to frame your signing and campaign pages (`Content-Security-Policy: frame-ancestors`); empty: no site may frame them */
             embedOrigins: string[];
             /** @description Identifier (`org_…`) */
@@ -2281,6 +2416,10 @@ export interface components {
             name: string;
             /** @description Reply-To address of mail sent to signers; null: replies go to the sender address */
             replyTo: string | null;
+            /** @description Signers must accept `consentText` (consent to use electronic records and signatures, ESIGN §101(c)) before the document is shown */
+            requireConsent: boolean;
+            /** @description IANA time zone of the dates and times signers read (pages, mails, certificate) */
+            timeZone: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -2343,6 +2482,8 @@ export interface components {
             email: string;
             /** @description Identifier (`sgn_…`) */
             id: string;
+            /** @description The signer's own locale; null: it reads the document's, else the organization's `defaultLocale` */
+            locale: string | null;
             name: string;
             /** @description Zero-based position in the signing order */
             order: number;
@@ -3547,6 +3688,11 @@ export interface operations {
                      * @description ISO 8601 with a time zone; must be in the future; null for none
                      */
                     expiresAt?: string | null;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     /** @description At least 1; default 1000000 (the most allowed). The campaign closes when it is reached. */
                     maxSubmissions?: number;
                     /** @description 1-200 characters, not blank */
@@ -3793,6 +3939,7 @@ export interface operations {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "expiresAt": null,
                      *         "id": "cmp_01jdx5s6t7v8w9x0y1z2a3b4c5",
+                     *         "locale": null,
                      *         "maxSubmissions": 1,
                      *         "name": "Volunteers 2026",
                      *         "redirectUrl": "https://example.org/thanks",
@@ -4136,6 +4283,11 @@ export interface operations {
                      * @description ISO 8601 with a time zone; must be in the future; null for none
                      */
                     expiresAt?: string | null;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     /** @description At least 1; default 1000000 (the most allowed). The campaign closes when it is reached. */
                     maxSubmissions?: number;
                     /** @description 1-200 characters, not blank */
@@ -4170,6 +4322,7 @@ export interface operations {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "expiresAt": null,
                      *         "id": "cmp_01jdx5s6t7v8w9x0y1z2a3b4c5",
+                     *         "locale": null,
                      *         "maxSubmissions": 1,
                      *         "name": "Volunteers 2026",
                      *         "redirectUrl": "https://example.org/thanks",
@@ -4764,6 +4917,11 @@ export interface operations {
                         y: number;
                     }[];
                     folderId?: string | null;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     message?: string;
                     /** @description 1-200 characters, not blank */
                     name: string;
@@ -4773,8 +4931,15 @@ export interface operations {
                     reminderFrequency?: "daily" | "every_3_days" | "weekly" | null;
                     requireKyc?: boolean;
                     signers?: {
+                        /** @description A code you give the signer out of band (4-64 characters; write-only, stored hashed). The signing page asks for it before it shows anything of the document; the signing API needs `POST /api/v1/signing/{token}/access` first. `null` removes it. */
+                        accessCode?: string | null;
                         /** Format: email */
                         email: string;
+                        /**
+                         * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                         * @example de
+                         */
+                        locale?: string | null;
                         name: string;
                         /** @description Default: after the last signer */
                         order?: number;
@@ -5091,6 +5256,7 @@ export interface operations {
                      *         "fileSize": 0,
                      *         "folderId": "fol_01jdx2c3d4e5f6g7h8j9k0m1n2",
                      *         "id": "doc_01jdx3m4n5p6q7r8s9t0v1w2x3",
+                     *         "locale": null,
                      *         "message": "Hi Ada, please review and sign the agreement for the Q1 engagement.",
                      *         "name": "Consulting agreement",
                      *         "otpMethod": null,
@@ -5102,6 +5268,7 @@ export interface operations {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "email": "ada@example.com",
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *             "locale": null,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
                      *             "phone": null,
@@ -5495,6 +5662,11 @@ export interface operations {
                      */
                     expiresAt?: string | null;
                     folderId?: string | null;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     message?: string;
                     /** @description 1-200 characters, not blank */
                     name?: string;
@@ -5572,6 +5744,7 @@ export interface operations {
                      *         "fileSize": 0,
                      *         "folderId": "fol_01jdx2c3d4e5f6g7h8j9k0m1n2",
                      *         "id": "doc_01jdx3m4n5p6q7r8s9t0v1w2x3",
+                     *         "locale": null,
                      *         "message": "Hi Ada, please review and sign the agreement for the Q1 engagement.",
                      *         "name": "Consulting agreement (Q1 2027)",
                      *         "otpMethod": null,
@@ -5583,6 +5756,7 @@ export interface operations {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "email": "ada@example.com",
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *             "locale": null,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
                      *             "phone": null,
@@ -7627,6 +7801,7 @@ export interface operations {
                      *         "fileSize": 1097,
                      *         "folderId": "fol_01jdx2c3d4e5f6g7h8j9k0m1n2",
                      *         "id": "doc_01jdx3m4n5p6q7r8s9t0v1w2x3",
+                     *         "locale": null,
                      *         "message": "Hi Ada, please review and sign the agreement for the Q1 engagement.",
                      *         "name": "Consulting agreement (Q1 2027)",
                      *         "otpMethod": null,
@@ -7638,6 +7813,7 @@ export interface operations {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "email": "ada@example.com",
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *             "locale": null,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
                      *             "phone": null,
@@ -8074,6 +8250,7 @@ export interface operations {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
                      *           "email": "ada@example.com",
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *           "locale": null,
                      *           "name": "Ada Lovelace",
                      *           "order": 0,
                      *           "phone": null,
@@ -8085,6 +8262,7 @@ export interface operations {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
                      *           "email": "charles@example.com",
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *           "locale": null,
                      *           "name": "Charles Babbage",
                      *           "order": 1,
                      *           "phone": null,
@@ -8247,8 +8425,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A code you give the signer out of band (4-64 characters; write-only, stored hashed). The signing page asks for it before it shows anything of the document; the signing API needs `POST /api/v1/signing/{token}/access` first. `null` removes it. */
+                    accessCode?: string | null;
                     /** Format: email */
                     email: string;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     name: string;
                     /** @description Default: after the last signer */
                     order?: number;
@@ -8274,6 +8459,7 @@ export interface operations {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "email": "charles@example.com",
                      *         "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *         "locale": null,
                      *         "name": "Charles Babbage",
                      *         "order": 1,
                      *         "phone": null,
@@ -8679,8 +8865,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A code you give the signer out of band (4-64 characters; write-only, stored hashed). The signing page asks for it before it shows anything of the document; the signing API needs `POST /api/v1/signing/{token}/access` first. `null` removes it. */
+                    accessCode?: string | null;
                     /** Format: email */
                     email?: string;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     name?: string;
                     order?: number;
                     phone?: string | null;
@@ -8702,6 +8895,7 @@ export interface operations {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "email": "charles.babbage@example.com",
                      *         "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *         "locale": null,
                      *         "name": "Charles Babbage",
                      *         "order": 1,
                      *         "phone": null,
@@ -8928,6 +9122,225 @@ export interface operations {
                             expiresAt: string;
                             /** @description `PUBLIC_URL/sign/{token}`; treat it as a secret */
                             url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "The API key is unknown or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `insufficient_scope`: the key lacks the scope this operation requires; `details` names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "This API key lacks the scope documents.read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported media type. `unsupported_media_type`: the body is not of an accepted type, or its bytes are not the declared type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Send the request body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resendSigningInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Document id
+                 * @example doc_01jdx3m4n5p6q7r8s9t0v1w2x3
+                 */
+                id: string;
+                /** @example sgn_01jdx3m4n5p6q7r8s9t0v1w2y4 */
+                signerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation is queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2030-12-31T17:00:00.000Z",
+                     *         "sentTo": "ada@example.com",
+                     *         "signerId": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                            /** @description The address the invitation was mailed to */
+                            sentTo: string;
+                            /** @description Identifier (`sgn_…`) */
+                            signerId: string;
                         };
                     };
                 };
@@ -9594,7 +10007,7 @@ export interface operations {
                  * @description Only events of this type
                  * @example document.completed
                  */
-                type?: "document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test";
+                type?: "document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -10718,6 +11131,245 @@ export interface operations {
             };
         };
     };
+    listLocales: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The supported locales */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "code": "en",
+                     *           "direction": "ltr",
+                     *           "name": "English",
+                     *           "nativeName": "English"
+                     *         },
+                     *         {
+                     *           "code": "de",
+                     *           "direction": "ltr",
+                     *           "name": "German",
+                     *           "nativeName": "Deutsch"
+                     *         },
+                     *         {
+                     *           "code": "fr",
+                     *           "direction": "ltr",
+                     *           "name": "French",
+                     *           "nativeName": "Français"
+                     *         },
+                     *         {
+                     *           "code": "es",
+                     *           "direction": "ltr",
+                     *           "name": "Spanish",
+                     *           "nativeName": "Español"
+                     *         },
+                     *         {
+                     *           "code": "it",
+                     *           "direction": "ltr",
+                     *           "name": "Italian",
+                     *           "nativeName": "Italiano"
+                     *         },
+                     *         {
+                     *           "code": "pt",
+                     *           "direction": "ltr",
+                     *           "name": "Portuguese",
+                     *           "nativeName": "Português"
+                     *         },
+                     *         {
+                     *           "code": "nl",
+                     *           "direction": "ltr",
+                     *           "name": "Dutch",
+                     *           "nativeName": "Nederlands"
+                     *         },
+                     *         {
+                     *           "code": "pl",
+                     *           "direction": "ltr",
+                     *           "name": "Polish",
+                     *           "nativeName": "Polski"
+                     *         },
+                     *         {
+                     *           "code": "cs",
+                     *           "direction": "ltr",
+                     *           "name": "Czech",
+                     *           "nativeName": "Čeština"
+                     *         },
+                     *         {
+                     *           "code": "sv",
+                     *           "direction": "ltr",
+                     *           "name": "Swedish",
+                     *           "nativeName": "Svenska"
+                     *         },
+                     *         {
+                     *           "code": "da",
+                     *           "direction": "ltr",
+                     *           "name": "Danish",
+                     *           "nativeName": "Dansk"
+                     *         },
+                     *         {
+                     *           "code": "nb",
+                     *           "direction": "ltr",
+                     *           "name": "Norwegian Bokmål",
+                     *           "nativeName": "Norsk bokmål"
+                     *         },
+                     *         {
+                     *           "code": "fi",
+                     *           "direction": "ltr",
+                     *           "name": "Finnish",
+                     *           "nativeName": "Suomi"
+                     *         },
+                     *         {
+                     *           "code": "tr",
+                     *           "direction": "ltr",
+                     *           "name": "Turkish",
+                     *           "nativeName": "Türkçe"
+                     *         },
+                     *         {
+                     *           "code": "ru",
+                     *           "direction": "ltr",
+                     *           "name": "Russian",
+                     *           "nativeName": "Русский"
+                     *         },
+                     *         {
+                     *           "code": "uk",
+                     *           "direction": "ltr",
+                     *           "name": "Ukrainian",
+                     *           "nativeName": "Українська"
+                     *         },
+                     *         {
+                     *           "code": "ar",
+                     *           "direction": "rtl",
+                     *           "name": "Arabic",
+                     *           "nativeName": "العربية"
+                     *         },
+                     *         {
+                     *           "code": "he",
+                     *           "direction": "rtl",
+                     *           "name": "Hebrew",
+                     *           "nativeName": "עברית"
+                     *         },
+                     *         {
+                     *           "code": "ja",
+                     *           "direction": "ltr",
+                     *           "name": "Japanese",
+                     *           "nativeName": "日本語"
+                     *         },
+                     *         {
+                     *           "code": "zh",
+                     *           "direction": "ltr",
+                     *           "name": "Chinese (Simplified)",
+                     *           "nativeName": "简体中文"
+                     *         },
+                     *         {
+                     *           "code": "zh-Hant",
+                     *           "direction": "ltr",
+                     *           "name": "Chinese (Traditional)",
+                     *           "nativeName": "繁體中文"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Locale"][];
+                    };
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "The API key is unknown or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `insufficient_scope`: the key lacks the scope this operation requires; `details` names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "This API key lacks the scope documents.read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getOrganization: {
         parameters: {
             query?: never;
@@ -10738,12 +11390,16 @@ export interface operations {
                      *       "data": {
                      *         "adminEmail": "admin@acme.test",
                      *         "brandColor": null,
+                     *         "consentText": null,
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "defaultLocale": "en",
                      *         "embedOrigins": [],
                      *         "id": "org_01jdx0a1b2c3d4e5f6g7h8j9k0",
                      *         "logoUrl": null,
                      *         "name": "Acme",
                      *         "replyTo": null,
+                     *         "requireConsent": false,
+                     *         "timeZone": "UTC",
                      *         "updatedAt": "2026-11-21T09:32:14.512Z"
                      *       }
                      *     }
@@ -10852,11 +11508,13 @@ export interface operations {
                 /**
                  * @example {
                  *       "brandColor": "#0F766E",
+                 *       "defaultLocale": "de",
                  *       "embedOrigins": [
                  *         "https://app.acme.example"
                  *       ],
                  *       "name": "Acme Consulting",
-                 *       "replyTo": "contracts@acme.example"
+                 *       "replyTo": "contracts@acme.example",
+                 *       "timeZone": "Europe/Berlin"
                  *     }
                  */
                 "application/json": {
@@ -10864,6 +11522,14 @@ export interface operations {
                     adminEmail?: string;
                     /** @description Hex colour `#RRGGBB` */
                     brandColor?: string | null;
+                    consentText?: (string | {
+                        [key: string]: string;
+                    }) | null;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    defaultLocale?: string;
                     /** @description Up to 10 origins (scheme, host and optional port, e.g. `https://app.example.com`) that may frame your signing and campaign pages; HTTPS only, except `http://localhost`, `http://127.0.0.1` and `http://[::1]` (with any port) outside production. Replaces the list; `[]` allows none. */
                     embedOrigins?: string[];
                     /** @description A PNG or JPEG as a `data:image/png;base64,…` URL, at most 256 KB of image; null removes the logo */
@@ -10872,6 +11538,12 @@ export interface operations {
                     name?: string;
                     /** Format: email */
                     replyTo?: string | null;
+                    requireConsent?: boolean;
+                    /**
+                     * @description IANA time zone, e.g. `Europe/Berlin`
+                     * @example Europe/Berlin
+                     */
+                    timeZone?: string;
                 };
             };
         };
@@ -10887,7 +11559,9 @@ export interface operations {
                      *       "data": {
                      *         "adminEmail": "admin@acme.test",
                      *         "brandColor": "#0F766E",
+                     *         "consentText": null,
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "defaultLocale": "de",
                      *         "embedOrigins": [
                      *           "https://app.acme.example"
                      *         ],
@@ -10895,6 +11569,8 @@ export interface operations {
                      *         "logoUrl": null,
                      *         "name": "Acme Consulting",
                      *         "replyTo": "contracts@acme.example",
+                     *         "requireConsent": false,
+                     *         "timeZone": "Europe/Berlin",
                      *         "updatedAt": "2026-11-21T09:32:14.512Z"
                      *       }
                      *     }
@@ -12600,6 +13276,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "consent": {
+                     *           "given": false,
+                     *           "locale": "en",
+                     *           "required": true,
+                     *           "text": "Consent to use electronic records and signatures\n\nYou have the right to receive this document on paper instead…"
+                     *         },
                      *         "document": {
                      *           "brandColor": "#0F766E",
                      *           "expiresAt": "2030-12-31T17:00:00.000Z",
@@ -12671,6 +13353,16 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Consent to electronic records and signatures: when `required` and not `given`, show `text` before the document and send `POST …/consent` (or `consent: true` with `complete`) */
+                            consent: {
+                                /** @description The signer accepted the current text */
+                                given: boolean;
+                                locale: string;
+                                /** @description The organization's `requireConsent` */
+                                required: boolean;
+                                /** @description The disclosure to show before the document, exactly as it will be kept */
+                                text: string;
+                            };
                             document: {
                                 /** @description The sending organization's colour `#RRGGBB`; null: Signet's own */
                                 brandColor: string | null;
@@ -12774,6 +13466,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
@@ -12861,6 +13570,198 @@ export interface operations {
             };
         };
     };
+    enterSigningAccessCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of the signing link `PUBLIC_URL/sign/{token}`
+                 * @example pTx3Vd8qLw2mZ7kHc9nRb4yFj6sGe1aU5oXi0tNvQrE
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "accessCode": "blue-harbor-42"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The code the sender gave the signer */
+                    accessCode: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The signing session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2030-12-31T17:00:00.000Z",
+                     *         "session": "mf3k2a1c.Yq3v0cUq1l9bRk2xT8n4Wd6pZs7aJh5eGm0fC1iO2uE"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                            /** @description Send it as `X-Signing-Session` on every other call of this signing link (and of any other link of the same signer). Keep it in memory or `sessionStorage`, never in a cookie. */
+                            session: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one; `invalid_access_code`: the access code is wrong; 5 wrong codes lock the link. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This link is no longer valid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported media type. `unsupported_media_type`: the body is not of an accepted type, or its bytes are not the declared type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Send the request body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     completeSigning: {
         parameters: {
             query?: never;
@@ -12888,6 +13789,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description true: the signer accepts the consent text of the session (`consent.text`), when `consent.required` and not yet `given`; without it such a signer gets 409 `consent_required` */
+                    consent?: boolean;
                     /** @description The 6-digit emailed code, when `otpRequired` */
                     otp?: string;
                     signature?: {
@@ -12966,7 +13869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unauthorized. `otp_required`: the document asks for the emailed one-time code first. */
+            /** @description Unauthorized. `otp_required`: the document asks for the emailed one-time code first; `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13011,6 +13914,209 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_your_turn",
                      *         "message": "An earlier signer has not signed yet"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported media type. `unsupported_media_type`: the body is not of an accepted type, or its bytes are not the declared type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Send the request body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    giveSigningConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of the signing link `PUBLIC_URL/sign/{token}`
+                 * @example pTx3Vd8qLw2mZ7kHc9nRb4yFj6sGe1aU5oXi0tNvQrE
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent is kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "consentedAt": "2026-11-21T10:04:31.276Z",
+                     *         "locale": "en",
+                     *         "sha256": "6f1ed002ab5595859014ebf0951522d9a6d8f1f4f7e3a1c1a3d0b8e6f2c4a9b1",
+                     *         "signerId": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            consentedAt: string;
+                            /** @description The locale of the text accepted */
+                            locale: string;
+                            /** @description SHA-256 (hex) of the exact text accepted (UTF-8) */
+                            sha256: string;
+                            /** @description Identifier (`sgn_…`) */
+                            signerId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This link is no longer valid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
                      *       }
                      *     }
                      */
@@ -13171,6 +14277,23 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
                      *       }
                      *     }
                      */
@@ -13363,6 +14486,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
@@ -13542,6 +14682,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
             403: {
                 headers: {
@@ -13704,6 +14861,23 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
                      *       }
                      *     }
                      */
@@ -13890,6 +15064,23 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
                      *       }
                      *     }
                      */
@@ -17515,8 +18706,8 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string | null;
-                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
-                    events: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
+                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, signer.consented, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
+                    events: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
                     /** @description http(s) URL, at most 2000 characters; HTTPS when the server runs in production. Refused when its host is, or resolves to, a private, loopback, link-local or otherwise non-public address. */
                     url: string;
                 };
@@ -18080,8 +19271,8 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string | null;
-                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
-                    events?: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
+                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, signer.consented, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
+                    events?: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
                     /** @enum {string} */
                     status?: "active" | "inactive";
                     /** @description http(s) URL, at most 2000 characters; HTTPS when the server runs in production. Refused when its host is, or resolves to, a private, loopback, link-local or otherwise non-public address. */
@@ -19599,6 +20790,7 @@ export interface operations {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "expiresAt": null,
                  *           "id": "cmp_01jdx5s6t7v8w9x0y1z2a3b4c5",
+                 *           "locale": null,
                  *           "maxSubmissions": 1,
                  *           "name": "Volunteers 2026",
                  *           "redirectUrl": "https://example.org/thanks",
@@ -19701,6 +20893,7 @@ export interface operations {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "expiresAt": null,
                  *           "id": "cmp_01jdx5s6t7v8w9x0y1z2a3b4c5",
+                 *           "locale": null,
                  *           "maxSubmissions": 1,
                  *           "name": "Volunteers 2026",
                  *           "redirectUrl": "https://example.org/thanks",
@@ -20853,6 +22046,7 @@ export interface operations {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "ada@example.com",
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                 *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
                  *           "phone": null,
@@ -21106,6 +22300,7 @@ export interface operations {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "ada@example.com",
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                 *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
                  *           "phone": null,
@@ -21189,6 +22384,157 @@ export interface operations {
             };
         };
     };
+    "event.signer.consented": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `"{webhook-id}.{webhook-timestamp}.{raw body}"`, same key */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the timestamp */
+                "webhook-timestamp": string;
+                /**
+                 * @description The delivery id, the same on every retry of this event to this webhook: deduplicate on it
+                 * @example dlv_01jdx7q8r9k3m8w2v9c4d7e1f0
+                 */
+                "X-Service-Delivery-Id": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description `sha256=` + hex HMAC-SHA256, keyed with the webhook secret, of `"{X-Service-Timestamp}.{raw body}"` */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse it when more than 5 minutes old
+                 * @example 1795256073
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, in the envelope every delivery has */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "api_version": "2026-11-21",
+                 *       "created_at": "2026-11-21T09:30:00.000Z",
+                 *       "data": {
+                 *         "_count": {
+                 *           "attachments": 0,
+                 *           "fields": 1,
+                 *           "signers": 1
+                 *         },
+                 *         "bulkSendId": null,
+                 *         "campaignId": null,
+                 *         "completedAt": null,
+                 *         "consent": {
+                 *           "consentedAt": "2026-11-21T10:04:31.276Z",
+                 *           "locale": "en",
+                 *           "sha256": "6f1ed002ab5595859014ebf0951522d9a6d8f1f4f7e3a1c1a3d0b8e6f2c4a9b1"
+                 *         },
+                 *         "createdAt": "2026-11-21T09:30:00.000Z",
+                 *         "expiresAt": null,
+                 *         "fileSize": 1083,
+                 *         "folderId": null,
+                 *         "id": "doc_01jdxckfffq2sg2baavnrw0t7y",
+                 *         "name": "Service agreement",
+                 *         "signer": {
+                 *           "createdAt": "2026-11-21T09:30:00.000Z",
+                 *           "email": "ada@example.com",
+                 *           "id": "sgn_01jdxckfffq2sg2baavnrw0t7z",
+                 *           "locale": null,
+                 *           "name": "Ada Lovelace",
+                 *           "order": 0,
+                 *           "phone": null,
+                 *           "role": "signer",
+                 *           "signedAt": null,
+                 *           "status": "viewed"
+                 *         },
+                 *         "signingType": "sequential",
+                 *         "status": "pending",
+                 *         "templateId": null,
+                 *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                 *       },
+                 *       "event": "signer.consented",
+                 *       "id": "dlv_01jdxckfpd784578337ce9e5d2"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    api_version: "2026-11-21";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     */
+                    created_at: string;
+                    /** @description The document as a list item, the `signer` who accepted the consent to electronic records and signatures, and the `consent`: locale and SHA-256 of the exact text */
+                    data: {
+                        _count: {
+                            attachments: number;
+                            fields: number;
+                            signers: number;
+                        };
+                        bulkSendId: string | null;
+                        campaignId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        completedAt: string | null;
+                        consent: {
+                            /** @description When (ISO 8601) */
+                            consentedAt: string;
+                            /** @description The locale of the text the signer accepted */
+                            locale: string;
+                            /** @description SHA-256 (hex) of the exact text accepted (UTF-8) */
+                            sha256: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        expiresAt: string | null;
+                        /** @description Bytes of the uploaded file; 0 before upload */
+                        fileSize: number;
+                        folderId: string | null;
+                        /** @description Identifier (`doc_…`) */
+                        id: string;
+                        name: string;
+                        signer: components["schemas"]["Signer"];
+                        /** @enum {string} */
+                        signingType: "sequential" | "parallel";
+                        /** @enum {string} */
+                        status: "draft" | "pending" | "action_required" | "completed" | "cancelled" | "expired" | "declined";
+                        templateId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                    /** @enum {string} */
+                    event: "signer.consented";
+                    /** @description The delivery id (`dlv_…`), as in `X-Service-Delivery-Id` */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "event.signer.declined": {
         parameters: {
             query?: never;
@@ -21243,6 +22589,7 @@ export interface operations {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "decline-3@example.test",
                  *           "id": "sgn_01jdxckfffq2sg2baavnrw0t7z",
+                 *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
                  *           "phone": null,
@@ -21380,6 +22727,7 @@ export interface operations {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "ada@example.com",
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                 *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
                  *           "phone": null,
