@@ -9,11 +9,12 @@ import { giveConsent } from './consent.ts';
 import { resolveToken } from './signing-links.ts';
 import { requireOpen } from '../documents-core/signing-rules.ts';
 import { signingExamples } from './signing.examples.ts';
-import { ConsentResult, SignerLinkParams, TokenParams } from './signing.schemas.ts';
+import { ConsentResult, SignerLinkParams, SigningLink, TokenParams } from './signing.schemas.ts';
+import { createSignerLink } from './signer-link.service.ts';
 
 const tags = ['Signing'];
 
-/** A signer's access code (the signer's side) and the sender's resend of an invitation. */
+/** A signer's access code (the signer's side), and the sender's resend of an invitation and fresh links. */
 export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const deps = fastify.deps;
@@ -91,6 +92,32 @@ export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void
     },
     async (request) => ({
       data: await resendInvitation(
+        deps,
+        actorOf(request),
+        request.params.id,
+        request.params.signerId,
+      ),
+    }),
+  );
+
+  app.post(
+    '/api/v1/documents/:id/signers/:signerId/link',
+    {
+      config: { scope: 'documents.send' },
+      schema: {
+        tags,
+        operationId: 'createSigningLink',
+        example: signingExamples.createSigningLink,
+        summary: 'A fresh signing link for a signer (embedded signing)',
+        description:
+          'The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). The link lives 30 days or until the document expires, whichever is first; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.',
+        params: SignerLinkParams,
+        response: { 200: Data(SigningLink, 'A fresh signing link') },
+        errorCodes: ['not_found', 'invalid_state'],
+      },
+    },
+    async (request) => ({
+      data: await createSignerLink(
         deps,
         actorOf(request),
         request.params.id,

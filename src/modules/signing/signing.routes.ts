@@ -6,6 +6,7 @@ import { requireSigningSession } from './signer-access.ts';
 import { Data } from '../../http/schemas.ts';
 import { actorOf } from '../documents-core/document-access.ts';
 import * as service from './signing.service.ts';
+import { declineSigning } from './decline-signing.ts';
 import { sendOtp } from './signing-otp.ts';
 import { decideVerification, precheckIdentity, submitIdentity } from './signing-identity.ts';
 import { resolveToken } from './signing-links.ts';
@@ -18,7 +19,6 @@ import {
   IdentityResult,
   OtpResult,
   SignerLinkParams,
-  SigningLink,
   SigningSession,
   SIGNING_LIMITS,
   TokenParams,
@@ -193,12 +193,7 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => ({
-      data: await service.declineSigning(
-        deps,
-        request.params.token,
-        request.body,
-        requestMeta(request),
-      ),
+      data: await declineSigning(deps, request.params.token, request.body, requestMeta(request)),
     }),
   );
 
@@ -246,32 +241,6 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         ),
       };
     },
-  );
-
-  app.post(
-    '/api/v1/documents/:id/signers/:signerId/link',
-    {
-      config: { scope: 'documents.send' },
-      schema: {
-        tags,
-        operationId: 'createSigningLink',
-        example: signingExamples.createSigningLink,
-        summary: 'A fresh signing link for a signer (embedded signing)',
-        description:
-          'The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). The link lives 30 days or until the document expires, whichever is first; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.',
-        params: SignerLinkParams,
-        response: { 200: Data(SigningLink, 'A fresh signing link') },
-        errorCodes: ['not_found', 'invalid_state'],
-      },
-    },
-    async (request) => ({
-      data: await service.createSignerLink(
-        deps,
-        actorOf(request),
-        request.params.id,
-        request.params.signerId,
-      ),
-    }),
   );
 
   app.post(

@@ -4,34 +4,15 @@ import type { AppDeps } from '../../deps.ts';
 import type { FieldRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../queue/queue.ts';
-import { declinedSenderMail } from '../../mail/admin-mails.ts';
-import { declinedMail } from '../../mail/templates.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
-import {
-  documentEventData,
-  requireDocument,
-  type Actor,
-} from '../documents-core/document-access.ts';
-import {
-  isOpenDocument,
-  moveDocument,
-  OPEN_DOCUMENT_STATUSES,
-} from '../documents-core/document-status.ts';
-import {
-  isFinishedSigner,
-  moveSigner,
-  UNFINISHED_SIGNER_STATUSES,
-} from '../documents-core/signer-status.ts';
+import { moveSigner, UNFINISHED_SIGNER_STATUSES } from '../documents-core/signer-status.ts';
 import { listFields, updateField } from '../documents-core/fields.repository.ts';
-import { findSigner, listSigners } from '../documents-core/signers.repository.ts';
+import { listSigners } from '../documents-core/signers.repository.ts';
 import * as repo from './signing.repository.ts';
 import { advanceTurn, signerEventData } from './signing-flow.ts';
-import { orgMailOf } from '../orgs/org-name.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
-import { invalidLink, issueLink, resolveToken } from './signing-links.ts';
-import { clearTries, signerSubject } from './code-failures.ts';
-import { accessSubject } from './access-codes.ts';
+import { invalidLink, resolveToken } from './signing-links.ts';
 import { consentOf, consentRequired, recordConsent, requireConsent } from './consent.ts';
 import { verifyOtp } from './signing-otp.ts';
 import {
@@ -44,14 +25,7 @@ import {
 } from '../documents-core/signing-rules.ts';
 import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
 import { uploadsOf } from './signer-uploads.ts';
-import type {
-  CompleteInput,
-  CompleteResultT,
-  DeclineInput,
-  DeclineResultT,
-  SigningLinkT,
-  SigningSessionT,
-} from './signing.schemas.ts';
+import type { CompleteInput, CompleteResultT, SigningSessionT } from './signing.schemas.ts';
 import { lockDocument } from '../documents-core/document-lock.ts';
 
 const fieldsOf = (fields: FieldRow[], signer: SignerRow) =>
@@ -284,134 +258,5 @@ export async function completeSigning(
       documentStatus: locked.status as CompleteResultT['documentStatus'],
       allSigned,
     };
-  });
-}
-
-/**
- * The signer declines with a reason: the document becomes `declined`, every other recipient who
- * still had something to do is `cancelled`, and all recipients and the sender are told.
- */
-export async function declineSigning(
-  deps: AppDeps,
-  token: string,
-  input: DeclineInput,
-  meta: RequestMeta,
-): Promise<DeclineResultT> {
-  const { signer, doc } = await resolveToken(deps.db, deps, token);
-  requireOpen(doc, signer);
-  return deps.db.transaction().execute(async (trx) => {
-    const locked = await lockDocument(trx, doc.id);
-    const current = await repo.findSignerById(trx, signer.id);
-    if (!locked || !current) throw invalidLink();
-    requireOpen(locked, current);
-    const now = deps.clock.now().toISOString();
-    const reason = input.reason.trim();
-    const changes = {
-      decline_reason: reason,
-      ip_address: meta.ipAddress,
-      user_agent: meta.userAgent,
-      geo_city: meta.geoCity,
-      geo_country: meta.geoCountry,
-      updated_at: now,
-    };
-    if (!(await moveSigner(trx, current.id, UNFINISHED_SIGNER_STATUSES, 'declined', changes)))
-      throw invalidState('You have already finished with this document');
-    if (
-      !(await moveDocument(trx, locked.id, OPEN_DOCUMENT_STATUSES, 'declined', { updated_at: now }))
-    )
-      throw invalidState('The document changed status meanwhile');
-    const declined: SignerRow = { ...current, ...changes, status: 'declined' };
-
-    const others = (await listSigners(trx, locked.id)).filter((s) => s.id !== current.id);
-    const org = await orgMailOf(trx, locked.org_id);
-    for (const other of others) {
-      if (!isFinishedSigner(other.status))
-        await moveSigner(trx, other.id, UNFINISHED_SIGNER_STATUSES, 'cancelled', {
-          updated_at: now,
-        });
-      await enqueueJob(
-        trx,
-        deps.clock,
-        'mail',
-        declinedMail({ doc: locked, recipient: other, decliner: declined, ...org }),
-      );
-    }
-    const admin = await repo.findOrgAdmin(trx, locked.org_id);
-    if (admin)
-      await enqueueJob(
-        trx,
-        deps.clock,
-        'mail',
-        declinedSenderMail({ doc: locked, to: admin.admin_email, decliner: declined, reason }),
-      );
-
-    await writeAudit(trx, deps.clock, {
-      orgId: locked.org_id,
-      documentId: locked.id,
-      action: 'signer.declined',
-      details: `Declined by ${current.name} <${current.email}>: ${reason}`,
-      meta,
-    });
-    await writeAudit(trx, deps.clock, {
-      orgId: locked.org_id,
-      documentId: locked.id,
-      action: 'document.declined',
-      details: `Declined by ${current.name}`,
-      meta,
-    });
-    await emitEvent(
-      trx,
-      deps.clock,
-      locked.org_id,
-      'signer.declined',
-      await signerEventData(trx, locked, declined),
-    );
-    await emitEvent(
-      trx,
-      deps.clock,
-      locked.org_id,
-      'document.declined',
-      await documentEventData(trx, locked.org_id, locked.id),
-    );
-    return {
-      documentId: locked.id,
-      signerId: current.id,
-      status: 'declined',
-      documentStatus: 'declined',
-    };
-  });
-}
-
-/**
- * A fresh signing link for a signer of an open document (embedded signing). Earlier links of the
- * signer stay valid (see signing-links.ts).
- */
-export async function createSignerLink(
-  deps: AppDeps,
-  actor: Actor,
-  documentId: string,
-  signerId: string,
-): Promise<SigningLinkT> {
-  return deps.db.transaction().execute(async (trx) => {
-    const doc = await requireDocument(trx, actor.orgId, documentId);
-    const signer = await findSigner(trx, documentId, signerId);
-    if (!signer) throw notFound('Signer');
-    if (!isOpenDocument(doc.status))
-      throw invalidState(`Cannot create a signing link: the document is ${doc.status}`);
-    if (signer.role === 'cc') throw invalidState('Copy (cc) recipients do not sign');
-    if (isFinishedSigner(signer.status))
-      throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
-    const link = await issueLink(trx, deps, doc, signer);
-    // A new link from the sender is what unlocks a signer who tried too many wrong codes.
-    await clearTries(trx, signerSubject(signer.id));
-    await clearTries(trx, accessSubject(signer.id));
-    await writeAudit(trx, deps.clock, {
-      orgId: doc.org_id,
-      documentId: doc.id,
-      action: 'signer.link_created',
-      details: `Signing link created for ${signer.name} <${signer.email}>, valid until ${link.expiresAt}`,
-      meta: actor.meta,
-    });
-    return link;
   });
 }

@@ -1,0 +1,45 @@
+import type { AppDeps } from '../../deps.ts';
+import { invalidState, notFound } from '../../http/errors.ts';
+import { writeAudit } from '../audit/audit.ts';
+import { requireDocument, type Actor } from '../documents-core/document-access.ts';
+import { isOpenDocument } from '../documents-core/document-status.ts';
+import { isFinishedSigner } from '../documents-core/signer-status.ts';
+import { findSigner } from '../documents-core/signers.repository.ts';
+import { issueLink } from './signing-links.ts';
+import { clearTries, signerSubject } from './code-failures.ts';
+import { accessSubject } from './access-codes.ts';
+import type { SigningLinkT } from './signing.schemas.ts';
+
+/**
+ * A fresh signing link for a signer of an open document (embedded signing). Earlier links of the
+ * signer stay valid (see signing-links.ts).
+ */
+export async function createSignerLink(
+  deps: AppDeps,
+  actor: Actor,
+  documentId: string,
+  signerId: string,
+): Promise<SigningLinkT> {
+  return deps.db.transaction().execute(async (trx) => {
+    const doc = await requireDocument(trx, actor.orgId, documentId);
+    const signer = await findSigner(trx, documentId, signerId);
+    if (!signer) throw notFound('Signer');
+    if (!isOpenDocument(doc.status))
+      throw invalidState(`Cannot create a signing link: the document is ${doc.status}`);
+    if (signer.role === 'cc') throw invalidState('Copy (cc) recipients do not sign');
+    if (isFinishedSigner(signer.status))
+      throw invalidState(`Cannot create a signing link: the signer is ${signer.status}`);
+    const link = await issueLink(trx, deps, doc, signer);
+    // A new link from the sender is what unlocks a signer who tried too many wrong codes.
+    await clearTries(trx, signerSubject(signer.id));
+    await clearTries(trx, accessSubject(signer.id));
+    await writeAudit(trx, deps.clock, {
+      orgId: doc.org_id,
+      documentId: doc.id,
+      action: 'signer.link_created',
+      details: `Signing link created for ${signer.name} <${signer.email}>, valid until ${link.expiresAt}`,
+      meta: actor.meta,
+    });
+    return link;
+  });
+}
