@@ -12,6 +12,8 @@ const MARGIN = 50;
 const LABEL_WIDTH = 105;
 const FOOTER_SPACE = 40;
 const USER_AGENT_MAX = 160;
+/** The longest consent text the page quotes in full; a longer one is named by its SHA-256 only. */
+export const CONSENT_QUOTE_MAX = 600;
 
 interface Row {
   label: string;
@@ -272,10 +274,37 @@ function signerRows(
     ...(signer.authentication?.length
       ? [row(t('cert.authentication'), authenticationText(signer.authentication, tr))]
       : []),
+    ...consentRows(signer, row, tr),
     row(t('cert.ipAddress'), signer.ipAddress || t('cert.unknown')),
     row(t('cert.location'), location || t('cert.unknown')),
     row(t('cert.userAgent'), agent || t('cert.unknown'), 'sans', 8),
   ];
+}
+
+/** The signer's consent: when, the text's locale and SHA-256, and the text itself when short. */
+function consentRows(
+  signer: FinalizeSigner,
+  row: (label: string, value: string, font?: FontKey, size?: number) => Row,
+  tr: Translator,
+): Row[] {
+  const { consent } = signer;
+  if (!consent) return [];
+  const rows = [
+    row(
+      tr.t('cert.consent'),
+      tr.t('cert.consentValue', {
+        time: formatTimestamp(consent.at, tr),
+        locale: consent.locale,
+        sha256: consent.sha256,
+      }),
+      'sans',
+      8,
+    ),
+  ];
+  const text = consent.text.replace(/\s+/g, ' ').trim();
+  if (text && text.length <= CONSENT_QUOTE_MAX)
+    rows.push(row(tr.t('cert.consentText'), text, 'sans', 8));
+  return rows;
 }
 
 const AUTHENTICATION_KEYS: Record<AuthenticationMethod, string> = {

@@ -14,6 +14,8 @@ export interface FinalizeSigner {
   geoCountry: string;
   /** How the signer proved access, each way by its code; the certificate page names them in its locale. */
   authentication?: AuthenticationMethod[];
+  /** The signer's consent to electronic records, when given: the exact text, its locale, its SHA-256 and when. */
+  consent?: { at: string; locale: string; sha256: string; text: string } | null;
   /** The signer's signature as placed: typed text or a `data:image/…` URL; null when none. */
   signature?: string | null;
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -165,5 +166,39 @@ describe.skipIf(!ready)('certificate page', () => {
       ['email_link', 'access_code'],
       ['email_link'],
     ]);
+  });
+  it("quotes each signer's consent: when, the text's locale and SHA-256, and the short text", async () => {
+    const consentText = 'Paper copies: ask us at any time.\n\nYou may withdraw before signing.';
+    const org = (body: Record<string, unknown>) =>
+      t.request('PATCH', '/api/v1/organization', { body });
+    expect((await org({ requireConsent: true, consentText: { en: consentText } })).status).toBe(
+      200,
+    );
+    try {
+      const ada = address('ada-consent');
+      const doc = await sentDocument(t, { signers: [{ name: 'Ada Lovelace', email: ada }] });
+      const res = await t.request('POST', `/api/v1/signing/${latestToken(t, ada)}/complete`, {
+        key: null,
+        body: { values: {}, signature: typed('Signer'), consent: true },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await t.settle();
+      const download = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/documents/${doc.id}/download`,
+        headers: { authorization: `Bearer ${t.key}` },
+      });
+      const file = path.join(dir, 'consent.pdf');
+      await writeFile(file, download.rawPayload);
+      const text = tool('pdftotext', ['-layout', file, '-']).replace(/\s+/g, ' ');
+      const sha256 = createHash('sha256').update(consentText, 'utf8').digest('hex');
+      expect(text).toContain('Consent to electronic records Accepted');
+      expect(text).toContain(`text in en, SHA-256 ${sha256.slice(0, 16)}`);
+      expect(text).toContain(
+        'Consent text Paper copies: ask us at any time. You may withdraw before signing.',
+      );
+    } finally {
+      await org({ requireConsent: false, consentText: null });
+    }
   });
 });

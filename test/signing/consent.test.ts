@@ -153,4 +153,35 @@ describe('POST /api/v1/signing/{token}/consent', () => {
     expect(detail.status).toBe('declined');
     await org({ requireConsent: false });
   });
+  it("shows the organization's text in the signer's locale, else its en text", async () => {
+    await org({
+      requireConsent: true,
+      consentText: { en: 'Paper copies: ask us.', de: 'Papier: fragen Sie uns.' },
+    });
+    try {
+      const de = address('consent-de');
+      const fr = address('consent-fr');
+      await sentDocument(t, {
+        signers: [
+          { name: 'Ada Lovelace', email: de, locale: 'de' },
+          { name: 'Bob Stone', email: fr, locale: 'fr' },
+        ],
+        body: { signingType: 'parallel' },
+      });
+      const session = async (email: string) =>
+        (await t.request('GET', `/api/v1/signing/${latestToken(t, email)}`, { key: null })).body
+          .data.consent;
+      expect(await session(de)).toMatchObject({ text: 'Papier: fragen Sie uns.', locale: 'de' });
+      expect(await session(fr)).toMatchObject({ text: 'Paper copies: ask us.', locale: 'en' });
+      const given = await t.request('POST', `/api/v1/signing/${latestToken(t, de)}/consent`, {
+        key: null,
+      });
+      expect(given.body.data).toMatchObject({
+        locale: 'de',
+        sha256: sha('Papier: fragen Sie uns.'),
+      });
+    } finally {
+      await org({ requireConsent: false, consentText: null });
+    }
+  });
 });

@@ -109,4 +109,28 @@ describe.skipIf(!hasChromium)('signing page: access code step', () => {
     await visible(page.locator('[data-state="locked"]'));
     await page.close();
   });
+  it("asks for the code in the page's language, German and Arabic (right to left)", async () => {
+    const doc = await sendDocument(t, {
+      signers: [{ name: 'Ada Lovelace', email: 'ada3@example.test', accessCode: 'Harbor-42' }],
+      fields: [signature],
+    });
+    const url = await linkFor(t, doc.id, doc.signers[0].id);
+    const page = await browser.newPage({ width: 375, height: 740 });
+    await openSigningPage(page, `${url}?lang=de`);
+    await eventually(() => textOf(page.getByRole('heading', { level: 1 }))).toBe(
+      'Geben Sie Ihren Zugangscode ein',
+    );
+    await page.getByRole('button', { name: 'Weiter' }).click();
+    await eventually(() => textOf(page.locator('form.access .form-error'))).toBe(
+      'Geben Sie den Zugangscode ein.',
+    );
+    await openSigningPage(page, `${url}?lang=ar`);
+    await eventually(() => textOf(page.getByRole('heading', { level: 1 }))).toBe('أدخل رمز الوصول');
+    expect(await page.getByRole('textbox', { name: 'رمز الوصول' }).count()).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      375,
+    );
+    await page.close();
+  });
 });

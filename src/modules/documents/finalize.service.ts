@@ -87,6 +87,15 @@ function finalizeInput(
       geoCity: s.geo_city ?? '',
       geoCountry: s.geo_country ?? '',
       authentication: authenticationOf(doc, s),
+      consent:
+        s.consented_at && s.consent_sha256
+          ? {
+              at: s.consented_at,
+              locale: s.consent_locale ?? '',
+              sha256: s.consent_sha256,
+              text: s.consent_text ?? '',
+            }
+          : null,
       signature:
         fields.find((f) => f.type === 'signature' && f.assigned_to === s.position && f.value)
           ?.value ?? null,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
+import { resolveLocale } from '../../i18n/locales.ts';
 import { type RequestMeta, writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import { DEFAULT_CONSENT_TEXT, parseConsentText } from '../orgs/consent-text.ts';
@@ -59,11 +60,15 @@ export async function consentOf(
 ): Promise<Consent> {
   const org = await db
     .selectFrom('organizations')
-    .select(['require_consent', 'consent_text'])
+    .select(['require_consent', 'consent_text', 'default_locale'])
     .where('id', '=', doc.org_id)
     .executeTakeFirstOrThrow();
-  // Signers have no locale of their own yet: every signer reads the `en` text.
-  const { text, locale } = consentTextFor(parseConsentText(org.consent_text), 'en');
+  // The signer reads the text in its locale (its own, else the document's, else the
+  // organization's default), falling back as consentTextFor says.
+  const { text, locale } = consentTextFor(
+    parseConsentText(org.consent_text),
+    resolveLocale(signer.locale, doc.locale, org.default_locale),
+  );
   const sha256 = sha256Hex(text);
   return {
     required: Number(org.require_consent) === 1,

@@ -1,21 +1,10 @@
 // The access-code step: a signer whose sender set an access code enters it before anything of the
 // document is shown. The code buys a signing session (one hour) that the page keeps in
 // sessionStorage (or only in memory where storage is blocked, as in some embedding iframes) and
-// sends as X-Signing-Session on every call; never a cookie.
+// sends as X-Signing-Session on every call; never a cookie. Its words are the catalog's `access.*`.
 
 import { announce, h, nextId, showMain } from './dom.js';
-
-/** Every signer-facing text of this step, in one place. */
-export const ACCESS_STEP_TEXT = {
-  title: 'Enter your access code',
-  intro:
-    'The sender protected this document with an access code. They gave it to you separately (by phone, message or in person); it is not in the email.',
-  label: 'Access code',
-  hint: 'Letters, digits and symbols count exactly as given.',
-  submit: 'Continue',
-  checking: 'Checking…',
-  empty: 'Enter the access code.',
-};
+import { t } from './i18n.js';
 
 const storageKey = (token) => `signet:signing-session:${token.slice(0, 16)}`;
 
@@ -50,7 +39,6 @@ export function sessionStore(token) {
  * without the code.
  */
 export function accessStep({ api, store, limits, onDone }) {
-  const t = ACCESS_STEP_TEXT;
   const inputId = nextId('access-code');
   const errorId = nextId('access-err');
   const input = h('input', {
@@ -68,7 +56,7 @@ export function accessStep({ api, store, limits, onDone }) {
     'aria-describedby': `${inputId}-hint ${errorId}`,
   });
   const error = h('p', { class: 'form-error', id: errorId, role: 'alert' });
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, t.submit);
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, t('access.submit'));
   const fail = (message) => {
     error.textContent = message;
     input.setAttribute('aria-invalid', 'true');
@@ -83,36 +71,36 @@ export function accessStep({ api, store, limits, onDone }) {
       onsubmit: async (e) => {
         e.preventDefault();
         const code = input.value.trim();
-        if (!code) return fail(t.empty);
+        if (!code) return fail(t('access.empty'));
         submit.disabled = true;
-        submit.textContent = t.checking;
+        submit.textContent = t('access.checking');
         try {
           const { session } = await api.access(code);
           store.set(session);
           await onDone();
         } catch (err) {
           submit.disabled = false;
-          submit.textContent = t.submit;
+          submit.textContent = t('access.submit');
           if (err.code === 'link_locked') return onDone(err);
           input.value = '';
           fail(err.message);
         }
       },
     },
-    h('h1', { id: 'access-title' }, t.title),
-    h('p', {}, t.intro),
+    h('h1', { id: 'access-title' }, t('access.title')),
+    h('p', {}, t('access.intro')),
     h(
       'div',
       { class: 'form-row' },
-      h('label', { for: inputId }, t.label),
+      h('label', { for: inputId }, t('access.label')),
       input,
-      h('span', { class: 'form-hint', id: `${inputId}-hint` }, t.hint),
+      h('span', { class: 'form-hint', id: `${inputId}-hint` }, t('access.hint')),
     ),
     error,
     h('div', { class: 'dialog-actions kyc-actions' }, submit),
   );
   showMain(form);
   document.body.dataset.view = 'access';
-  announce(t.title);
+  announce(t('access.title'));
   input.focus();
 }

@@ -85,6 +85,7 @@ export function signingApi(token, store) {
     },
     requestOtp: () => call('POST', '/otp', {}),
     access: (accessCode) => call('POST', '/access', { accessCode }),
+    consent: () => call('POST', '/consent', {}),
     complete: (body) => call('POST', '/complete', body),
     decline: (reason) => call('POST', '/decline', { reason }),
     /** A `file` field's file: the bytes as they are, typed by their own Content-Type; resolves to the attachment id. */

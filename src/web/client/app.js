@@ -3,6 +3,7 @@
 
 import { accessStep, sessionStore } from './access-step.js';
 import { signingApi } from './api.js';
+import { consentStep } from './consent-step.js';
 import { h } from './dom.js';
 import { identityStep } from './identity.js';
 import { signingView } from './signing-view.js';
@@ -49,6 +50,9 @@ async function start(refused) {
       documentName: doc.name,
       action: state === 'not_your_turn' ? signingOrder(session) : undefined,
     });
+  // The disclosure comes before the document: nothing of it until the signer agreed.
+  if (session.consent?.required && !session.consent.given)
+    return consentStep({ api, session, onDone: start });
   const { verification } = session;
   if (
     verification.required &&
