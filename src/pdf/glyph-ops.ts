@@ -155,6 +155,9 @@ function clusterEnd(glyphs: readonly ShapedGlyph[], start: number, runEnd: numbe
   return end;
 }
 
-/** Isolates and marks that order the drawing are not part of the text a reader copies. */
-const withoutBidiControls = (text: string) =>
+/**
+ * Text without the embedding, override and isolate controls (LRE…RLO, LRI…PDI) and the marks
+ * (LRM, RLM, ALM) that order the drawing: they are not part of the text a reader copies.
+ */
+export const withoutBidiControls = (text: string) =>
   text.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '');

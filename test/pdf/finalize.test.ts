@@ -216,7 +216,7 @@ describe('finalizePdf', () => {
         sha256(original),
         'alice@example.test',
         'bob@example.test',
-        'approver',
+        'Approver', // the role as the certificate's language names it
         '203.0.113.7',
         '198.51.100.23',
         'Lyon, FR',
