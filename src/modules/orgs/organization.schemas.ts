@@ -16,6 +16,8 @@ const BrandColor = Type.String({
 });
 
 /** null: Signet's default in every locale; a string; or locale → string (each at most 10,000 characters). */
+const CONSENT_TEXT_DESCRIPTION =
+  "The disclosure signers accept when `requireConsent`: null for Signet's default (which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed.";
 const ConsentTextValue = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' });
 const ConsentText = Nullable(
   Type.Union(
@@ -27,11 +29,20 @@ const ConsentText = Nullable(
       }),
     ],
     {
-      description:
-        "The disclosure signers accept when `requireConsent`: null for Signet's default (which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed.",
+      description: CONSENT_TEXT_DESCRIPTION,
     },
   ),
 );
+
+/**
+ * The same in an answer, as one schema with a type list (not an anyOf with null, which the
+ * serializer would validate on every response): one text, an object of locale → text, or null.
+ */
+const ConsentTextOut = Type.Unsafe<string | Record<string, string> | null>({
+  type: ['string', 'object', 'null'],
+  additionalProperties: { type: 'string' },
+  description: CONSENT_TEXT_DESCRIPTION,
+});
 
 export const OrganizationSchema = Type.Object(
   {
@@ -71,7 +82,7 @@ export const OrganizationSchema = Type.Object(
       description:
         'Signers must accept `consentText` (consent to use electronic records and signatures, ESIGN §101(c)) before the document is shown',
     }),
-    consentText: ConsentText,
+    consentText: ConsentTextOut,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
