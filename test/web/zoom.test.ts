@@ -75,6 +75,12 @@ describe.skipIf(!hasChromium)('document zoom at 375 px', () => {
     // The document area scrolls sideways; the page does not.
     expect(await pages.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
     expect(await scrollWidth()).toBeLessThanOrEqual(375);
+    // It zoomed about the middle of the page, in either direction (scrollLeft is negative in RTL).
+    expect(
+      await pages.evaluate((el) =>
+        Math.abs(Math.abs(el.scrollLeft) - (el.scrollWidth - el.clientWidth) / 2),
+      ),
+    ).toBeLessThan(3);
     await pages.evaluate((el) => {
       el.scrollLeft = el.scrollWidth * (document.dir === 'rtl' ? -1 : 1);
     });

@@ -177,12 +177,22 @@ function zoomBar(container, rerender) {
   const set = (next, announce) => {
     step = Math.max(0, Math.min(ZOOM_STEPS.length - 1, next));
     const zoom = ZOOM_STEPS[step];
-    // Keep the spot in the middle of the document area in the middle while the pages grow.
-    const middle = container.scrollLeft + container.clientWidth / 2;
-    const before = container.scrollWidth || 1;
+    // Keep the reader's place while the pages grow or shrink: the spot in the middle of the
+    // document area stays there (scrollLeft counts from the start edge, negative right to left),
+    // and once the pages' top has scrolled away, the spot at the top of the screen stays there
+    // (before that, nothing moves under the finger pressing the buttons again).
+    const sign = getComputedStyle(container).direction === 'rtl' ? -1 : 1;
+    const across =
+      (sign * container.scrollLeft + container.clientWidth / 2) / (container.scrollWidth || 1);
+    const box = container.getBoundingClientRect();
+    const down = -box.top / (box.height || 1);
     container.style.setProperty('--zoom', String(zoom));
     container.classList.toggle('zoomed', zoom > 1);
-    container.scrollLeft = (middle / before) * container.scrollWidth - container.clientWidth / 2;
+    container.scrollLeft = sign * (across * container.scrollWidth - container.clientWidth / 2);
+    if (down > 0 && down < 1) {
+      const after = container.getBoundingClientRect();
+      window.scrollBy(0, after.top + down * after.height);
+    }
     level.textContent = percent.format(zoom);
     // aria-disabled rather than disabled: the focus stays on a button pressed to its limit.
     out.setAttribute('aria-disabled', String(step === 0));
