@@ -3,7 +3,12 @@
 // page stay on their spot at any zoom or screen width.
 
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { locale, t } from './i18n.js';
+
+/** Zoom steps, as a share of the width that fits the screen. */
+export const ZOOM_STEPS = [1, 1.25, 1.5, 2, 3];
+/** Most canvas pixels for one page: at 300% on a 3x phone a page would otherwise take ~100 MB. */
+const MAX_PIXELS = 16_000_000;
 
 /** Loads pdf.js from Signet (`base` is its versioned folder) and opens the document bytes. */
 export async function openPdf(bytes, base) {
@@ -24,6 +29,8 @@ export async function openPdf(bytes, base) {
 /**
  * Builds one element per page (right size from the start, so the layout never jumps), renders the
  * pages near the viewport, and re-renders them sharper or smaller when the width changes.
+ * Puts the zoom controls (see `zoomBar`) just before `container`, which scrolls sideways when
+ * zoomed in (the page itself never does).
  * Returns [{number, element, layer, width, height}].
  */
 export async function renderPages(pdf, container) {
@@ -76,7 +83,12 @@ export async function renderPages(pdf, container) {
     if (!cssWidth || Math.abs(cssWidth - p.renderedWidth) < 2) return;
     p.renderedWidth = cssWidth;
     // Cap the backing store: a phone at 3x on a long page would otherwise allocate hundreds of MB.
-    const ratio = Math.min(window.devicePixelRatio || 1, 2.5);
+    const cssHeight = (cssWidth * p.height) / p.width;
+    const ratio = Math.min(
+      window.devicePixelRatio || 1,
+      2.5,
+      Math.sqrt(MAX_PIXELS / (cssWidth * cssHeight)),
+    );
     const viewport = p.page.getViewport({ scale: (cssWidth * ratio) / p.width });
     p.task?.cancel();
     const canvas = document.createElement('canvas');
@@ -128,7 +140,84 @@ export async function renderPages(pdf, container) {
     }, 150);
   });
   ro.observe(container);
+
+  container.before(
+    zoomBar(container, () => {
+      for (const p of visible) render(p).catch(reportRenderError);
+    }),
+  );
   return pages;
+}
+
+/**
+ * "−", the zoom level, "+" and "Fit width" for the pages in `container`. A zoom sets `--zoom`
+ * on it (the pages' width is that share of the container's) and calls `rerender`, so the pages
+ * are drawn again at their new size, sharp rather than a stretched bitmap. The fields are placed
+ * in percent of their page, so they follow. The new level is announced to screen readers.
+ */
+function zoomBar(container, rerender) {
+  let step = 0;
+  const percent = new Intl.NumberFormat(locale, { style: 'percent' });
+  const button = (label, text, cls) =>
+    h(
+      'button',
+      { type: 'button', class: `btn btn-secondary zoom-btn ${cls}`, 'aria-label': label },
+      text,
+    );
+  const out = button(t('signing.zoomOut'), '−', 'zoom-out');
+  const zoomIn = button(t('signing.zoomIn'), '+', 'zoom-in');
+  const fit = h(
+    'button',
+    { type: 'button', class: 'btn btn-secondary zoom-fit' },
+    t('signing.zoomFit'),
+  );
+  const level = h('span', { class: 'zoom-level', 'aria-hidden': 'true' });
+  const live = h('span', { class: 'visually-hidden', role: 'status' });
+
+  const set = (next, announce) => {
+    step = Math.max(0, Math.min(ZOOM_STEPS.length - 1, next));
+    const zoom = ZOOM_STEPS[step];
+    // Keep the reader's place while the pages grow or shrink: the spot in the middle of the
+    // document area stays there (scrollLeft counts from the start edge, negative right to left),
+    // and once the pages' top has scrolled away, the spot at the top of the screen stays there
+    // (before that, nothing moves under the finger pressing the buttons again).
+    const sign = getComputedStyle(container).direction === 'rtl' ? -1 : 1;
+    const across =
+      (sign * container.scrollLeft + container.clientWidth / 2) / (container.scrollWidth || 1);
+    const box = container.getBoundingClientRect();
+    const down = -box.top / (box.height || 1);
+    container.style.setProperty('--zoom', String(zoom));
+    container.classList.toggle('zoomed', zoom > 1);
+    container.scrollLeft = sign * (across * container.scrollWidth - container.clientWidth / 2);
+    if (down > 0 && down < 1) {
+      const after = container.getBoundingClientRect();
+      window.scrollBy(0, after.top + down * after.height);
+    }
+    level.textContent = percent.format(zoom);
+    // aria-disabled rather than disabled: the focus stays on a button pressed to its limit.
+    out.setAttribute('aria-disabled', String(step === 0));
+    zoomIn.setAttribute('aria-disabled', String(step === ZOOM_STEPS.length - 1));
+    fit.setAttribute('aria-disabled', String(step === 0));
+    if (announce) live.textContent = t('signing.zoomLevel', { percent: zoom });
+    rerender();
+  };
+  const onClick = (el, next) =>
+    el.addEventListener('click', () => {
+      if (el.getAttribute('aria-disabled') !== 'true') set(next(), true);
+    });
+  onClick(out, () => step - 1);
+  onClick(zoomIn, () => step + 1);
+  onClick(fit, () => 0);
+  set(0, false);
+  return h(
+    'div',
+    { class: 'zoom', role: 'group', 'aria-label': t('signing.zoomControls') },
+    out,
+    level,
+    zoomIn,
+    fit,
+    live,
+  );
 }
 
 function reportRenderError(err) {
