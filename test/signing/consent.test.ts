@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCALE_CODES } from '../../src/i18n/locales.ts';
+import { catalogOf } from '../../src/i18n/messages.ts';
+import { DEFAULT_CONSENT_TEXT } from '../../src/modules/orgs/consent-text.ts';
 import {
   address,
   auditActions,
@@ -180,6 +183,96 @@ describe('POST /api/v1/signing/{token}/consent', () => {
         locale: 'de',
         sha256: sha('Papier: fragen Sie uns.'),
       });
+    } finally {
+      await org({ requireConsent: false, consentText: null });
+    }
+  });
+});
+
+describe("Signet's default consent text in every signer language", () => {
+  const paragraphs = (text: string) => text.split('\n\n');
+
+  it('has an entry per locale with the English paragraphs, quoting the page’s own button labels', () => {
+    const english = paragraphs(DEFAULT_CONSENT_TEXT.en);
+    expect(Object.keys(DEFAULT_CONSENT_TEXT).sort()).toEqual([...LOCALE_CODES].sort());
+    for (const locale of LOCALE_CODES) {
+      const text = DEFAULT_CONSENT_TEXT[locale];
+      const own = paragraphs(text);
+      expect([locale, own.length]).toEqual([locale, english.length]);
+      expect(own.every((p) => p.trim() === p && p.length > 0)).toBe(true);
+      if (locale !== 'en')
+        expect([locale, own.some((p) => english.includes(p))]).toEqual([locale, false]);
+      // Withdrawing names the "I do not agree" button; the last sentence names "I agree" only.
+      const { 'consent.agree': agree, 'consent.disagree': disagree } = catalogOf(locale);
+      expect([locale, own[3].includes(disagree)]).toEqual([locale, true]);
+      expect([locale, own.at(-1)?.includes(agree), own.at(-1)?.includes(disagree)]).toEqual([
+        locale,
+        true,
+        false,
+      ]);
+      expect([locale, /ESIGN|7001/.test(text)]).toEqual([locale, false]);
+    }
+  });
+
+  it("gives a signer the default text in the signer's, else the document's, else the organization's language", async () => {
+    await org({ requireConsent: true, consentText: null });
+    try {
+      const de = address('consent-default-de');
+      const ja = address('consent-default-ja');
+      const plain = address('consent-default-doc');
+      const doc = await sentDocument(t, {
+        signers: [
+          { name: 'Ada Lovelace', email: de, locale: 'de' },
+          { name: 'Yuki Tanaka', email: ja, locale: 'ja' },
+        ],
+        body: { signingType: 'parallel' },
+      });
+      await sentDocument(t, {
+        signers: [{ name: 'Bob Stone', email: plain }],
+        body: { locale: 'zh-TW' },
+      });
+      const consentOf = async (email: string) =>
+        (await t.request('GET', `/api/v1/signing/${latestToken(t, email)}`, { key: null })).body
+          .data.consent;
+      expect(await consentOf(de)).toMatchObject({
+        required: true,
+        given: false,
+        locale: 'de',
+        text: DEFAULT_CONSENT_TEXT.de,
+      });
+      expect(await consentOf(ja)).toMatchObject({ locale: 'ja', text: DEFAULT_CONSENT_TEXT.ja });
+      expect(await consentOf(plain)).toMatchObject({
+        locale: 'zh-Hant',
+        text: DEFAULT_CONSENT_TEXT['zh-Hant'],
+      });
+
+      for (const [email, locale] of [
+        [de, 'de'],
+        [ja, 'ja'],
+      ]) {
+        const given = await t.request('POST', `/api/v1/signing/${latestToken(t, email)}/consent`, {
+          key: null,
+        });
+        expect(given.status, JSON.stringify(given.body)).toBe(200);
+        expect(given.body.data).toMatchObject({
+          locale,
+          sha256: sha(DEFAULT_CONSENT_TEXT[locale]),
+        });
+      }
+      const rows = await t.database.handle.db
+        .selectFrom('signers')
+        .select(['consent_text', 'consent_locale', 'consent_sha256'])
+        .where('document_id', '=', doc.id)
+        .execute();
+      expect(
+        rows.sort((a, b) => String(a.consent_locale).localeCompare(String(b.consent_locale))),
+      ).toEqual(
+        ['de', 'ja'].map((locale) => ({
+          consent_text: DEFAULT_CONSENT_TEXT[locale],
+          consent_locale: locale,
+          consent_sha256: sha(DEFAULT_CONSENT_TEXT[locale]),
+        })),
+      );
     } finally {
       await org({ requireConsent: false, consentText: null });
     }

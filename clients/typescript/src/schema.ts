@@ -2396,7 +2396,7 @@ export interface components {
             adminEmail: string;
             /** @description Accent colour of signing pages and mail buttons; null: Signet's own */
             brandColor: string | null;
-            /** @description The disclosure signers accept when `requireConsent`: null for Signet's default (which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed. */
+            /** @description The disclosure signers accept when `requireConsent`: null for Signet's default in the signer's language (one per supported locale, which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed. */
             consentText: string | {
                 [key: string]: string;
             } | null;

@@ -1,29 +1,65 @@
+import type { LocaleCode } from '../../i18n/locales.ts';
+import { ar } from './consent-texts/ar.ts';
+import { cs } from './consent-texts/cs.ts';
+import { da } from './consent-texts/da.ts';
+import { de } from './consent-texts/de.ts';
+import { en } from './consent-texts/en.ts';
+import { es } from './consent-texts/es.ts';
+import { fi } from './consent-texts/fi.ts';
+import { fr } from './consent-texts/fr.ts';
+import { he } from './consent-texts/he.ts';
+import { it } from './consent-texts/it.ts';
+import { ja } from './consent-texts/ja.ts';
+import { nb } from './consent-texts/nb.ts';
+import { nl } from './consent-texts/nl.ts';
+import { pl } from './consent-texts/pl.ts';
+import { pt } from './consent-texts/pt.ts';
+import { ru } from './consent-texts/ru.ts';
+import { sv } from './consent-texts/sv.ts';
+import { tr } from './consent-texts/tr.ts';
+import { uk } from './consent-texts/uk.ts';
+import { zh } from './consent-texts/zh.ts';
+import { zhHant } from './consent-texts/zh-hant.ts';
+
 /*
  * Signet's default disclosure and consent to do business electronically (ESIGN, 15 U.S.C.
  * §7001(c)), shown when an organization requires consent and has not written its own text. It
  * names what §101(c) asks a consumer be told: the right to a paper copy and how to get one, the
  * right to withdraw consent and what withdrawing means, the hardware and software needed, and how
- * to update contact details. One entry per locale; `en` is the reference.
+ * to update contact details. One entry per signer language (every locale of i18n/locales.ts, so a
+ * signer reads it in the language chosen for it); `en` is the reference and every other entry has
+ * its paragraphs, in order, quoting the signing page's own "I agree" / "I do not agree" labels of
+ * that language. The translations were not reviewed by native speakers or lawyers (docs/
+ * signer-authentication.md).
  */
-export const DEFAULT_CONSENT_TEXT: Readonly<Record<string, string>> = {
-  en: [
-    'Consent to use electronic records and signatures',
-    '',
-    'The sender of this document asks to provide it to you and to obtain your signature electronically. Before you continue, please read the following.',
-    '',
-    'Paper copies. You have the right to receive this document on paper instead. To ask for a paper copy, contact the sender using the contact details you already have for them; they may charge a reasonable fee if they say so. After signing, you will receive the completed document by email and can print it.',
-    '',
-    'Withdrawing your consent. You may withdraw your consent to do business electronically at any time before you sign, by choosing "I do not agree" on this page or by telling the sender. Withdrawing ends this electronic signing request: the document is declined, and the sender must provide it to you on paper or by other means. Withdrawing does not affect the legal effect of anything you signed electronically before.',
-    '',
-    'Scope. Your consent applies to this document and to the notices about it that we send you by email.',
-    '',
-    'Hardware and software. You need a device with internet access, a current web browser (such as a recent version of Chrome, Edge, Firefox or Safari) with JavaScript enabled, an email account, and the ability to view and save or print PDF files.',
-    '',
-    'Keeping your contact details current. If your email address or other contact details change, tell the sender so that they can reach you about this document.',
-    '',
-    'By choosing "I agree", you confirm that you can access and read this disclosure and documents in PDF, and that you consent to use electronic records and signatures for this document.',
-  ].join('\n'),
+const PARAGRAPHS: Readonly<Record<LocaleCode, readonly string[]>> = {
+  en,
+  de,
+  fr,
+  es,
+  it,
+  pt,
+  nl,
+  pl,
+  cs,
+  sv,
+  da,
+  nb,
+  fi,
+  tr,
+  ru,
+  uk,
+  ar,
+  he,
+  ja,
+  zh,
+  'zh-Hant': zhHant,
 };
+
+/** Locale → the default text, its paragraphs separated by an empty line. */
+export const DEFAULT_CONSENT_TEXT: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(PARAGRAPHS).map(([locale, paragraphs]) => [locale, paragraphs.join('\n\n')]),
+);
 
 /** The stored `consent_text` as the API shows it: null, a string, or locale → string. */
 export function parseConsentText(

@@ -17,7 +17,7 @@ const BrandColor = Type.String({
 
 /** null: Signet's default in every locale; a string; or locale → string (each at most 10,000 characters). */
 const CONSENT_TEXT_DESCRIPTION =
-  "The disclosure signers accept when `requireConsent`: null for Signet's default (which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed.";
+  "The disclosure signers accept when `requireConsent`: null for Signet's default in the signer's language (one per supported locale, which covers the right to a paper copy and how to get one, the right to withdraw and what withdrawing means, the hardware and software needed, and how to update contact details), one text, or an object of locale → text (≤ 10,000 characters each). A change is asked again of signers who have not completed.";
 const ConsentTextValue = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' });
 const ConsentText = Nullable(
   Type.Union(
