@@ -245,6 +245,10 @@ export class TextEngine {
     const to = Math.min(text.length, end + CONTEXT);
     const buffer = this.buffer;
     buffer.reset();
+    // Variation selectors and joiners are drawn as nothing (not as a zero-advance space glyph,
+    // whose own width would stretch the extracted word over the next glyphs); ligatures and
+    // joining they select are formed before they are removed.
+    buffer.setFlags(hb.BufferFlag.REMOVE_DEFAULT_IGNORABLES);
     buffer.addText(text.slice(from, to), start - from, end - start);
     buffer.setDirection(rtl ? hb.Direction.RTL : hb.Direction.LTR);
     if (style.locale) buffer.setLanguage(style.locale);
