@@ -87,7 +87,7 @@ const EVENT_DATA = {
   ...EXPORT_EVENT_DATA,
 } satisfies Record<EventType, TSchema>;
 
-export interface BuildOptions {
+interface BuildOptions {
   config: Config;
   database: DbHandle;
   storage?: Storage;

@@ -12,7 +12,7 @@ import { ExposureEnv, exposureConfig, type ExposureConfig } from './config-expos
  * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
  * what each gains against the same server without it (ARCHITECTURE.md, convention 14).
  */
-export const PERF_MECHANISMS = [
+const PERF_MECHANISMS = [
   'key-cache',
   'batched-creates',
   'named-statements',
@@ -198,7 +198,7 @@ export interface Config {
   readonly exposure: ExposureConfig;
 }
 
-export { ConfigError, parseSchedule, parseTrustProxy };
+export { ConfigError };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked: Record<string, string> = {};

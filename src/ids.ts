@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 
-export type IdPrefix =
+type IdPrefix =
   | 'org'
   | 'key'
   | 'doc'

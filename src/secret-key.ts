@@ -11,7 +11,7 @@ import { ConfigError, type Config } from './config.ts';
  */
 
 const FILE = 'secret.key';
-export const MIN_SECRET_KEY_LENGTH = 32;
+const MIN_SECRET_KEY_LENGTH = 32;
 
 export async function loadSecretKey(
   config: Pick<Config, 'secretKey' | 'production' | 'dataDir'>,
@@ -36,7 +36,7 @@ export async function loadSecretKey(
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }
 
-export type KeyPurpose =
+type KeyPurpose =
   | 'webhook-secrets'
   | 'signing-cert-password'
   /** Signs upload URLs and keys the hashes of one-time codes (deps.secret). */

@@ -14,6 +14,7 @@ import { closeFinalizeWorker, warmFinalizeWorker } from './pdf/finalize-worker.t
 import { closeVerifyWorker } from './pdf/verify-worker.ts';
 import { closeIntakeWorker, warmIntakeWorker } from './pdf/page-count.ts';
 import { closeRenewWorker } from './pdf/renew-worker.ts';
+import { closeTextSearchWorker } from './pdf/text-search.ts';
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
@@ -94,6 +95,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
         closeIntakeWorker(),
         closeVerifyWorker(),
         closeRenewWorker(),
+        closeTextSearchWorker(),
       ]);
       app.deps.mailer.close();
       await database.close();

@@ -10,7 +10,7 @@ import { restoreBackup } from './restore-backup.ts';
 import { verifyBackup, type VerifyStatus } from './verify-backup.ts';
 
 /** `signet backup verify` exits with these, so a script can tell what went wrong. */
-export const VERIFY_EXIT: Record<VerifyStatus, number> = {
+const VERIFY_EXIT: Record<VerifyStatus, number> = {
   intact: 0,
   corrupted: 1,
   incomplete: 1,
@@ -19,7 +19,7 @@ export const VERIFY_EXIT: Record<VerifyStatus, number> = {
   unauthenticated: 4,
 };
 
-export interface BackupArgs {
+interface BackupArgs {
   /** `backup`, `backup verify`, or `restore`. */
   command: 'backup' | 'verify' | 'restore';
   /** `--to` for a backup, `--from` for a restore, the positional argument for verify. */

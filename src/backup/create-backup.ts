@@ -28,12 +28,9 @@ import {
 import { readPages } from './table-io.ts';
 import { BackupError, SIGNET_VERSION, GENERATED_CERT, sqliteFile } from './backup-common.ts';
 
-export type BackupConfig = Pick<
-  Config,
-  'databaseUrl' | 'dataDir' | 'storage' | 's3' | 'signingCertP12'
->;
+type BackupConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'storage' | 's3' | 'signingCertP12'>;
 
-export interface BackupOptions {
+interface BackupOptions {
   config: BackupConfig;
   /** The instance's file storage (the server's driver). */
   storage: Storage;
@@ -49,7 +46,7 @@ export interface BackupOptions {
   now?: () => Date;
 }
 
-export interface BackupSummary {
+interface BackupSummary {
   location: string;
   tables: number;
   rows: number;

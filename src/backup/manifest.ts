@@ -75,10 +75,10 @@ const ManifestSchema = Type.Object({
 });
 export type Manifest = Static<typeof ManifestSchema>;
 export type TableEntry = Static<typeof TableEntry>;
-export type UnsignedManifest = Omit<Manifest, 'hmac'>;
+type UnsignedManifest = Omit<Manifest, 'hmac'>;
 
 /** JSON with object keys sorted at every level: the bytes the HMAC covers, however the file was laid out. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

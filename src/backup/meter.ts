@@ -18,7 +18,7 @@ export class Meter extends Transform {
   }
 }
 
-export interface Written {
+interface Written {
   bytes: number;
   sha256: string;
 }

@@ -17,7 +17,7 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
  * A progress bar on the terminal (cli-progress), one line per phase, redrawn a few times a
  * second: quiet when stdout is not a terminal or with --json, so scripts read only the result.
  */
-export function terminalProgress(stream: NodeJS.WriteStream = process.stdout): Progress {
+function terminalProgress(stream: NodeJS.WriteStream = process.stdout): Progress {
   let bar: cliProgress.SingleBar | null = null;
   let bytes = 0;
   const stop = () => {

@@ -25,7 +25,7 @@ import {
 } from './restore-target.ts';
 import { checkContents, indexEntries, readManifest } from './verify-backup.ts';
 
-export interface RestoreOptions {
+interface RestoreOptions {
   /** The target: its database, storage and DATA_DIR, as `signet serve` would use them. */
   config: TargetConfig;
   storage: Storage;
@@ -37,7 +37,7 @@ export interface RestoreOptions {
   progress?: Progress;
 }
 
-export interface RestoreSummary {
+interface RestoreSummary {
   tables: number;
   rows: number;
   files: number;

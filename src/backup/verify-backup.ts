@@ -30,7 +30,7 @@ export type VerifyStatus =
   | 'unauthenticated'
   | 'incomplete';
 
-export interface VerifyReport {
+interface VerifyReport {
   status: VerifyStatus;
   /** One sentence a person acts on. */
   message: string;

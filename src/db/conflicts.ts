@@ -3,7 +3,7 @@
  * second one's read ran before the first one's insert committed). PostgreSQL reports it only
  * at the insert, after the read saw nothing; SQLite's single writer rarely sees it, but may.
  */
-export function isUniqueViolation(err: unknown): boolean {
+function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return (
     code === '23505' ||

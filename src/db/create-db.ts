@@ -94,7 +94,7 @@ export const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-export interface DbOptions {
+interface DbOptions {
   /** `postgres://…`, or undefined for SQLite. */
   databaseUrl: string | undefined;
   /** SQLite file; `:memory:` is allowed for throwaway databases. */

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import type {
   ApiKeysTable,
   IdempotencyKeysTable,
@@ -103,7 +103,6 @@ export type FieldRow = Selectable<FieldsTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type AuditLogRow = Selectable<AuditLogsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -113,7 +112,4 @@ export type TemplateFieldRow = Selectable<TemplateFieldsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type AttachmentRow = Selectable<AttachmentsTable>;
 export type BulkSendRow = Selectable<BulkSendsTable>;
-export type BulkSendRowRow = Selectable<BulkSendRowsTable>;
 export type OrganizationExportRow = Selectable<OrganizationExportsTable>;
-// Generated is re-exported for tables that may grow defaulted columns.
-export type { Generated };

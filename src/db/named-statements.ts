@@ -28,7 +28,7 @@ export function nameStatement(sqlText: string): string {
 }
 
 /** Told of every query a client has finished, before its caller goes on (pg-change-feed.ts). */
-export interface QueryObserver {
+interface QueryObserver {
   queryDone(text: string, state: QueryState, rowCount?: number | null): void;
   released(state: QueryState): void;
 }

@@ -26,7 +26,7 @@ import { CHANGES_CHANNEL, KEY_TABLES } from './migrations/0007-change-notificati
  * notifications, thus leaves the key cache off instead of stale.
  */
 
-export interface ChangeFeedOptions {
+interface ChangeFeedOptions {
   connectionString: string;
   /** Sends a ping through another session than the listener's. */
   ping: (channel: string, payload: string) => Promise<unknown>;

@@ -40,7 +40,7 @@ function slotsFor<A>(keys: readonly (keyof A & string)[] | undefined): A {
   return (keys ? Object.fromEntries(keys.map((k) => [k, new Slot(k)])) : slotProxy) as A;
 }
 
-export interface Prepared<A, R> {
+interface Prepared<A, R> {
   execute(db: Executor, args: A): Promise<QueryResult<R>>;
 }
 

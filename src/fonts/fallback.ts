@@ -21,7 +21,7 @@ const GENERIC: FamilyId[] = ['sans', 'symbols', 'emoji', 'arabic', 'hebrew', 'th
 const HAN: HanFamily[] = ['han-ja', 'han-ko', 'han-zh-hans', 'han-zh-hant'];
 
 /** The family made for this character's script ('sans' for Latin, Greek, Cyrillic, Devanagari…). */
-export function scriptFamily(char: string, han: HanFamily): FamilyId {
+function scriptFamily(char: string, han: HanFamily): FamilyId {
   for (const [re, family] of SCRIPT_FAMILY) {
     if (re.test(char)) return family === 'han' ? han : family;
   }

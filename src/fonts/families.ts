@@ -25,7 +25,7 @@ export type FamilyId =
   | 'emoji'
   | 'script';
 
-export interface FamilySpec {
+interface FamilySpec {
   id: FamilyId;
   /** The name a person sees (font menus, the documentation). */
   name: string;
@@ -143,7 +143,7 @@ export interface Slice {
 const require = createRequire(import.meta.url);
 
 /** Parses `U+0000-00FF,U+0131` into sorted [first, last] pairs. */
-export function parseUnicodeRange(value: string): Array<[number, number]> {
+function parseUnicodeRange(value: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const part of value.split(',')) {
     const m = /^\s*U\+([0-9a-f]+)(?:-([0-9a-f]+))?\s*$/i.exec(part);
@@ -155,7 +155,7 @@ export function parseUnicodeRange(value: string): Array<[number, number]> {
 }
 
 /** The directory a family's package is installed in. */
-export function packageDir(family: FamilyId): string {
+function packageDir(family: FamilyId): string {
   return path.dirname(require.resolve(`${FAMILIES[family].pkg}/package.json`));
 }
 

@@ -19,7 +19,7 @@ export const HAN_DEFAULT: HanFamily = 'han-zh-hans';
 const RULES = HAN_TEXT_RULES.map((r) => ({ family: r.family, re: new RegExp(r.pattern, 'u') }));
 
 /** The Han face a BCP 47 locale calls for (`ja`, `ko`, `zh-Hant`, `zh-TW`, `zh-HK`, `zh`…). */
-export function hanFamilyForLocale(locale: string | null | undefined): HanFamily | undefined {
+function hanFamilyForLocale(locale: string | null | undefined): HanFamily | undefined {
   if (!locale) return undefined;
   const tag = locale.toLowerCase();
   if (/^ja(-|$)/.test(tag)) return 'han-ja';

@@ -34,7 +34,7 @@ const FUNCTIONS = [
 ] as const;
 
 /** The C functions used (every argument and result is a number: a pointer, size, tag or flag). */
-export type SubsetExports = Record<(typeof FUNCTIONS)[number], (...args: number[]) => number> & {
+type SubsetExports = Record<(typeof FUNCTIONS)[number], (...args: number[]) => number> & {
   memory: WebAssembly.Memory;
 };
 

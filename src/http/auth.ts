@@ -31,12 +31,12 @@ export const SCOPES = [
   'organization.write',
   'organization.export',
 ] as const;
-export type Scope = (typeof SCOPES)[number];
+type Scope = (typeof SCOPES)[number];
 
 /** The `scope` of a route any valid key may call, whatever scopes it carries. */
 export const ANY_KEY = 'any';
 
-export interface AuthContext {
+interface AuthContext {
   orgId: string;
   keyId: string;
   scopes: ReadonlySet<string>;
@@ -52,7 +52,7 @@ declare module 'fastify' {
   }
 }
 
-export const KEY_PREFIX = 'sk_';
+const KEY_PREFIX = 'sk_';
 
 /** SHA-256 in hex (the one-shot `crypto.hash`: a third of the cost of a Hash object, on every request). */
 export function hashKey(key: string): string {

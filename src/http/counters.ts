@@ -11,7 +11,7 @@ import { AppError } from './errors.ts';
  * plugin's `skipOnError` does.
  */
 
-export interface Hit {
+interface Hit {
   /** Hits in the current window, this one included. */
   count: number;
   /** Milliseconds until the window ends. */
@@ -105,5 +105,4 @@ export function limited(message: string, resetMs: number): AppError {
   });
 }
 
-export const MINUTE = 60_000;
 export const HOUR = 3_600_000;

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { type ErrorCode } from './errors.ts';
 
 /**
  * What each error code means to a caller, and a message it could carry: the API reference lists
@@ -125,5 +125,3 @@ export const STATUS_TITLES: Record<number, string> = {
   500: 'Internal error',
   503: 'Service unavailable',
 };
-
-export const statusOf = (code: ErrorCode): number => ERROR_STATUS[code];

@@ -137,7 +137,7 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   }
 }
 
-export interface ErrorHandlerOptions {
+interface ErrorHandlerOptions {
   /** What a refused credential answers (counted per address: http/credential-error.ts). */
   credentialRefused?: (request: FastifyRequest, err: CredentialError) => Promise<AppError>;
 }

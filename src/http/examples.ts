@@ -40,5 +40,3 @@ export const AT = {
   completed: '2026-11-21T10:04:33.640Z',
   expires: '2030-12-31T17:00:00.000Z',
 } as const;
-
-export const PUBLIC_URL = 'https://sign.example.com';

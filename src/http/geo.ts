@@ -16,12 +16,12 @@ import { trustedPeers, type TrustedPeer } from './proxy.ts';
  * Headers win, the database fills what they leave empty; unknown values are empty strings.
  */
 
-export interface GeoLocation {
+interface GeoLocation {
   city: string;
   country: string;
 }
 
-export interface GeoLocator {
+interface GeoLocator {
   locate(request: FastifyRequest): GeoLocation;
 }
 
@@ -63,7 +63,7 @@ function header(request: FastifyRequest, names: string[]): string | undefined {
   return undefined;
 }
 
-export function createGeoLocator(options: {
+function createGeoLocator(options: {
   trustedPeer: TrustedPeer;
   reader: Reader<CityResponse> | null;
 }): GeoLocator {

@@ -7,10 +7,10 @@ import type { FastifyInstance } from 'fastify';
  * or counted) the connection is closed at once. Above the largest body any route takes (50 MB
  * uploads), so a client that overran a limit by a little still reads its answer.
  */
-export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Connections discarding a body at once, per instance; past it a refused one is closed at once. */
-export const LINGER_MAX_CONNECTIONS = 32;
+const LINGER_MAX_CONNECTIONS = 32;
 
 /*
  * An answer given before the whole request body arrived (413 on `Content-Length`, a refused

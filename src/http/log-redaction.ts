@@ -16,7 +16,7 @@ const TOKEN_PATHS: readonly RegExp[] = [
 const SECRET_QUERY =
   /([?&](?:token|signature|x-amz-signature|x-amz-credential|x-amz-security-token|code|key|secret)=)[^&#]*/gi;
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 export function redactUrl(url: string): string {
   let out = url;

@@ -90,7 +90,7 @@ export class Metrics {
 }
 
 /** Queue depths are counted up to this many rows, on the (status, due time) index. */
-export const QUEUE_COUNT_CAP = 10_000;
+const QUEUE_COUNT_CAP = 10_000;
 const SNAPSHOT_MS = 5_000;
 
 interface QueueState {

@@ -34,7 +34,7 @@ declare module 'fastify' {
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Routes that answer with the API's error body (the API, signed links and uploads); pages and operations are not. */
-export const isApiRoute = (url: string) => /^\/(api\/v1|uploads)\//.test(url);
+const isApiRoute = (url: string) => /^\/(api\/v1|uploads)\//.test(url);
 
 interface RouteShape {
   method: string | string[];
@@ -83,7 +83,7 @@ export function commonErrorCodes(route: RouteShape): ErrorCode[] {
 }
 
 /** Every code an operation can answer: its own and the common ones, in the order of ERROR_STATUS. */
-export function operationErrorCodes(
+function operationErrorCodes(
   route: RouteShape & { schema?: { errorCodes?: readonly ErrorCode[] } },
 ): ErrorCode[] {
   const all = new Set<ErrorCode>([...commonErrorCodes(route), ...(route.schema?.errorCodes ?? [])]);
@@ -91,7 +91,7 @@ export function operationErrorCodes(
 }
 
 /** The error responses of an operation, one per status, naming each code it can carry, with an example body. */
-export function errorResponses(codes: readonly ErrorCode[]): Record<number, object> {
+function errorResponses(codes: readonly ErrorCode[]): Record<number, object> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes)
     byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
@@ -191,7 +191,7 @@ function withExample(body: unknown, value: unknown): unknown {
 }
 
 /** The success status of a route: its lowest 2xx response. */
-export const successStatus = (response: Record<string, unknown>) =>
+const successStatus = (response: Record<string, unknown>) =>
   Object.keys(response)
     .filter((s) => /^2\d\d$/.test(s))
     .sort()[0];

@@ -31,7 +31,7 @@ interface CursorBody {
   i: string;
 }
 
-export function encodeCursor(list: string, key: string, id: string): string {
+function encodeCursor(list: string, key: string, id: string): string {
   return Buffer.from(JSON.stringify({ l: list, k: key, i: id } satisfies CursorBody)).toString(
     'base64url',
   );

@@ -46,9 +46,8 @@ export const ErrorBody = Type.Object(
   },
   { $id: 'ErrorBody', description: 'Every error has this shape' },
 );
-export type ErrorBodyT = Static<typeof ErrorBody>;
 
-export const PageMeta = Type.Object(
+const PageMeta = Type.Object(
   {
     count: Type.Integer({ description: 'Items in this page' }),
     hasMore: Type.Boolean(),

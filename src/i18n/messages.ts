@@ -9,7 +9,7 @@ import { DEFAULT_LOCALE, type Direction, directionOf, type LocaleCode } from './
  * catalog only and format with the same library in the browser.
  */
 
-export type Catalog = Readonly<Record<string, string>>;
+type Catalog = Readonly<Record<string, string>>;
 export type MessageValues = Record<string, string | number | Date>;
 
 const catalogDir = new URL('./catalogs/', import.meta.url);

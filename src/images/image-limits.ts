@@ -21,7 +21,7 @@ export const IMAGE_LIMITS = {
   signatureBox: { width: 1200, height: 400 },
 } as const;
 
-export interface Dimensions {
+interface Dimensions {
   width: number;
   height: number;
 }
@@ -49,7 +49,7 @@ export async function headerDimensions(bytes: Buffer): Promise<Dimensions | unde
   }
 }
 
-export const megapixels = (pixels: number) => `${Math.round(pixels / 100_000) / 10} megapixels`;
+const megapixels = (pixels: number) => `${Math.round(pixels / 100_000) / 10} megapixels`;
 
 /** A sentence saying the image is over its budget, or undefined when it is within. */
 export function overBudget(d: Dimensions, maxPixels: number, what: string): string | undefined {

@@ -13,7 +13,7 @@ import { sendReminders } from '../modules/signing/reminders.ts';
  * once, live in the modules.
  */
 
-export const SCHEDULER_INTERVAL_MS = 60_000;
+const SCHEDULER_INTERVAL_MS = 60_000;
 
 /** One pass of every scheduler (the loop below, tests, the CLI). */
 export async function runSchedulers(
@@ -27,7 +27,7 @@ export async function runSchedulers(
 }
 
 /** The retention purges (modules/retention) and archive timestamp renewal run at most this often. */
-export const PURGE_INTERVAL_MS = 3_600_000;
+const PURGE_INTERVAL_MS = 3_600_000;
 
 /**
  * Runs the schedulers every minute, and the retention purges every hour, until the returned stop

@@ -17,7 +17,7 @@ import { addressPolicy } from '../modules/webhooks/ssrf.ts';
  */
 const LEASE_MARGIN_MS = 5_000;
 
-export interface DeliveryWorkerDeps {
+interface DeliveryWorkerDeps {
   db: Db;
   dialect: Dialect;
   clock: Clock;

@@ -34,7 +34,7 @@ export interface MailBrand {
 }
 
 /** Signet's own accent colour, for organizations without one. */
-export const DEFAULT_MAIL_COLOR = '#4338CA';
+const DEFAULT_MAIL_COLOR = '#4338CA';
 
 export const escapeHtml = (s: string) =>
   s.replace(

@@ -53,7 +53,7 @@ type SocketHook = (
  * server: 9.8 s with it on, 1.9 s off). TLS (smtps, STARTTLS) runs over this socket as over
  * nodemailer's own.
  */
-export const connectWithoutDelay: SocketHook = (options, callback) => {
+const connectWithoutDelay: SocketHook = (options, callback) => {
   const socket = new net.Socket();
   socket.setNoDelay(true);
   const timer = setTimeout(

@@ -63,7 +63,7 @@ export function recipientTranslator(
 }
 
 /** What the organization adds to every mail to its signers: its locale and time zone. */
-export interface OrgMailSettings {
+interface OrgMailSettings {
   orgName: string;
   orgLocale?: string | null;
   timeZone?: string;

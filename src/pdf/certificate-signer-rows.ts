@@ -10,7 +10,7 @@ import { translator, type Translator } from '../i18n/messages.ts';
 
 const USER_AGENT_MAX = 160;
 /** The longest consent text the page quotes in full; a longer one is named by its SHA-256 only. */
-export const CONSENT_QUOTE_MAX = 600;
+const CONSENT_QUOTE_MAX = 600;
 
 export interface Row {
   label: string;

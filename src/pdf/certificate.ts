@@ -11,7 +11,7 @@ import {
   type SigningCertificate,
 } from './pkcs12.ts';
 
-export { SigningCertificateError, parseP12, type SigningCertificate } from './pkcs12.ts';
+export { SigningCertificateError, type SigningCertificate } from './pkcs12.ts';
 
 /**
  * What opening the signing certificate needs: SIGNING_CERT_P12 and its password, or the generated

@@ -59,7 +59,7 @@ export function parseSignedData(der: Buffer): pkijs.SignedData {
   );
 }
 
-export function certificatesOf(sd: pkijs.SignedData): X509Certificate[] {
+function certificatesOf(sd: pkijs.SignedData): X509Certificate[] {
   const out: X509Certificate[] = [];
   for (const c of sd.certificates ?? []) {
     if (c instanceof pkijs.Certificate)

@@ -11,7 +11,7 @@ function length(n: number): Buffer {
   return Buffer.from([0x80 | bytes.length, ...bytes]);
 }
 
-export function tlv(tag: number, ...content: Buffer[]): Buffer {
+function tlv(tag: number, ...content: Buffer[]): Buffer {
   const body = Buffer.concat(content);
   return Buffer.concat([Buffer.from([tag]), length(body.length), body]);
 }
@@ -37,14 +37,14 @@ export function oid(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(bytes));
 }
 
-export interface Tlv {
+interface Tlv {
   tag: number;
   /** The whole encoding, header included. */
   raw: Buffer;
   content: Buffer;
 }
 
-export function readTlv(buf: Buffer, offset = 0): Tlv {
+function readTlv(buf: Buffer, offset = 0): Tlv {
   const tag = buf[offset];
   let len = buf[offset + 1];
   let header = 2;
@@ -62,7 +62,7 @@ export function readTlv(buf: Buffer, offset = 0): Tlv {
   };
 }
 
-export function children(parent: Tlv): Tlv[] {
+function children(parent: Tlv): Tlv[] {
   const out: Tlv[] = [];
   for (let pos = 0; pos < parent.content.length; ) {
     const child = readTlv(parent.content, pos);

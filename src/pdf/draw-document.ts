@@ -25,7 +25,7 @@ import {
  */
 const MAX_PASSES = 6;
 
-export interface DrawnDocument<T> {
+interface DrawnDocument<T> {
   factory: ObjectFactory;
   /** The stamped pages' new versions and their stamp forms. */
   objects: UpdateObject[];

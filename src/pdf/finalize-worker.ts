@@ -25,10 +25,10 @@ type Request =
   | { warm: SigningCertConfig };
 
 /** What the worker needs of the configuration: the certificate, and the PAdES level with its TSA (B-B when absent). */
-export type FinalizeConfig = SigningCertConfig & { longTerm?: LongTermConfig };
+type FinalizeConfig = SigningCertConfig & { longTerm?: LongTermConfig };
 
 /** The bounds of one sealing (docs/limits.md). */
-export const FINALIZE_LIMITS = {
+const FINALIZE_LIMITS = {
   /** Heap of the sealing thread. */
   heapMb: 256,
   /** Default of `FINALIZE_TIMEOUT_MS`. */
@@ -117,7 +117,10 @@ const certificates = new Map<string, Promise<SigningCertificate>>();
 /** This thread's fonts: loaded by the first sealing that needs each, kept for the next. */
 const fonts = new FontCache();
 
-/** The task the worker thread runs (worker-host.ts calls it by name). */
+/**
+ * The task the worker thread runs (worker-host.ts calls it by name).
+ * @public (called by name, so the dead-export check keeps it)
+ */
 export async function finalizeTask(req: Request): Promise<Result> {
   const { finalizePdf } = await import('./finalize.ts');
   const { loadSigningCertificate } = await import('./certificate.ts');

@@ -28,7 +28,7 @@ import {
   type PdfValue,
 } from './syntax.ts';
 
-export type { FinalizeField, FinalizeInput, FinalizeSigner } from './finalize-input.ts';
+export type { FinalizeField, FinalizeInput } from './finalize-input.ts';
 
 export type { FinalizeResult } from './levels.ts';
 

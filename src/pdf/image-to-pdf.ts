@@ -17,7 +17,7 @@ export type ImageType = 'image/png' | 'image/jpeg' | 'image/webp';
  * limit bounds what one upload can cost (150 MB at most). 50 megapixels is more than an A3 page
  * scanned at 400 dpi or a 48-megapixel phone photo.
  */
-export const MAX_IMAGE_PIXELS = 50_000_000;
+const MAX_IMAGE_PIXELS = 50_000_000;
 
 /** A4's long side in PDF points; the page takes the image's proportions at this size. */
 const PAGE_LONG_SIDE = 841.89;

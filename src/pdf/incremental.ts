@@ -1,5 +1,5 @@
 import type { PdfFile } from './reader.ts';
-import { PdfRef, dict, name, serialize, type PdfValue } from './syntax.ts';
+import { type PdfRef, dict, name, serialize, type PdfValue } from './syntax.ts';
 
 /**
  * Assembles an incremental update (ISO 32000-1 §7.5.6): the new and changed objects, then a

@@ -1,4 +1,4 @@
-import { X509Certificate, createHash } from 'node:crypto';
+import { type X509Certificate, createHash } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
@@ -73,7 +73,7 @@ function allocator(file: PdfFile): Alloc {
 
 const sameCert = (a: X509Certificate, b: X509Certificate) => a.fingerprint256 === b.fingerprint256;
 
-export interface ValidationData {
+interface ValidationData {
   certs: Buffer[];
   ocsps: Buffer[];
   crls: Buffer[];

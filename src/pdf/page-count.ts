@@ -6,7 +6,7 @@ import { PdfFile } from './reader.ts';
 import { PdfLimitError, PdfSyntaxError, PdfUnsupportedError } from './syntax.ts';
 
 /** The bounds of reading one upload (docs/limits.md); the reader's own are `PDF_LIMITS`. */
-export const INTAKE_LIMITS = { heapMb: 256, deadlineMs: 20_000, maxWaiting: 32 };
+const INTAKE_LIMITS = { heapMb: 256, deadlineMs: 20_000, maxWaiting: 32 };
 
 export class UnreadablePdfError extends Error {
   constructor(
@@ -87,6 +87,7 @@ export async function closeIntakeWorker(): Promise<void> {
  * for a file it cannot read, as pdf-lib rebuilds it (sealing repairs such files the same way, up
  * to REPAIR_LIMIT_BYTES). Every PDF upload is read here, whatever its size: an inflate bomb is
  * refused before anyone signs it.
+ * @public (called by name, so the dead-export check keeps it)
  */
 export async function countPagesTask(source: CountTask): Promise<number> {
   // Read from disk, the file is never held whole; it is past the size pdf-lib may rebuild, so

@@ -72,9 +72,9 @@ export function readDocumentTree(file: PdfFile): DocumentTree {
   return { catalogRef, catalog, pagesRef, pagesRoot, pages };
 }
 
-export type Matrix = [number, number, number, number, number, number];
+type Matrix = [number, number, number, number, number, number];
 
-export interface PageGeometry {
+interface PageGeometry {
   /** Width and height of the page as a reader displays it (after /Rotate). */
   width: number;
   height: number;

@@ -14,7 +14,7 @@ const OBJSTM = /\/Type\s*\/ObjStm\b/g;
 const FILTER = /\/Filter\s*(\[[^\]]*\]|\/[A-Za-z0-9]+)/;
 
 /** Throws `PdfLimitError` when an object stream would inflate past the limits, `PdfUnsupportedError` for filters other than Flate. */
-export function checkObjectStreams(bytes: Buffer): void {
+function checkObjectStreams(bytes: Buffer): void {
   const text = bytes.toString('latin1');
   let total = 0;
   for (const match of text.matchAll(OBJSTM)) {

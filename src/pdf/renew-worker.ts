@@ -9,7 +9,7 @@ import { PdfLimitError, PdfSyntaxError } from './syntax.ts';
  * (ETSI EN 319 142-1, "LTA" augmentation). Appends to the file at `path` in place.
  */
 
-export interface RenewResult {
+interface RenewResult {
   sha256: string;
   size: number;
   /** When the certificate of the new timestamp expires. */
@@ -43,7 +43,10 @@ export async function closeRenewWorker(): Promise<void> {
   if (w) await w.close();
 }
 
-/** Runs on the worker thread. */
+/**
+ * Runs on the worker thread.
+ * @public (called by name, so the dead-export check keeps it)
+ */
 export async function renewTask(task: { path: string; tsa: TsaConfig }): Promise<RenewResult> {
   const { renewArchive } = await import('./renew.ts');
   return renewArchive(task.path, task.tsa);

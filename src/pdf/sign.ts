@@ -8,7 +8,7 @@ import { formatNumber, pdfText, type PdfRef } from './syntax.ts';
 const BYTE_RANGE_WIDTH = 48;
 const COPY_CHUNK = 1 << 20;
 
-export interface SignatureSlot {
+interface SignatureSlot {
   ref: PdfRef;
   bytes: Buffer;
   /** Offsets within `bytes`: the blank ByteRange array's content, the `<` and the `>` of /Contents. */

@@ -14,7 +14,7 @@ const MIN_DRAWN_SIZE = 0.5;
 const words = new Intl.Segmenter('und', { granularity: 'word' });
 const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 
-export interface LaidText {
+interface LaidText {
   size: number;
   lines: ShapedLine[];
 }
@@ -43,7 +43,7 @@ interface Paragraph {
 }
 
 /** A paragraph's direction: given (the document's locale), or from its first strong letter. */
-export type Direction = 'ltr' | 'rtl';
+type Direction = 'ltr' | 'rtl';
 
 function paragraphs(factory: ObjectFactory, text: string, direction?: Direction): Paragraph[] {
   return text.split(/\r\n|[\n\r\u2028\u2029]/).map((p) => {

@@ -10,7 +10,7 @@ import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
  * never parsed on the API's event loop, and one that asks for too much time or memory fails alone.
  */
 
-export const TEXT_SEARCH_LIMITS = {
+const TEXT_SEARCH_LIMITS = {
   heapMb: 512,
   deadlineMs: 60_000,
   maxWaiting: 32,
@@ -19,7 +19,7 @@ export const TEXT_SEARCH_LIMITS = {
 };
 
 /** One occurrence: the top-left corner of the text's box, in points from the page's top-left. */
-export interface TextOccurrence {
+interface TextOccurrence {
   /** 1-based. */
   page: number;
   x: number;
@@ -35,8 +35,7 @@ export class UnreadableTextError extends Error {
 }
 
 /** How strings are compared: NFKC, runs of white space as one space, trimmed. */
-export const normalizeForSearch = (text: string) =>
-  text.normalize('NFKC').replace(/\s+/gu, ' ').trim();
+const normalizeForSearch = (text: string) => text.normalize('NFKC').replace(/\s+/gu, ' ').trim();
 
 let worker: BoundedWorker<{ path: string; needles: string[] }, TextOccurrence[][]> | null = null;
 
@@ -81,7 +80,10 @@ interface Origin {
   to: number;
 }
 
-/** The worker's task: reads the file, searches every page. */
+/**
+ * The worker's task: reads the file, searches every page.
+ * @public (called by name, so the dead-export check keeps it)
+ */
 export async function findTextTask(task: {
   path: string;
   needles: string[];

@@ -1,4 +1,4 @@
-import { X509Certificate, randomBytes } from 'node:crypto';
+import { type X509Certificate, randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import {

@@ -9,7 +9,7 @@ import type { VerificationReport } from './verify.ts';
  * one for callers with a key, so a customer's file never waits behind strangers' files.
  */
 
-export const VERIFY_LIMITS = { heapMb: 256, deadlineMs: 60_000, maxWaiting: 64 };
+const VERIFY_LIMITS = { heapMb: 256, deadlineMs: 60_000, maxWaiting: 64 };
 
 /** Whose file it is: anyone's (the public `/verify` page) or a caller's with an API key. */
 export type VerifyLane = 'public' | 'keyed';
@@ -45,7 +45,10 @@ export async function closeVerifyWorker(): Promise<void> {
   await Promise.all(all.map((w) => w.close()));
 }
 
-/** Runs on the worker thread (worker-host.ts calls it by name). */
+/**
+ * Runs on the worker thread (worker-host.ts calls it by name).
+ * @public (called by name, so the dead-export check keeps it)
+ */
 export async function verifyTask(task: { path: string }): Promise<VerificationReport> {
   const { verifyPdf } = await import('./verify.ts');
   return verifyPdf(task.path);

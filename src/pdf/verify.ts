@@ -1,5 +1,5 @@
-import { X509Certificate, createHash } from 'node:crypto';
-import * as pkijs from 'pkijs';
+import { createHash } from 'node:crypto';
+import type * as pkijs from 'pkijs';
 import {
   OIDS,
   attributeValue,

@@ -23,7 +23,7 @@ export type XrefEntry =
   | { kind: 'compressed'; stream: number; index: number };
 
 /** What the newest section says beside the entries. */
-export interface CrossReference {
+interface CrossReference {
   /** The newest trailer dictionary (for xref streams: the stream's dictionary). */
   trailer: PdfDict;
   /** Offset of the newest cross-reference section. */

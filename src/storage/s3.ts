@@ -13,7 +13,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { StorageNotFound, type Storage, type StoredKey, type StoredObject } from './storage.ts';
 
-export interface S3Options {
+interface S3Options {
   bucket: string;
   region: string;
   endpoint: string | undefined;

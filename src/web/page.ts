@@ -9,7 +9,7 @@ import { NO_FRAMING } from './frame-ancestors.ts';
  * lets pdf.js compile its WebAssembly decoders (JBIG2 and JPEG 2000 scans, ICC colours): it permits
  * WebAssembly only, not `eval`. `data:` images are the drawn-signature previews.
  */
-export function contentSecurityPolicy(frameAncestors: string): string {
+function contentSecurityPolicy(frameAncestors: string): string {
   return [
     "default-src 'self'",
     "script-src 'self' 'wasm-unsafe-eval'",
@@ -57,7 +57,7 @@ const ESCAPES: Record<string, string> = {
 };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
-export interface ShellOptions {
+interface ShellOptions {
   title: string;
   assetBase: string;
   /** The page's locale: `<html lang dir>`, its words, and the catalog its script gets. */

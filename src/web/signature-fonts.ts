@@ -19,7 +19,7 @@ const range = (ranges: Array<[number, number]>) =>
     .map(([a, b]) => (a === b ? `U+${a.toString(16)}` : `U+${a.toString(16)}-${b.toString(16)}`))
     .join(', ');
 
-export interface SignatureFontAssets {
+interface SignatureFontAssets {
   /** Appended to the page's stylesheet. */
   css: string;
   /**

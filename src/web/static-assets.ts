@@ -24,17 +24,17 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ttf': 'font/ttf',
 };
 
-export interface AssetFile {
+interface AssetFile {
   body: Buffer;
   type: string;
 }
 
-export interface PdfjsFile {
+interface PdfjsFile {
   file: string;
   type: string;
 }
 
-export interface StaticAssets {
+interface StaticAssets {
   /** Changes whenever any client file changes: part of their URL, so browsers may cache them forever. */
   version: string;
   files: ReadonlyMap<string, AssetFile>;

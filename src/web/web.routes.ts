@@ -29,7 +29,7 @@ const TOKEN = /^[A-Za-z0-9._~-]{8,100}$/;
 
 const YEAR = 365 * 24 * 3600;
 
-export interface WebRoutesOptions {
+interface WebRoutesOptions {
   /**
    * The organization's embed origins for a signing token (none for a token that opens nothing):
    * the signing page is framed only by them (frame-ancestors.ts); and the locale its signer reads.

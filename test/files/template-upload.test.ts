@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { field, samplePdf } from '../helpers/factories.ts';
 import { copyTemplateFile } from '../../src/modules/templates/template-copy.ts';
 import { createTemplate } from '../templates/setup.ts';
-import { listen, onPort, putFile, sampleImage, type Ticket } from './helpers.ts';
+import { listen, putFile, sampleImage, type Ticket } from './helpers.ts';
 
 // `POST /api/v1/templates/{id}/upload` and the PUT of its bytes, over real HTTP, local driver.
 let t: TestApp;

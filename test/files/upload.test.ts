@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { createDocument, field, samplePdf, signer } from '../helpers/factories.ts';
-import { listen, onPort, putFile, requestUpload, sampleImage, type Ticket } from './helpers.ts';
+import { listen, putFile, requestUpload, sampleImage, type Ticket } from './helpers.ts';
 
 let t: TestApp;
 let base: string;

@@ -1,6 +1,6 @@
 import { X509Certificate, createHash, verify } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { PDFDocument, PDFName, StandardFonts, degrees } from 'pdf-lib';
+import { PDFDocument, StandardFonts, degrees } from 'pdf-lib';
 import forge from 'node-forge';
 import sharp from 'sharp';
 import type { FinalizeInput } from '../../src/pdf/finalize.ts';

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { PDFDocument } from 'pdf-lib';
-import type { S3Storage } from '../../src/storage/s3.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { createDocument, field, samplePdf } from '../helpers/factories.ts';
 import { requestUpload, sampleImage, type Ticket } from '../files/helpers.ts';

@@ -19,7 +19,7 @@ export const UNKNOWN_ACTOR: RequestMeta = {
   geoCountry: '',
 };
 
-export type AuditAction =
+type AuditAction =
   | 'document.created'
   | 'document.updated'
   | 'document.uploaded'

@@ -15,7 +15,7 @@ export class CsvTable {
 const MAX_CELL = 64 * 1024;
 
 /** Columns of a CSV body: roles × 3, a document name and field labels fit many times over. */
-export const MAX_CSV_COLUMNS = 200;
+const MAX_CSV_COLUMNS = 200;
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;

@@ -9,7 +9,7 @@ import type { BulkSendStatus, Executor } from '../../db/database.ts';
  * instances cannot both make it.
  */
 
-export const CANCELLABLE: readonly BulkSendStatus[] = ['queued', 'processing'];
+const CANCELLABLE: readonly BulkSendStatus[] = ['queued', 'processing'];
 
 /** `rows` rows done (`sent` or `failed`), inside their transaction; a queued send starts processing. */
 export async function countRows(

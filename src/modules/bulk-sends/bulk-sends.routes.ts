@@ -104,7 +104,7 @@ export async function bulkSendsRoutes(fastify: FastifyInstance): Promise<void> {
         );
       }
       const query = request.query;
-      let created: Awaited<ReturnType<typeof service.createBulkSend>>;
+      let created: Awaited<ReturnType<typeof service.createBulkSendFromJson>>;
       if (body instanceof CsvTable)
         created = await service.createBulkSendFromCsv(deps, actorOf(request), query, body);
       else {

@@ -8,7 +8,7 @@ export const MAX_ROWS = 10_000;
 /** Body limit of `POST /api/v1/bulk-sends`, JSON or CSV (the 1 MB of other routes would not hold 10,000 rows). */
 export const BULK_BODY_LIMIT = 16 * 1024 * 1024;
 
-export const BULK_SEND_STATUSES = ['queued', 'processing', 'completed', 'cancelled'] as const;
+const BULK_SEND_STATUSES = ['queued', 'processing', 'completed', 'cancelled'] as const;
 
 export const BulkSend = Type.Object(
   {

@@ -19,7 +19,7 @@ import type {
 } from './bulk-sends.schemas.ts';
 
 /** Rows per background job: several instances share a bulk send job by job, and a job ends well inside its lease. */
-export const ROWS_PER_JOB = 100;
+const ROWS_PER_JOB = 100;
 
 /** What the job needs besides the rows: the shared settings and who sent it (for the audit log). */
 export interface StoredSettings {
@@ -67,7 +67,7 @@ async function loadSendableTemplate(
  * their documents, in one transaction: a request with one bad row creates nothing, and an
  * accepted one is sent even if this process dies right after answering.
  */
-export async function createBulkSend(
+async function createBulkSend(
   deps: AppDeps,
   actor: Actor,
   input: { templateId: string; name?: string; settings: BulkSettings } & (

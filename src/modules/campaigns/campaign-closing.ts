@@ -13,7 +13,7 @@ import { toCampaign } from './campaigns.mappers.ts';
  * closing: every path closes with a conditional UPDATE that only one transaction can win.
  */
 
-export type CloseReason = (typeof CLOSE_REASONS)[number];
+type CloseReason = (typeof CLOSE_REASONS)[number];
 
 export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) =>
   row.expires_at !== null && Date.parse(row.expires_at) <= nowMs;

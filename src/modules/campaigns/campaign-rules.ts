@@ -12,7 +12,7 @@ const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const SLUG_BASE_MAX = 60;
 
 /** The name in lower-case ASCII words joined by `-` (accents dropped), at most 60 characters; `campaign` when nothing is left. */
-export function slugify(name: string): string {
+function slugify(name: string): string {
   const base = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

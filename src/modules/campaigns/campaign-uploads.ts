@@ -18,7 +18,7 @@ import { openCampaign, visitorFields } from './public.service.ts';
  */
 
 /** Uploads to one form from one IP address per hour (a visitor may replace a file a few times). */
-export const CAMPAIGN_UPLOADS_PER_IP_HOUR = 30;
+const CAMPAIGN_UPLOADS_PER_IP_HOUR = 30;
 /** How long an upload waits for its submission before the retention purge removes it. */
 export const CAMPAIGN_UPLOAD_TTL_MS = 24 * HOUR;
 

@@ -183,7 +183,7 @@ export type ListCampaignsQueryT = Static<typeof ListCampaignsQuery>;
 export const ListSubmissionsQuery = Type.Object(PageQuery, { additionalProperties: false });
 export type ListSubmissionsQueryT = Static<typeof ListSubmissionsQuery>;
 
-export const SubmissionSigner = Type.Object({
+const SubmissionSigner = Type.Object({
   id: Id('sgn'),
   name: Type.String(),
   email: Type.String(),

@@ -57,7 +57,6 @@ export type PublicCampaignT = Static<typeof PublicCampaign>;
 const Email = Type.String({ format: 'email', maxLength: 254 });
 
 export const OtpBody = Type.Object({ email: Email }, { additionalProperties: false });
-export type OtpBodyT = Static<typeof OtpBody>;
 
 export const SubmissionBody = Type.Object(
   {

@@ -12,7 +12,7 @@ import * as repo from './campaigns.repository.ts';
 import type { PublicCampaignT } from './public.schemas.ts';
 
 /** Why a campaign takes no submissions now, in words for the visitor (the page shows them as they are). */
-export type Unavailable = {
+type Unavailable = {
   reason: 'paused' | 'closed' | 'expired' | 'full';
   title: string;
   message: string;
@@ -59,7 +59,7 @@ export function unavailableError(why: Unavailable): AppError {
   );
 }
 
-export interface OpenCampaign {
+interface OpenCampaign {
   campaign: CampaignRow;
   parts: TemplateParts;
   plan: SubmissionPlan;

@@ -63,7 +63,7 @@ export type DetailAttachment = Pick<
   | 'created_at'
 >;
 
-export interface DocumentDetailRows {
+interface DocumentDetailRows {
   row: DocumentRow;
   signers: DetailSigner[];
   fields: DetailField[];

@@ -10,7 +10,7 @@ import { notFound } from '../../http/errors.ts';
  * behind a send then sees the document pending and is refused), and of two signers completing
  * at once exactly one sees "everyone has signed" and queues the signed PDF.
  */
-export async function lockDocuments(
+async function lockDocuments(
   trx: Executor,
   ids: readonly string[],
   orgId?: string,

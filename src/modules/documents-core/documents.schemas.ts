@@ -13,7 +13,7 @@ import { SignerInput, SignerSchema } from './signers.schemas.ts';
 import { FieldInput, FieldSchema } from './fields.schemas.ts';
 
 /** The list filter accepts every status but `action_required` (documented in /openapi.json). */
-export const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
+const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
 
 export const SigningType = StringEnum(['sequential', 'parallel'] as const);
 export const OtpMethod = Nullable(StringEnum(['email'] as const));
@@ -52,7 +52,7 @@ export const DocumentListItem = Type.Object(
 );
 export type DocumentListItemT = Static<typeof DocumentListItem>;
 
-export const Attachment = Type.Object(
+const Attachment = Type.Object(
   {
     id: Id('att'),
     name: Type.String(),
@@ -72,7 +72,7 @@ export const Attachment = Type.Object(
   { description: 'A file attached to the document by a signer' },
 );
 
-export const ActionRequired = Nullable(
+const ActionRequired = Nullable(
   Type.Object(
     {
       reason: StringEnum([

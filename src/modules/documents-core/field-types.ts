@@ -25,7 +25,7 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Width and height in PDF points (1/72 inch). */
-export interface PointSize {
+interface PointSize {
   width: number;
   height: number;
 }
@@ -35,13 +35,13 @@ export interface PointSize {
  * uploaded file (`upload`, the value is its attachment id), or with a typed or chosen value
  * checked by `validate`.
  */
-export type FillKind = 'signature' | 'upload' | 'value';
+type FillKind = 'signature' | 'upload' | 'value';
 
 /**
  * How a value is drawn into the sealed PDF: `mark` is a signature (a drawn PNG, or typed text in
  * the signature face), `tick` a check mark when the value is "true", `text` the value in Noto Sans.
  */
-export type DrawKind = 'mark' | 'tick' | 'text';
+type DrawKind = 'mark' | 'tick' | 'text';
 
 /**
  * What the signing and campaign pages need to render and submit a field of this type (sent to
@@ -49,7 +49,7 @@ export type DrawKind = 'mark' | 'tick' | 'text';
  * `complete` body (`signature`: through `body.signature`, not `values`; `mark`: the adopted mark's
  * `value`; `boolean`: true or false, always sent; `text`: the value when filled).
  */
-export interface ClientSpec {
+interface ClientSpec {
   control:
     | 'signature'
     | 'initials'
@@ -65,7 +65,7 @@ export interface ClientSpec {
   submit: 'signature' | 'mark' | 'boolean' | 'text';
 }
 
-export interface FieldTypeSpec {
+interface FieldTypeSpec {
   /** `required`: 1-100 options (dropdown, radio); `forbidden`: `options` must be null. */
   options: 'required' | 'forbidden';
   /** Size a field gets when placed by an anchor or a tag that does not give one. */
@@ -259,8 +259,7 @@ export type FieldType = keyof typeof FIELD_TYPE_REGISTRY;
 /** Every field type, in the registry's order (the order of the API's enum and the builder's palette). */
 export const FIELD_TYPES = Object.keys(FIELD_TYPE_REGISTRY) as [FieldType, ...FieldType[]];
 
-export const isFieldType = (type: string): type is FieldType =>
-  Object.hasOwn(FIELD_TYPE_REGISTRY, type);
+const isFieldType = (type: string): type is FieldType => Object.hasOwn(FIELD_TYPE_REGISTRY, type);
 
 /** The entry of a stored type (a type no longer in the registry is treated as plain text). */
 export function fieldTypeSpec(type: string): FieldTypeSpec {

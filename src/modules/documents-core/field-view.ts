@@ -2,7 +2,7 @@ import type { FieldRow } from '../../db/database.ts';
 import type { FieldType } from './fields.schemas.ts';
 
 /** The columns a document field and a template field share. */
-export type FieldColumns = Pick<
+type FieldColumns = Pick<
   FieldRow,
   | 'id'
   | 'type'

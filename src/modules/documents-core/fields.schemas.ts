@@ -1,13 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
 
-import { FIELD_TYPE_REGISTRY, FIELD_TYPES, type FieldType } from './field-types.ts';
+import { FIELD_TYPES, type FieldType } from './field-types.ts';
 
 export { FIELD_TYPES, type FieldType };
-/** Types that need `options`; every other type must leave it null. */
-export const OPTION_TYPES: readonly string[] = FIELD_TYPES.filter(
-  (t) => FIELD_TYPE_REGISTRY[t].options === 'required',
-);
 
 export const FieldTypeSchema = StringEnum(FIELD_TYPES);
 const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description });

@@ -91,7 +91,7 @@ export interface FileLimits {
 }
 
 /** A file received, checked and stored with its PDF, not yet recorded on the document. */
-export interface IngestedFile {
+interface IngestedFile {
   /** The bytes exactly as received. */
   key: string;
   /** The PDF signers see: `key` itself, or the conversion of an image stored next to it. */
@@ -211,7 +211,7 @@ export function refusalOf(err: unknown, limits: FileLimits): AppError | undefine
   return undefined;
 }
 
-export interface RecordOptions {
+interface RecordOptions {
   meta: RequestMeta;
   /** Appended to the audit entry's details. */
   note?: string;

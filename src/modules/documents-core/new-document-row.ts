@@ -1,7 +1,7 @@
 import type { DocumentRow } from '../../db/database.ts';
 
 /** What a new document's row takes from the request, template, campaign or bulk send that makes it. */
-export interface NewDocument {
+interface NewDocument {
   id: string;
   orgId: string;
   name: string;

@@ -17,11 +17,7 @@ export const SIGNER_TRANSITIONS: Transitions<SignerStatus> = {
 };
 
 /** A signer in one of these has nothing left to do (and can no longer be corrected). */
-export const FINISHED_SIGNER_STATUSES: readonly SignerStatus[] = [
-  'completed',
-  'declined',
-  'cancelled',
-];
+const FINISHED_SIGNER_STATUSES: readonly SignerStatus[] = ['completed', 'declined', 'cancelled'];
 /** Still to act. */
 export const UNFINISHED_SIGNER_STATUSES: readonly SignerStatus[] = ['pending', 'sent', 'viewed'];
 /** Invited and still to act: their turn (reminders go to these). */

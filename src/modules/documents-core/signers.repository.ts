@@ -1,5 +1,5 @@
 import type { Executor, SignerRow, SignerUpdate } from '../../db/database.ts';
-import type { Selectable, Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { SignersTable } from '../../db/database.ts';
 import { paginate, type PageRequest } from '../../http/pagination.ts';
 
@@ -93,5 +93,3 @@ export async function updateSigner(
 export async function deleteSigner(db: Executor, signerId: string): Promise<void> {
   await db.deleteFrom('signers').where('id', '=', signerId).execute();
 }
-
-export type { Selectable };

@@ -42,7 +42,7 @@ export const Phone = Nullable(
 );
 
 /** Write-only: stored as a keyed hash and never returned (src/modules/signing/access-codes.ts). */
-export const AccessCode = Nullable(
+const AccessCode = Nullable(
   Type.String({
     minLength: 4,
     maxLength: 64,

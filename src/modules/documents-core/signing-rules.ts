@@ -85,11 +85,8 @@ export function requireVerified(doc: DocumentRow, signer: SignerRow): void {
   throw new AppError('verification_required', why);
 }
 
-export type ActionRequiredReason =
-  | 'identity_review'
-  | 'invitation_undeliverable'
-  | 'sealing_failed';
-export interface ActionRequired {
+type ActionRequiredReason = 'identity_review' | 'invitation_undeliverable' | 'sealing_failed';
+interface ActionRequired {
   reason: ActionRequiredReason;
   signerId?: string;
   message: string;

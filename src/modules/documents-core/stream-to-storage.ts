@@ -19,7 +19,7 @@ export class UploadTypeMismatch extends Error {
 /** The client went away before sending every byte. */
 export class UploadAborted extends Error {}
 
-export interface StreamedFile {
+interface StreamedFile {
   size: number;
   /** SHA-256 hex of exactly the bytes received. */
   sha256: string;

@@ -129,7 +129,7 @@ export async function createUploadTicket(
   });
 }
 
-export interface IncomingUpload {
+interface IncomingUpload {
   token: string;
   /** The request's Content-Type header, as sent. */
   contentType: string | undefined;

@@ -92,11 +92,7 @@ function batchRowsOf(deps: AppDeps, built: NewDocument): BatchRows {
 }
 
 /** Inserts what buildNewDocument built, with its audit entry and `document.created`, inside `trx`. */
-export async function insertNewDocument(
-  trx: Executor,
-  deps: AppDeps,
-  built: NewDocument,
-): Promise<void> {
+async function insertNewDocument(trx: Executor, deps: AppDeps, built: NewDocument): Promise<void> {
   const { row, signerRows, fieldRows, audit } = built;
   await repo.insertDocument(trx, row);
   await insertSigners(trx, signerRows);

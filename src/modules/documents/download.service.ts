@@ -6,7 +6,7 @@ import { requireDocument, type Actor } from '../documents-core/document-access.t
 import { settlePendingUpload } from '../documents-core/pending-upload.ts';
 import { contentDisposition } from '../../http/content-disposition.ts';
 
-export interface DownloadInfo {
+interface DownloadInfo {
   documentId: string;
   key: string;
   /** True once completed: the signed PDF. */

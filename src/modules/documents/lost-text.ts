@@ -9,7 +9,7 @@ import { findLostText, type LostTextReport } from '../../pdf/lost-text.ts';
 import type { Storage } from '../../storage/storage.ts';
 
 /** A completed document whose sealed file drew `?` in place of some of its text. */
-export interface LostTextDocument extends LostTextReport {
+interface LostTextDocument extends LostTextReport {
   documentId: string;
   orgId: string;
   name: string;

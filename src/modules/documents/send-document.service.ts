@@ -32,7 +32,7 @@ export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
  * The send of `sendDocument` inside the caller's transaction. Refusals are the send
  * preconditions of /openapi.json (`missing_signers`, `missing_fields`, `missing_file`).
  */
-export async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string) {
+async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string) {
   return (await sendDrafts(trx, deps, actor, [id]))[0];
 }
 

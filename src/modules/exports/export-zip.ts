@@ -28,7 +28,7 @@ const EXTENSIONS: Record<string, string> = {
  * flag), but no path separators, no characters Windows refuses, no control characters, no
  * leading dots, at most 80 characters.
  */
-export function zipName(name: string, fallback = 'Untitled'): string {
+function zipName(name: string, fallback = 'Untitled'): string {
   const clean = name
     .normalize('NFC')
     .replace(/[\p{Cc}\p{Cf}/\\:*?"<>|]/gu, '_')

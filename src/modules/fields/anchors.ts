@@ -27,7 +27,7 @@ const Points = (description: string) =>
 const PointSize = (description: string) =>
   Type.Number({ exclusiveMinimum: 0, maximum: 14400, description });
 
-export const AnchorSchema = Type.Object(
+const AnchorSchema = Type.Object(
   {
     text: Type.String({
       minLength: 1,
@@ -56,7 +56,6 @@ export const AnchorSchema = Type.Object(
   },
   { additionalProperties: false, $id: 'Anchor' },
 );
-export type AnchorT = Static<typeof AnchorSchema>;
 
 /** A field body placed by an anchor instead of `page`/`x`/`y`/`width`/`height`. */
 export const AnchoredFieldInput = Type.Object(

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { UpdateOrganizationInput } from './organization.schemas.ts';
 
 /** Flags of `signet org update`; `none` clears colour, logo and reply-to. */
-export interface OrgUpdateFlags {
+interface OrgUpdateFlags {
   name?: string;
   'admin-email'?: string;
   'brand-color'?: string;

@@ -6,7 +6,7 @@ import { LocaleTag, TimeZone } from '../../http/locale-input.ts';
 export const MAX_LOGO_BYTES = 256 * 1024;
 
 /** Origins that may frame an organization's pages (sent in every page's CSP header). */
-export const MAX_EMBED_ORIGINS = 10;
+const MAX_EMBED_ORIGINS = 10;
 const MAX_ORIGIN_CHARS = 200;
 
 const Email = Type.String({ format: 'email', maxLength: 254 });

@@ -11,7 +11,7 @@ import {
 } from './organization.schemas.ts';
 
 /** What pages and mail show of an organization. */
-export interface OrgBrand {
+interface OrgBrand {
   name: string;
   brandColor: string | null;
   logoUrl: string | null;
@@ -19,10 +19,7 @@ export interface OrgBrand {
 }
 
 /** The logo's public address; the version changes with the image, so it may be cached for good. */
-export function logoUrlOf(
-  publicUrl: string,
-  org: Pick<OrganizationRow, 'id' | 'logo'>,
-): string | null {
+function logoUrlOf(publicUrl: string, org: Pick<OrganizationRow, 'id' | 'logo'>): string | null {
   if (!org.logo) return null;
   const version = createHash('sha256').update(org.logo).digest('hex').slice(0, 12);
   return `${publicUrl}/logos/${org.id}?v=${version}`;
@@ -46,10 +43,7 @@ export function toOrganization(publicUrl: string, row: OrganizationRow): Organiz
   };
 }
 
-export async function findOrganization(
-  db: Executor,
-  orgId: string,
-): Promise<OrganizationRow | undefined> {
+async function findOrganization(db: Executor, orgId: string): Promise<OrganizationRow | undefined> {
   return db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirst();
 }
 

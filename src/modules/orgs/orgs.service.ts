@@ -3,7 +3,7 @@ import { generateKey, hashKey, SCOPES } from '../../http/auth.ts';
 import { newId } from '../../ids.ts';
 import { insertFirstOrganization } from './orgs.repository.ts';
 
-export interface CreatedKey {
+interface CreatedKey {
   id: string;
   key: string;
   orgId: string;

@@ -14,16 +14,16 @@ import { purgeExpiredExports } from '../exports/exports.service.ts';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Idempotency records answer retries for 24 hours (README, the walk-through). */
-export const IDEMPOTENCY_TTL_MS = DAY;
+const IDEMPOTENCY_TTL_MS = DAY;
 const BATCH = 100;
 /**
  * The rows of a finished bulk send (who it went to, their prefill values, why a row failed) are
  * kept this long after it finished, for looking into failed rows, and then deleted: the documents
  * and the bulk send's counters remain.
  */
-export const BULK_SEND_ROWS_TTL_MS = 7 * DAY;
+const BULK_SEND_ROWS_TTL_MS = 7 * DAY;
 
-export interface PurgeResult {
+interface PurgeResult {
   idempotency: number;
   tokens: number;
   deletedDocuments: number;

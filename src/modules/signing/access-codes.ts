@@ -14,9 +14,8 @@ import { isLocked } from './code-failures.ts';
  */
 
 export const MAX_ACCESS_CODE_FAILURES = 5;
-export const ACCESS_CODE_MIN = 4;
 export const ACCESS_CODE_MAX = 64;
-export const SESSION_LIFETIME_MS = 3600 * 1000;
+const SESSION_LIFETIME_MS = 3600 * 1000;
 /** The header every token call of a signer with an access code carries. */
 export const SESSION_HEADER = 'x-signing-session';
 

@@ -7,8 +7,6 @@ import { type RequestMeta, writeAudit } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import { DEFAULT_CONSENT_TEXT, parseConsentText } from '../orgs/consent-text.ts';
 
-export { parseConsentText };
-
 import { signerEventData } from './signing-flow.ts';
 
 /*
@@ -19,10 +17,7 @@ import { signerEventData } from './signing-flow.ts';
  * now, so a changed text is asked again of signers who have not completed.
  */
 
-/** The most characters of one consent text (per locale). */
-export const CONSENT_TEXT_MAX = 10_000;
-
-export interface Consent {
+interface Consent {
   required: boolean;
   given: boolean;
   text: string;
@@ -30,13 +25,13 @@ export interface Consent {
   sha256: string;
 }
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * The text a signer of `locale` is shown: the organization's text in that locale, else its `en`
  * text, else its first; Signet's default when the organization has none.
  */
-export function consentTextFor(
+function consentTextFor(
   stored: string | Record<string, string> | null,
   locale: string,
 ): { text: string; locale: string } {

@@ -10,9 +10,9 @@ import { AppError } from '../../http/errors.ts';
 
 export const OTP_TTL_MS = 10 * 60_000;
 export const OTP_MAX_ATTEMPTS = 5;
-export const OTP_RESEND_MS = 60_000;
-export const OTP_WINDOW_MS = 3_600_000;
-export const OTP_WINDOW_SENDS = 5;
+const OTP_RESEND_MS = 60_000;
+const OTP_WINDOW_MS = 3_600_000;
+const OTP_WINDOW_SENDS = 5;
 
 function rateLimited(message: string, retryAtMs: number, nowMs: number): AppError {
   const seconds = Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000));
@@ -22,7 +22,7 @@ function rateLimited(message: string, retryAtMs: number, nowMs: number): AppErro
 }
 
 /** What a stored code remembers of earlier sends. */
-export interface OtpSends {
+interface OtpSends {
   sent_at: string;
   window_started_at: string;
   window_sends: number;

@@ -15,7 +15,7 @@ import { orgMailOf } from '../orgs/org-name.ts';
 
 const BATCH = 100;
 const DAY = 24 * 3600 * 1000;
-export const REMINDER_INTERVAL_MS: Record<string, number> = {
+const REMINDER_INTERVAL_MS: Record<string, number> = {
   daily: DAY,
   every_3_days: 3 * DAY,
   weekly: 7 * DAY,

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { Id, Timestamp } from '../../http/schemas.ts';
 import { ACCESS_CODE_MAX } from './access-codes.ts';
 
@@ -12,7 +12,6 @@ export const AccessBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type AccessBodyT = Static<typeof AccessBody>;
 
 export const AccessResult = Type.Object({
   session: Type.String({

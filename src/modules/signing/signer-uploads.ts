@@ -23,7 +23,7 @@ import { lockDocument } from '../documents-core/document-lock.ts';
  * same field replaces the first. `complete` then names it: `values[fieldId] = attachmentId`.
  */
 
-export const SIGNER_UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
+const SIGNER_UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 
 const EXTENSION: Record<UploadContentType, string> = {
   'application/pdf': 'pdf',
@@ -45,7 +45,7 @@ const KEPT_EXTENSIONS: Record<UploadContentType, readonly string[]> = {
  * the type its bytes were checked to be. The signer does not choose what a downloader's computer
  * will take the file for: `invoice.html` sent as a PDF is kept as `invoice.pdf`.
  */
-export function attachmentName(chosen: string, fallback: string, type: UploadContentType): string {
+function attachmentName(chosen: string, fallback: string, type: UploadContentType): string {
   const base = chosen.trim() === '' ? fallback : chosen.trim();
   const match = /^(.*?)\.([A-Za-z0-9]{1,10})$/.exec(base);
   const kept = match && KEPT_EXTENSIONS[type].includes(match[2].toLowerCase());
@@ -152,7 +152,7 @@ export async function uploadFieldFile(
 }
 
 /** A file taken in for a `file` field: stored, counted, hashed and checked; not yet recorded anywhere. */
-export interface IntakenFile {
+interface IntakenFile {
   attachmentId: string;
   name: string;
   key: string;

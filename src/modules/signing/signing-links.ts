@@ -22,11 +22,11 @@ import { findDocumentById } from '../documents-core/documents.repository.ts';
  */
 
 /** A link lives 30 days, or until the document's `expiresAt` when that comes first. */
-export const LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+const LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 
-export type LinkPurpose = 'sign' | 'download';
+type LinkPurpose = 'sign' | 'download';
 
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 function linkExpiry(deps: AppDeps, doc: DocumentRow): string {
   const cap = deps.clock.now().getTime() + LINK_LIFETIME_MS;
@@ -135,14 +135,6 @@ export async function resolveToken(
     throw invalidLink();
   }
   return { signer, doc, purpose: row.purpose as LinkPurpose };
-}
-
-/**
- * The embed origins of the organization whose document a signing token opens, for the signing
- * page's frame-ancestors; none for a token that opens nothing (its page is an error page).
- */
-export async function embedOriginsOfLink(db: Executor, token: string): Promise<string[]> {
-  return (await pageOfLink(db, token)).embedOrigins;
 }
 
 /**

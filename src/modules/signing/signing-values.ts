@@ -28,7 +28,7 @@ const bad = (message: string): Check => ({ ok: false, message });
 const good = (value: string): Check => ({ ok: true, value });
 
 /** A typed signature (1-200 characters, not blank) or a drawn one (a PNG data URL of at most 1 MB). */
-export function checkSignature(kind: SignatureInputT['kind'], value: string): Check {
+function checkSignature(kind: SignatureInputT['kind'], value: string): Check {
   if (kind === 'typed') {
     const text = value.trim();
     if (text.length === 0) return bad('must not be blank');

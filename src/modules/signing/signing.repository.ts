@@ -7,8 +7,8 @@ import type {
   SigningTokensTable,
 } from '../../db/database.ts';
 
-export type SigningTokenRow = Selectable<SigningTokensTable>;
-export type SigningOtpRow = Selectable<SigningOtpsTable>;
+type SigningTokenRow = Selectable<SigningTokensTable>;
+type SigningOtpRow = Selectable<SigningOtpsTable>;
 
 export async function insertSigningTokens(
   db: Executor,

@@ -29,13 +29,7 @@ export const SIGNING_LIMITS = {
 export const IDENTITY_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 
 /** `none`: no KYC; `required`: evidence must be uploaded; `pending`: awaiting the sender's review. */
-export const VERIFICATION_STATUSES = [
-  'none',
-  'required',
-  'pending',
-  'approved',
-  'rejected',
-] as const;
+const VERIFICATION_STATUSES = ['none', 'required', 'pending', 'approved', 'rejected'] as const;
 
 export const TokenParams = Type.Object({
   token: Type.String({
@@ -44,7 +38,6 @@ export const TokenParams = Type.Object({
     description: 'The secret token of the signing link `PUBLIC_URL/sign/{token}`',
   }),
 });
-export type TokenParamsT = Static<typeof TokenParams>;
 
 export const SigningField = Type.Object({
   id: Id('fld'),
@@ -63,7 +56,6 @@ export const SigningField = Type.Object({
     Type.Array(Type.String(), { description: 'Choices of a dropdown or radio field' }),
   ),
 });
-export type SigningFieldT = Static<typeof SigningField>;
 
 export const SigningSession = Type.Object({
   document: Type.Object({
@@ -234,7 +226,6 @@ export const SignerLinkParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Document id' }),
   signerId: Type.String({ minLength: 1, maxLength: 64 }),
 });
-export type SignerLinkParamsT = Static<typeof SignerLinkParams>;
 
 export const SigningLink = Type.Object({
   url: Type.String({ description: '`PUBLIC_URL/sign/{token}`; treat it as a secret' }),

@@ -7,7 +7,7 @@ import { verifyExamples } from './verify.examples.ts';
 import { VerifyQueue } from './verify-queue.ts';
 
 /** Requests per minute per client IP on the public check (no key; each one hashes and parses up to 50 MB). */
-export const PUBLIC_VERIFY_PER_MINUTE = 10;
+const PUBLIC_VERIFY_PER_MINUTE = 10;
 
 const Binary = { type: 'string', format: 'binary' } as const;
 

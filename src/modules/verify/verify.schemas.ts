@@ -30,7 +30,7 @@ const Timestamp = Type.Object(
   { description: 'The RFC 3161 signature timestamp (PAdES B-T), or null' },
 );
 
-export const SignatureReport = Type.Object({
+const SignatureReport = Type.Object({
   valid: Type.Boolean({
     description: 'The signed bytes are unchanged and the signature verifies with the certificate',
   }),
@@ -52,7 +52,7 @@ export const SignatureReport = Type.Object({
   }),
 });
 
-export const VerifyDocument = Type.Object(
+const VerifyDocument = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),

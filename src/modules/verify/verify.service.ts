@@ -14,7 +14,7 @@ import { verifyInWorker, type VerifyLane } from '../../pdf/verify-worker.ts';
 /** The largest file `/api/v1/verify` and the public page take. */
 export const VERIFY_MAX_BYTES = 50 * 1024 * 1024;
 
-export interface MatchedDocument {
+interface MatchedDocument {
   id: string;
   name: string;
   status: string;

@@ -8,7 +8,7 @@ import { afterDeactivation, countFailure } from './webhook-status.ts';
 import type { AttemptResult } from './sender.ts';
 
 /** One finished attempt waiting to be written. */
-export interface Outcome {
+interface Outcome {
   claim: DeliveryRow;
   url: string;
   startedAt: Date;

@@ -2,7 +2,13 @@ import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { AddressPolicy, BlockedAddressError, guardedLookup, parseIp, urlHost } from './ssrf.ts';
+import {
+  type AddressPolicy,
+  BlockedAddressError,
+  guardedLookup,
+  parseIp,
+  urlHost,
+} from './ssrf.ts';
 
 /** The outcome of one HTTP attempt, as stored in `webhook_attempts`. */
 export interface AttemptResult {

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { API_VERSION } from '../events/event-types.ts';
 
 /** `User-Agent` of every delivery (docs/webhooks.md: `<service>-Webhooks/1.0`). */
-export const USER_AGENT = 'Signet-Webhooks/1.0';
+const USER_AGENT = 'Signet-Webhooks/1.0';
 
 /** A new webhook secret: 32 random bytes as 64 hex characters. */
 export function newWebhookSecret(): string {

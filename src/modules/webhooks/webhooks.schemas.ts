@@ -10,7 +10,7 @@ import {
 } from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 
 /** docs/limits.md. */
 export const MAX_WEBHOOKS_PER_ORG = 10;
@@ -105,7 +105,7 @@ export const ListWebhooksQuery = Type.Object(
 );
 export type ListWebhooksQueryT = Static<typeof ListWebhooksQuery>;
 
-export const Attempt = Type.Object({
+const Attempt = Type.Object({
   id: Type.String(),
   attemptedAt: Timestamp,
   statusCode: Nullable(
