@@ -1,8 +1,9 @@
 /**
- * `npm run mail:preview [-- DIR] [--png]`: renders every mail Signet sends, for a sample
- * organization and document, into DIR (default ./mail-preview) as HTML files (and plain-text
- * .txt files beside them), to look at in a browser. `--png` also screenshots each one with
- * Debian's Chromium (the README's images in docs/mail/ come from this).
+ * `npm run mail:preview [-- DIR] [--png] [--locale=xx]`: renders every mail Signet sends, for a
+ * sample organization and document, into DIR (default ./mail-preview) as HTML files (and
+ * plain-text .txt files beside them), to look at in a browser, in the signer's language `xx`
+ * (default en). `--png` also screenshots each one with Debian's Chromium (the images in
+ * docs/mail/ come from this: `docs/mail` in English, `docs/mail/de` and `docs/mail/ar`).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import * as mails from '../src/mail/templates.ts';
 const args = process.argv.slice(2);
 const dir = path.resolve(args.find((a) => !a.startsWith('--')) ?? 'mail-preview');
 const png = args.includes('--png');
+const locale = args.find((a) => a.startsWith('--locale='))?.slice('--locale='.length) ?? 'en';
 
 const brand: MailBrand = { name: 'Acme Consulting', brandColor: '#0F766E', logoUrl: null };
 const link = 'https://sign.acme.example/sign/q3Jx0w8Vt2mYp5LrA9sKd1FhG7zNc4bE6uWoTiXyR0M';
@@ -30,6 +32,7 @@ const signer = {
   name: 'Ada Lovelace',
   email: 'ada@example.com',
   role: 'signer',
+  locale,
 } as unknown as SignerRow;
 
 const samples: Record<string, mails.OutgoingMail> = {

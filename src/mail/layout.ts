@@ -58,14 +58,14 @@ function mjml(subject: string, content: MailContent, brand: MailBrand): string {
   const start = dir === 'rtl' ? 'right' : 'left';
   const text = (s: string, attrs = '') => `<mj-text${attrs}>${html(s)}</mj-text>`;
   const header = brand.logoUrl
-    ? `<mj-image src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name)}" width="140px" align="left" padding="0" />`
-    : `<mj-text font-size="20px" font-weight="700" color="${color}" padding="0">${html(brand.name)}</mj-text>`;
+    ? `<mj-image src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name)}" width="140px" align="${start}" padding="0" />`
+    : `<mj-text font-size="20px" font-weight="700" color="${color}" align="${start}" padding="0">${html(brand.name)}</mj-text>`;
   const body = [
     content.greeting ? text(content.greeting) : '',
     ...content.paragraphs.map((p) => text(p)),
     content.quote
       ? `<mj-text><div style="border-${start}:3px solid ${color};background:#F9FAFB;padding:10px 14px;border-radius:${dir === 'rtl' ? '6px 0 0 6px' : '0 6px 6px 0'}">` +
-        `<div style="font-size:13px;color:#6B7280;margin-bottom:4px">${html(content.quote.label)}</div>${html(content.quote.text)}</div></mj-text>`
+        `<div style="font-size:13px;color:#6B7280;margin-bottom:4px">${html(content.quote.label)}</div><div dir="auto">${html(content.quote.text)}</div></div></mj-text>`
       : '',
     content.code
       ? text(
@@ -85,7 +85,9 @@ function mjml(subject: string, content: MailContent, brand: MailBrand): string {
     <mj-preview>${html(content.paragraphs[0] ?? subject)}</mj-preview>
     <mj-attributes>
       <mj-all font-family="-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif" />
-      <mj-text font-size="15px" line-height="1.6" color="#1F2937" padding="6px 0" />
+      <mj-section direction="${dir}" />
+      <mj-column direction="${dir}" />
+      <mj-text font-size="15px" line-height="1.6" color="#1F2937" padding="6px 0" align="${start}" />
     </mj-attributes>
   </mj-head>
   <mj-body background-color="#F3F4F6" width="600px">
