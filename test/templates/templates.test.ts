@@ -208,6 +208,7 @@ describe('roles sub-resource', () => {
     expect(Object.keys(a.body.data).sort()).toEqual([
       'createdAt',
       'id',
+      'locale',
       'name',
       'order',
       'signerEmail',

@@ -122,8 +122,9 @@ const tooManyRows = () =>
   ]);
 
 type Column =
-  | { kind: 'signer'; role: string; part: 'name' | 'email' | 'phone' }
+  | { kind: 'signer'; role: string; part: 'name' | 'email' | 'phone' | 'locale' }
   | { kind: 'document name' }
+  | { kind: 'locale' }
   | { kind: 'value'; label: string };
 
 /**
@@ -138,17 +139,18 @@ export function csvToRows(table: CsvTable, openRoles: string[], fieldLabels: str
   const columns: (Column | null)[] = table.header.map((raw, i) => {
     const key = raw.toLowerCase();
     if (key === 'document name') return { kind: 'document name' };
-    const signer = /^(.*\S)\s+(name|email|phone)$/.exec(key);
+    if (key === 'locale') return { kind: 'locale' };
+    const signer = /^(.*\S)\s+(name|email|phone|locale)$/.exec(key);
     if (signer && roleByKey.has(signer[1]))
       return {
         kind: 'signer',
         role: roleByKey.get(signer[1])!,
-        part: signer[2] as 'name' | 'email' | 'phone',
+        part: signer[2] as 'name' | 'email' | 'phone' | 'locale',
       };
     if (labelByKey.has(key)) return { kind: 'value', label: labelByKey.get(key)! };
     problems.push({
       path: `header column ${i + 1}`,
-      message: `"${raw}" is neither "<role> name/email/phone" of a role without a fixed signer, "document name", nor a field label`,
+      message: `"${raw}" is neither "<role> name/email/phone/locale" of a role without a fixed signer, "document name", "locale", nor a field label`,
     });
     return null;
   });
@@ -166,13 +168,14 @@ export function csvToRows(table: CsvTable, openRoles: string[], fieldLabels: str
     const row: BulkRowT = { signers: [] };
     const signers = new Map<
       string,
-      { role: string; name: string; email: string; phone?: string }
+      { role: string; name: string; email: string; phone?: string; locale?: string }
     >();
     record.forEach((cell, i) => {
       const column = columns[i]!;
       const value = cell.trim();
       if (value === '') return;
       if (column.kind === 'document name') row.name = value;
+      else if (column.kind === 'locale') row.locale = value;
       else if (column.kind === 'value') {
         row.values ??= {};
         row.values[column.label] = value;

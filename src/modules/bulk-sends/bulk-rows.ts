@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { TemplateFieldRow, TemplateRoleRow } from '../../db/database.ts';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
+import { LOCALE_CODES, matchLocale } from '../../i18n/locales.ts';
 import { fieldTypeSpec } from '../documents-core/field-types.ts';
 import { checkValue } from '../signing/signing-values.ts';
 import { BulkRow, type BulkRowT } from './bulk-sends.schemas.ts';
@@ -9,7 +10,15 @@ import { BulkRow, type BulkRowT } from './bulk-sends.schemas.ts';
 /** A row as stored for the job: signers placed at their role's order, prefill values by template field id. */
 export interface StoredRow {
   name: string;
-  signers: { order: number; name: string; email: string; phone: string | null }[];
+  /** The document's locale (rows stored before locales have none). */
+  locale?: string | null;
+  signers: {
+    order: number;
+    name: string;
+    email: string;
+    phone: string | null;
+    locale?: string | null;
+  }[];
   values: Record<string, string>;
 }
 
@@ -75,7 +84,18 @@ export function validateRows(
         at(jsonPath(e.instancePath), e.message ?? 'is invalid');
       return;
     }
-    const stored: StoredRow = { name: '', signers: [], values: {} };
+    const localeAt = (tag: string | undefined, sub: string) => {
+      if (tag === undefined) return null;
+      const locale = matchLocale(tag);
+      if (!locale) at(sub, `must be a supported locale: ${LOCALE_CODES.join(', ')}`);
+      return locale ?? null;
+    };
+    const stored: StoredRow = {
+      name: '',
+      locale: localeAt(row.locale, '.locale'),
+      signers: [],
+      values: {},
+    };
     const filled = new Set<number>();
     row.signers.forEach((s, j) => {
       const key = s.role.trim().toLowerCase();
@@ -99,6 +119,7 @@ export function validateRows(
         name: s.name.trim(),
         email: s.email.toLowerCase(),
         phone: s.phone ?? null,
+        locale: localeAt(s.locale, `.signers[${j}].locale`),
       });
     });
     for (const role of open)

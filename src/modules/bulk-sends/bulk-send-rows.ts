@@ -191,12 +191,13 @@ async function sendRows(chunk: Chunk, group: PendingRow[]): Promise<void> {
         name: s.name,
         email: s.email,
         phone: s.phone,
+        locale: s.locale ?? null,
       }));
       const built = buildNewDocument(
         deps,
         actor,
         id,
-        { name: row.name, templateId, ...settings, signers },
+        { name: row.name, templateId, ...settings, locale: row.locale ?? null, signers },
         seed,
         now,
       );

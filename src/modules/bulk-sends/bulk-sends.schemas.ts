@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Id, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { OtpMethod, ReminderFrequency } from '../documents-core/documents.schemas.ts';
 import { Email, Phone } from '../documents-core/signers.schemas.ts';
+import { LocaleTag } from '../../http/locale-input.ts';
 
 /** Rows per bulk send (README, "Bulk send"). */
 export const MAX_ROWS = 10_000;
@@ -60,10 +61,18 @@ export const BulkRow = Type.Object(
           name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
           email: Email,
           phone: Type.Optional(Phone),
+          locale: Type.Optional(LocaleTag),
         },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: 50 },
+    ),
+    locale: Type.Optional(
+      Type.String({
+        ...LocaleTag,
+        description:
+          "This row's document `locale` (a signer's own `locale` wins); default: the role's, else the organization's",
+      }),
     ),
     values: Type.Optional(
       Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Value, {
@@ -114,7 +123,7 @@ export type BulkSettings = Omit<CreateBulkSendInput, 'rows' | 'templateId' | 'na
 export const CsvBody = Type.String({
   description:
     'RFC 4180 CSV, UTF-8 with or without a BOM: a header row, then one row per document. Columns: `<role> name`, `<role> email`, ' +
-    '`<role> phone` (optional) for each template role without a fixed signer, `document name` (optional), and any template field ' +
+    '`<role> phone` and `<role> locale` (optional) for each template role without a fixed signer, `document name` and `locale` (optional, the document\'s), and any template field ' +
     'label (a prefill value). Errors name `row N` (data rows counted from 1, the header not counted).',
 });
 

@@ -64,7 +64,7 @@ export interface SubmissionPlan {
   /** Name of the visitor's role ("Signer" for a template without roles). */
   submitterRole: string;
   /** Roles after the first that have fields: each has a fixed signer, invited by email in turn. */
-  fixedSigners: { order: number; name: string; email: string }[];
+  fixedSigners: { order: number; name: string; email: string; locale: string | null }[];
 }
 
 /**
@@ -109,7 +109,12 @@ export function planSubmission(
           'a campaign visitor signs the first role only, so later roles need a fixed signerEmail',
       );
     }
-    fixedSigners.push({ order, name: role.signer_name ?? role.name, email: role.signer_email });
+    fixedSigners.push({
+      order,
+      name: role.signer_name ?? role.name,
+      email: role.signer_email,
+      locale: role.locale ?? null,
+    });
   }
   return { submitterOrder, submitterRole: first?.name ?? 'Signer', fixedSigners };
 }

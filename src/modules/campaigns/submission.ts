@@ -173,10 +173,8 @@ export async function submitToCampaign(
         // else their browser's (the page sends its own first); null: the organization's.
         locale: campaign.locale ?? matchAcceptLanguage(acceptLanguage) ?? null,
       };
-      const fixed = plan.fixedSigners.map((s) => ({
-        ...signerRow(documentId, s, now),
-        locale: null,
-      }));
+      // A later role's signer reads its role's locale, else the document's, else the organization's.
+      const fixed = plan.fixedSigners.map((s) => signerRow(documentId, s, now));
       await insertSigners(trx, [visitor, ...fixed]);
       const fieldRows = copyFields(documentId, parts.fields, now);
       await insertFields(trx, fieldRows);

@@ -36,6 +36,7 @@ export const fileExamples = {
             order: 0,
             signerName: null,
             signerEmail: null,
+            locale: null,
             createdAt: AT.created,
             updatedAt: AT.updated,
           },

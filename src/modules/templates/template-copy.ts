@@ -226,16 +226,24 @@ export async function seedFromTemplate(
     signers: fixed.map((r) =>
       signerRow(
         documentId,
-        { order: r.position, name: r.signer_name ?? r.name, email: r.signer_email! },
+        {
+          order: r.position,
+          name: r.signer_name ?? r.name,
+          email: r.signer_email!,
+          locale: r.locale,
+        },
         now,
       ),
     ),
     fields: copyFields(documentId, parts.fields, now),
     placeSigners(inputs) {
       const free = open.filter((order) => !inputs.some((s) => s.order === order));
-      return inputs.map((s) =>
-        s.order === undefined && free.length > 0 ? { ...s, order: free.shift()! } : s,
-      );
+      return inputs.map((s) => {
+        const placed = s.order === undefined && free.length > 0 ? { ...s, order: free.shift()! } : s;
+        // A signer without its own locale takes its role's.
+        const roleLocale = parts.roles.find((r) => r.position === placed.order)?.locale ?? null;
+        return placed.locale == null && roleLocale ? { ...placed, locale: roleLocale } : placed;
+      });
     },
     discard: () => discardFiles(deps, written),
   };

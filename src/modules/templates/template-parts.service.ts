@@ -7,6 +7,7 @@ import type {
   TemplateRolesTable,
 } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
+import { checkOptionalLocale } from '../../http/locale-input.ts';
 import {
   checkField,
   checkPage,
@@ -97,6 +98,7 @@ export async function updateRole(
       signer_email: signerEmail,
       updated_at: now,
     };
+    if (input.locale !== undefined) changes.locale = checkOptionalLocale(input.locale, 'body.locale');
     if (input.order !== undefined && input.order !== role.position) {
       if (await repo.findRoleAtOrder(trx, templateId, input.order)) {
         throw new AppError('validation_error', `Role order ${input.order} is already taken`, [

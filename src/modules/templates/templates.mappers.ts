@@ -30,6 +30,7 @@ export function toRole(row: TemplateRoleRow): RoleT {
     order: row.position,
     signerName: row.signer_name,
     signerEmail: row.signer_email,
+    locale: row.locale ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

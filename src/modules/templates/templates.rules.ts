@@ -5,6 +5,7 @@ import type {
   TemplateRolesTable,
 } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
+import { checkOptionalLocale } from '../../http/locale-input.ts';
 import { newId } from '../../ids.ts';
 import { buildFieldRows } from '../documents-core/fields.rules.ts';
 import type { FieldInputT } from '../documents-core/fields.schemas.ts';
@@ -61,6 +62,7 @@ export function buildRoleRows(
       position,
       signer_name: signerName,
       signer_email: signerEmail,
+      locale: checkOptionalLocale(input.locale, `${path}.locale`) ?? null,
       created_at: now,
       updated_at: now,
     };

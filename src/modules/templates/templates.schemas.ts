@@ -1,3 +1,4 @@
+import { LocaleTag } from '../../http/locale-input.ts';
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, Timestamp } from '../../http/schemas.ts';
 import { SigningType } from '../documents-core/documents.schemas.ts';
@@ -38,6 +39,12 @@ export const RoleSchema = Type.Object(
         description: 'Email of the fixed signer; null when each document names its own',
       }),
     ),
+    locale: Nullable(
+      Type.String({
+        description:
+          "Locale of this role's signers on documents made from the template (a signer's own wins); null: the document's, else the organization's",
+      }),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -62,6 +69,7 @@ export const RoleInput = Type.Object(
       ),
     ),
     signerEmail: Type.Optional(Nullable(Email)),
+    locale: Type.Optional(Nullable(LocaleTag)),
   },
   { additionalProperties: false },
 );
@@ -75,6 +83,7 @@ export const RolePatch = Type.Object(
       Nullable(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
     ),
     signerEmail: Type.Optional(Nullable(Email)),
+    locale: Type.Optional(Nullable(LocaleTag)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
