@@ -126,10 +126,12 @@ function track(child: ChildProcess, port: number): RunningProcess {
 export async function startSignet(
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  /** Another checkout of Signet to run (bench/first-paint.ts runs an older commit beside this one). */
+  root = ROOT,
 ): Promise<RunningProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/signet.js'), 'serve'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/signet.js'), 'serve'], {
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
       PORT: String(port),
