@@ -97,6 +97,7 @@ export async function updateRole(
       signer_email: signerEmail,
       updated_at: now,
     };
+    if (input.group !== undefined) changes.signing_group = input.group;
     if (input.order !== undefined && input.order !== role.position) {
       if (await repo.findRoleAtOrder(trx, templateId, input.order)) {
         throw new AppError('validation_error', `Role order ${input.order} is already taken`, [
