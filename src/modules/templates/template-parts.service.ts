@@ -14,6 +14,7 @@ import {
   type FieldShape,
 } from '../documents-core/fields.rules.ts';
 import type { FieldInputT, FieldPatchT } from '../documents-core/fields.schemas.ts';
+import { type AnchoredFieldInputT, placeAnchoredFields } from '../documents-core/anchors.ts';
 import * as repo from './templates.repository.ts';
 import { toRole, toTemplateField } from './templates.mappers.ts';
 import {
@@ -164,6 +165,34 @@ export async function addField(
     await repo.insertTemplateFields(trx, [row]);
     await repo.updateTemplate(trx, templateId, { updated_at: now });
     return toTemplateField(row as TemplateFieldRow);
+  });
+}
+
+/**
+ * Places the fields an anchored body makes (every occurrence of its text in the template's file,
+ * or the one it names) and answers them ([] when the text does not occur and `ignoreIfMissing` is
+ * set). The same rules as a document's anchored fields (src/modules/documents-core/anchors.ts).
+ */
+export async function addAnchoredFields(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  input: AnchoredFieldInputT,
+) {
+  const found = await requireTemplate(deps.db, orgId, templateId);
+  const [placed] = await placeAnchoredFields(deps, found.file_key, [input], () => 'body');
+  return deps.db.transaction().execute(async (trx) => {
+    const template = await repo.lockTemplate(trx, orgId, templateId);
+    if (template.file_key !== found.file_key)
+      throw new AppError('invalid_state', 'The file changed while its anchors were placed: retry');
+    if ((await repo.countTemplateFields(trx, templateId)) + placed.length > MAX_FIELDS) {
+      throw new AppError('limit_reached', `A template has at most ${MAX_FIELDS} fields`);
+    }
+    const now = deps.clock.now().toISOString();
+    const rows = buildTemplateFieldRows(templateId, placed, now);
+    await repo.insertTemplateFields(trx, rows);
+    if (rows.length > 0) await repo.updateTemplate(trx, templateId, { updated_at: now });
+    return rows.map((row) => toTemplateField(row as TemplateFieldRow));
   });
 }
 
