@@ -61,7 +61,10 @@ describe('sequential documents with signing groups', () => {
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe('not_your_turn');
     expect(early.body.error.message).toContain('Employee');
-    expect((await get(latestToken(t, m2))).body.data.isYourTurn).toBe(false);
+    const session = (await get(latestToken(t, m2))).body.data;
+    expect(session.isYourTurn).toBe(false);
+    expect(session.signer).toMatchObject({ order: 2, group: 1 });
+    expect(session.recipients.map((r: any) => r.group)).toEqual([0, 1, 1, 2]);
 
     expect((await complete(latestToken(t, employee), 'Employee')).status).toBe(200);
     await t.settle();

@@ -13360,6 +13360,7 @@ export interface operations {
                      *         "otpRequired": false,
                      *         "recipients": [
                      *           {
+                     *             "group": 0,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
                      *             "role": "signer",
@@ -13368,6 +13369,7 @@ export interface operations {
                      *         ],
                      *         "signer": {
                      *           "email": "ada@example.com",
+                     *           "group": 0,
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *           "name": "Ada Lovelace",
                      *           "order": 0,
@@ -13442,12 +13444,14 @@ export interface operations {
                                 /** @description Top edge, % of page height from the top */
                                 y: number;
                             }[];
-                            /** @description False in sequential mode while an earlier signer or approver has not finished */
+                            /** @description False in sequential mode while a signer or approver of an earlier group has not finished */
                             isYourTurn: boolean;
                             /** @description True when `complete` needs an emailed code: call `POST …/otp` first */
                             otpRequired: boolean;
                             /** @description Everyone on the document, in signing order (no email addresses) */
                             recipients: {
+                                /** @description Signing group: in sequential mode the members of a group sign together */
+                                group: number;
                                 name: string;
                                 order: number;
                                 /** @enum {string} */
@@ -13457,6 +13461,8 @@ export interface operations {
                             }[];
                             signer: {
                                 email: string;
+                                /** @description Signing group; default: `order` */
+                                group: number;
                                 /** @description Identifier (`sgn_…`) */
                                 id: string;
                                 name: string;
