@@ -215,6 +215,15 @@ describe('template role groups', () => {
       ['Legal', 2, 1],
       ['CEO', 3, 3],
     ]);
+    const ceoRole = roles[3].id;
+    const patched = await t.request('PATCH', `/api/v1/templates/${tpl}/roles/${ceoRole}`, {
+      body: { group: 9 },
+    });
+    expect(patched.body.data).toMatchObject({ order: 3, group: 9 });
+    const unpatched = await t.request('PATCH', `/api/v1/templates/${tpl}/roles/${ceoRole}`, {
+      body: { group: null },
+    });
+    expect(unpatched.body.data).toMatchObject({ order: 3, group: 3 });
     const [req, fin, ceo] = ['req', 'fin', 'ceo'].map(address);
     const created = await t.request('POST', '/api/v1/documents', {
       body: {
