@@ -207,6 +207,7 @@ describe('roles sub-resource', () => {
     expect(a.status).toBe(201);
     expect(Object.keys(a.body.data).sort()).toEqual([
       'createdAt',
+      'group',
       'id',
       'locale',
       'name',

@@ -189,7 +189,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft document (optionally with signers and fields)
-         * @description Creates a document in `draft`. `signers` and `fields` may come inline (the bodies of `addSigner` and `addField`), or from a template with `templateId` (the template's file and fields are copied; `signers` fill its roles without fixed signers, lowest order first). `expiresAt` must be in the future; `folderId` must be a folder of your organization (404 otherwise). Next: upload the PDF (`requestDocumentUpload`), then `sendDocument`.
+         * @description Creates a document in `draft`. `signers` and `fields` may come inline (the bodies of `addSigner` and `addField`), or from a template with `templateId` (the template's file and fields are copied; `signers` fill its roles without fixed signers, lowest order first). `expiresAt` must be in the future; `folderId` must be a folder of your organization (404 otherwise). At most 500 fields in all (409 `limit_reached`). An inline field may give `anchor` instead of `page`/`x`/`y`/`width`/`height`: it is placed at every occurrence of its text (or the 1-based `occurrence`) in the file copied from `templateId`, as `addField` places it (400 `anchor_not_found` unless `ignoreIfMissing`; 409 `missing_file` without a file). Next: upload the PDF (`requestDocumentUpload`), then `sendDocument`.
          *
          *     **Scope:** `documents.create` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -1193,7 +1193,7 @@ export interface paths {
         put?: never;
         /**
          * Place a field on a template
-         * @description `x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; `page` must not exceed the template's page count once a file is uploaded. `assignedTo` is a role's `order`. A template has at most 500 fields (409 `limit_reached`).
+         * @description `x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; `page` must not exceed the template's page count once a file is uploaded. `assignedTo` is a role's `order`. A template has at most 500 fields (409 `limit_reached`). Instead of `page`/`x`/`y`/`width`/`height`, a body may give `anchor` (the file must be uploaded, else 409 `missing_file`): every occurrence of `anchor.text` in the file (or the 1-based `anchor.occurrence`) gets a field whose top-left corner is `offsetX`/`offsetY` points right of and below the top-left corner of the text, `width`/`height` points large (default: the type’s size). Text is compared after NFKC normalization, case-sensitively, in logical (reading) order, runs of white space equal. The answer is then the list of fields made (`{data: [Field]}`). No occurrence: 400 `anchor_not_found`, unless `ignoreIfMissing` (201, empty list).
          *
          *     **Scope:** `templates.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -2481,6 +2481,8 @@ export interface components {
              */
             createdAt: string;
             email: string;
+            /** @description Signing group: in a sequential document the signers of the lowest group with someone still to act sign, in any order among themselves; default: `order` */
+            group: number;
             /** @description Identifier (`sgn_…`) */
             id: string;
             /** @description The signer's own locale; null: it reads the document's, else the organization's `defaultLocale` */
@@ -2587,6 +2589,8 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /** @description Signing group of this role's signers on documents made from the template; default: `order` */
+            group: number;
             /** @description Identifier (`rol_…`) */
             id: string;
             /** @description What the role is called, e.g. "Tenant" */
@@ -4897,7 +4901,8 @@ export interface operations {
                      * @description ISO 8601 with a time zone; must be in the future
                      */
                     expiresAt?: string | null;
-                    fields?: {
+                    /** @description Fields to place; with `anchor` instead of `page`/`x`/`y`/`width`/`height`, every occurrence of its text in the file copied from `templateId` (a document without a file: 409 `missing_file`) */
+                    fields?: ({
                         assignedTo?: number;
                         defaultValue?: string | null;
                         /** @description % of page height (0-100] */
@@ -4916,7 +4921,18 @@ export interface operations {
                         x: number;
                         /** @description Top edge, % of page height (0-100) */
                         y: number;
-                    }[];
+                    } | {
+                        anchor: components["schemas"]["Anchor"];
+                        assignedTo?: number;
+                        defaultValue?: string | null;
+                        label?: string;
+                        options?: string[] | null;
+                        placeholder?: string | null;
+                        readOnly?: boolean;
+                        required?: boolean;
+                        /** @enum {string} */
+                        type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
+                    })[];
                     folderId?: string | null;
                     /**
                      * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
@@ -4936,6 +4952,8 @@ export interface operations {
                         accessCode?: string | null;
                         /** Format: email */
                         email: string;
+                        /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
+                        group?: number;
                         /**
                          * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
                          * @example de
@@ -5010,7 +5028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`; `anchor_not_found`: a field’s `anchor.text` does not occur in the file (set `ignoreIfMissing` to get an empty list instead); `details` names each anchor. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5078,7 +5096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `limit_reached`: an organization or campaign limit is reached; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `missing_file`: send before a file was uploaded; `limit_reached`: an organization or campaign limit is reached; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5268,6 +5286,7 @@ export interface operations {
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "email": "ada@example.com",
+                     *             "group": 0,
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *             "locale": null,
                      *             "name": "Ada Lovelace",
@@ -5756,6 +5775,7 @@ export interface operations {
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "email": "ada@example.com",
+                     *             "group": 0,
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *             "locale": null,
                      *             "name": "Ada Lovelace",
@@ -7813,6 +7833,7 @@ export interface operations {
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "email": "ada@example.com",
+                     *             "group": 0,
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *             "locale": null,
                      *             "name": "Ada Lovelace",
@@ -8250,6 +8271,7 @@ export interface operations {
                      *         {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
                      *           "email": "ada@example.com",
+                     *           "group": 0,
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *           "locale": null,
                      *           "name": "Ada Lovelace",
@@ -8262,6 +8284,7 @@ export interface operations {
                      *         {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
                      *           "email": "charles@example.com",
+                     *           "group": 1,
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *           "locale": null,
                      *           "name": "Charles Babbage",
@@ -8430,6 +8453,8 @@ export interface operations {
                     accessCode?: string | null;
                     /** Format: email */
                     email: string;
+                    /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
+                    group?: number;
                     /**
                      * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
                      * @example de
@@ -8459,6 +8484,7 @@ export interface operations {
                      *       "data": {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "email": "charles@example.com",
+                     *         "group": 1,
                      *         "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *         "locale": null,
                      *         "name": "Charles Babbage",
@@ -8870,6 +8896,8 @@ export interface operations {
                     accessCode?: string | null;
                     /** Format: email */
                     email?: string;
+                    /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
+                    group?: number | null;
                     /**
                      * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
                      * @example de
@@ -8895,6 +8923,7 @@ export interface operations {
                      *       "data": {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "email": "charles.babbage@example.com",
+                     *         "group": 1,
                      *         "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *         "locale": null,
                      *         "name": "Charles Babbage",
@@ -13331,6 +13360,7 @@ export interface operations {
                      *         "otpRequired": false,
                      *         "recipients": [
                      *           {
+                     *             "group": 0,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
                      *             "role": "signer",
@@ -13339,6 +13369,7 @@ export interface operations {
                      *         ],
                      *         "signer": {
                      *           "email": "ada@example.com",
+                     *           "group": 0,
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *           "name": "Ada Lovelace",
                      *           "order": 0,
@@ -13413,12 +13444,14 @@ export interface operations {
                                 /** @description Top edge, % of page height from the top */
                                 y: number;
                             }[];
-                            /** @description False in sequential mode while an earlier signer or approver has not finished */
+                            /** @description False in sequential mode while a signer or approver of an earlier group has not finished */
                             isYourTurn: boolean;
                             /** @description True when `complete` needs an emailed code: call `POST …/otp` first */
                             otpRequired: boolean;
                             /** @description Everyone on the document, in signing order (no email addresses) */
                             recipients: {
+                                /** @description Signing group: in sequential mode the members of a group sign together */
+                                group: number;
                                 name: string;
                                 order: number;
                                 /** @enum {string} */
@@ -13428,6 +13461,8 @@ export interface operations {
                             }[];
                             signer: {
                                 email: string;
+                                /** @description Signing group; default: `order` */
+                                group: number;
                                 /** @description Identifier (`sgn_…`) */
                                 id: string;
                                 name: string;
@@ -15437,6 +15472,8 @@ export interface operations {
                     /** @description 1-200 characters, not blank */
                     name: string;
                     roles?: {
+                        /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
+                        group?: number;
                         /** @description 1-200 characters, not blank */
                         name: string;
                         /** @description Default: after the last role */
@@ -15509,6 +15546,7 @@ export interface operations {
                      *         "roles": [
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *             "name": "Volunteer",
                      *             "order": 0,
@@ -15768,6 +15806,7 @@ export interface operations {
                      *         "roles": [
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *             "name": "Volunteer",
                      *             "order": 0,
@@ -16183,6 +16222,7 @@ export interface operations {
                      *         "roles": [
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *             "name": "Volunteer",
                      *             "order": 0,
@@ -16609,11 +16649,22 @@ export interface operations {
                     x: number;
                     /** @description Top edge, % of page height (0-100) */
                     y: number;
+                } | {
+                    anchor: components["schemas"]["Anchor"];
+                    assignedTo?: number;
+                    defaultValue?: string | null;
+                    label?: string;
+                    options?: string[] | null;
+                    placeholder?: string | null;
+                    readOnly?: boolean;
+                    required?: boolean;
+                    /** @enum {string} */
+                    type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
                 };
             };
         };
         responses: {
-            /** @description The added field */
+            /** @description The added field; with `anchor`, the list of fields placed */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -16641,10 +16692,35 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["TemplateField"];
+                    } | {
+                        data: {
+                            /** @description The `order` of the role who fills it */
+                            assignedTo: number;
+                            defaultValue: string | null;
+                            /** @description % of page height */
+                            height: number;
+                            /** @description Identifier (`fld_…`) */
+                            id: string;
+                            label: string;
+                            options: string[] | null;
+                            /** @description 1-based page number */
+                            page: number;
+                            placeholder: string | null;
+                            readOnly: boolean;
+                            required: boolean;
+                            /** @enum {string} */
+                            type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
+                            /** @description % of page width */
+                            width: number;
+                            /** @description Left edge, % of page width from the left */
+                            x: number;
+                            /** @description Top edge, % of page height from the top */
+                            y: number;
+                        }[];
                     };
                 };
             };
-            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`; `anchor_not_found`: a field’s `anchor.text` does not occur in the file (set `ignoreIfMissing` to get an empty list instead); `details` names each anchor. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16712,7 +16788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict. `limit_reached`: an organization or campaign limit is reached; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `missing_file`: send before a file was uploaded; `limit_reached`: an organization or campaign limit is reached; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16721,8 +16797,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "limit_reached",
-                     *         "message": "An organization has at most 10 webhooks"
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
                      *       }
                      *     }
                      */
@@ -17254,6 +17330,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
+                     *           "group": 0,
                      *           "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *           "name": "Volunteer",
                      *           "order": 0,
@@ -17263,6 +17340,7 @@ export interface operations {
                      *         },
                      *         {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
+                     *           "group": 1,
                      *           "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *           "name": "Coordinator",
                      *           "order": 1,
@@ -17419,12 +17497,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "group": 1,
                  *       "name": "Coordinator",
                  *       "signerEmail": "grace@example.org",
                  *       "signerName": "Grace Hopper"
                  *     }
                  */
                 "application/json": {
+                    /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
+                    group?: number;
                     /** @description 1-200 characters, not blank */
                     name: string;
                     /** @description Default: after the last role */
@@ -17447,6 +17528,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "group": 1,
                      *         "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *         "name": "Coordinator",
                      *         "order": 1,
@@ -17835,6 +17917,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
+                    group?: number | null;
                     /** @description 1-200 characters, not blank */
                     name?: string;
                     order?: number;
@@ -17855,6 +17939,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "group": 1,
                      *         "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *         "name": "Coordinator",
                      *         "order": 1,
@@ -20467,6 +20552,7 @@ export interface operations {
                      *         "roles": [
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
                      *             "name": "Volunteer",
                      *             "order": 0,
@@ -22046,6 +22132,7 @@ export interface operations {
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "ada@example.com",
+                 *           "group": 0,
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
@@ -22300,6 +22387,7 @@ export interface operations {
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "ada@example.com",
+                 *           "group": 0,
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
@@ -22443,6 +22531,7 @@ export interface operations {
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "ada@example.com",
+                 *           "group": 0,
                  *           "id": "sgn_01jdxckfffq2sg2baavnrw0t7z",
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
@@ -22589,6 +22678,7 @@ export interface operations {
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "decline-3@example.test",
+                 *           "group": 0,
                  *           "id": "sgn_01jdxckfffq2sg2baavnrw0t7z",
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
@@ -22727,6 +22817,7 @@ export interface operations {
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
                  *           "email": "ada@example.com",
+                 *           "group": 0,
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                  *           "locale": null,
                  *           "name": "Ada Lovelace",

@@ -108,6 +108,8 @@ export interface SignersTable {
   role: string;
   /** Zero-based position; `order` in the API. */
   position: number;
+  /** The signer's turn in a sequential document, or null: its `position` (migration 0021c). */
+  signing_group: Generated<number | null>;
   status: SignerStatus;
   signed_at: string | null;
   created_at: string;

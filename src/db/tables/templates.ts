@@ -40,6 +40,8 @@ export interface TemplateRolesTable {
   signer_email: string | null;
   /** Locale of the signers of this role, or null (migration 0020). */
   locale: Generated<string | null>;
+  /** The signing group of this role's signers, or null: its `position` (migration 0021c). */
+  signing_group: Generated<number | null>;
   created_at: string;
   updated_at: string;
 }

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { TemplateFieldRow, TemplateRoleRow, TemplateRow } from '../../db/database.ts';
 import { AppError, invalidState, validation } from '../../http/errors.ts';
 import { fieldBeyondPages } from '../documents-core/fields.rules.ts';
+import { groupOf } from '../documents-core/signing-rules.ts';
 
 /*
  * Rules of a campaign that a schema cannot say: the slug, the redirect URL, and which templates can
@@ -61,18 +62,26 @@ export function checkFutureExpiry(expiresAt: string | null | undefined, nowMs: n
 export interface SubmissionPlan {
   /** The `order` the visitor signs as. */
   submitterOrder: number;
+  /** The signing group of the visitor's role (null: its order). */
+  submitterGroup: number | null;
   /** Name of the visitor's role ("Signer" for a template without roles). */
   submitterRole: string;
   /** Roles after the first that have fields: each has a fixed signer, invited by email in turn. */
-  fixedSigners: { order: number; name: string; email: string; locale: string | null }[];
+  fixedSigners: {
+    order: number;
+    name: string;
+    email: string;
+    locale: string | null;
+    group: number | null;
+  }[];
 }
 
 /**
  * Whether a template can back a public link, and how its roles are filled. Refusals (409):
  * no file (`missing_file`), no field (`missing_fields`), no field for the visitor, a field on a
  * page the file does not have (placed before the file, or kept when a shorter one replaced it),
- * or a field for a later role that has no fixed signer (nobody could be invited to fill it)
- * (`invalid_state`).
+ * a field for a later role that has no fixed signer (nobody could be invited to fill it), or such a
+ * role in a group before the first role's (the visitor signs first) (`invalid_state`).
  * A template without roles has one implicit role at order 0.
  */
 export function planSubmission(
@@ -109,12 +118,25 @@ export function planSubmission(
           'a campaign visitor signs the first role only, so later roles need a fixed signerEmail',
       );
     }
+    // The visitor signs as they submit: no role with fields may have its turn before theirs.
+    if (template.signing_type !== 'parallel' && first && groupOf(role) < groupOf(first)) {
+      throw invalidState(
+        `Role "${role.name}" (group ${groupOf(role)}) would sign before the visitor's role "${first.name}" (group ${groupOf(first)}); ` +
+          "a campaign visitor signs first, so no later role's group may be lower than the first role's",
+      );
+    }
     fixedSigners.push({
       order,
       name: role.signer_name ?? role.name,
       email: role.signer_email,
       locale: role.locale ?? null,
+      group: role.signing_group,
     });
   }
-  return { submitterOrder, submitterRole: first?.name ?? 'Signer', fixedSigners };
+  return {
+    submitterOrder,
+    submitterGroup: first?.signing_group ?? null,
+    submitterRole: first?.name ?? 'Signer',
+    fixedSigners,
+  };
 }

@@ -11,6 +11,7 @@ import { emitEvent } from '../events/emit.ts';
 import { insertFields } from '../documents-core/fields.repository.ts';
 import { insertSigners } from '../documents-core/signers.repository.ts';
 import { moveSigner } from '../documents-core/signer-status.ts';
+import { isTurnOf } from '../documents-core/signing-rules.ts';
 import { issueLink } from '../signing/signing-links.ts';
 import { mailYourTurn } from '../signing/signing-flow.ts';
 import { completeSigning } from '../signing/signing.service.ts';
@@ -159,6 +160,7 @@ export async function submitToCampaign(
           documentId,
           {
             order: plan.submitterOrder,
+            group: plan.submitterGroup,
             name: input.name.trim(),
             email: input.email,
             phone: input.phone,
@@ -215,9 +217,10 @@ export async function submitToCampaign(
         await closeCampaign(trx, deps, taken, 'max_submissions');
 
       // Parallel signing: the fixed signers may sign at once, so they are invited now; in sequential
-      // mode the completion path invites each in turn.
-      if (doc.signing_type === 'parallel') {
-        for (const s of fixed) {
+      // mode those sharing the visitor's group are, and the completion path invites the others in turn.
+      const rows = [visitor, ...fixed] as SignerRow[];
+      for (const s of fixed) {
+        if (isTurnOf(doc, rows, s as SignerRow)) {
           await moveSigner(trx, s.id!, ['pending'], 'sent', {});
           await mailYourTurn(trx, deps, doc, { ...(s as SignerRow), status: 'sent' });
         }

@@ -24,6 +24,7 @@ export type DetailSigner = Pick<
   | 'phone'
   | 'role'
   | 'position'
+  | 'signing_group'
   | 'status'
   | 'signed_at'
   | 'created_at'
@@ -77,6 +78,7 @@ const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
   'phone',
   'role',
   'position',
+  'signing_group',
   'status',
   'signed_at',
   'created_at',

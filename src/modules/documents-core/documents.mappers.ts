@@ -53,6 +53,7 @@ export function toSigner(row: DetailSigner): SignerT {
     role: row.role as SignerT['role'],
     status: row.status as SignerT['status'],
     order: row.position,
+    group: row.signing_group ?? row.position,
     signedAt: row.signed_at,
     locale: row.locale,
     createdAt: row.created_at,

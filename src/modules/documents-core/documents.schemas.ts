@@ -10,7 +10,8 @@ import {
   Timestamp,
 } from '../../http/schemas.ts';
 import { SignerInput, SignerSchema } from './signers.schemas.ts';
-import { FieldInput, FieldSchema } from './fields.schemas.ts';
+import { FieldInput, FieldSchema, type FieldInputT } from './fields.schemas.ts';
+import { AnchoredFieldInput } from './anchors.ts';
 
 /** The list filter accepts every status but `action_required` (documented in /openapi.json). */
 const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
@@ -172,11 +173,19 @@ export const CreateDocumentBody = Type.Object(
       }),
     ),
     signers: Type.Optional(Type.Array(SignerInput, { maxItems: 50 })),
-    fields: Type.Optional(Type.Array(FieldInput, { maxItems: 500 })),
+    fields: Type.Optional(
+      Type.Array(Type.Union([FieldInput, AnchoredFieldInput]), {
+        maxItems: 500,
+        description:
+          'Fields to place; with `anchor` instead of `page`/`x`/`y`/`width`/`height`, every occurrence of its text in the file copied from `templateId` (a document without a file: 409 `missing_file`)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
-export type CreateDocumentInput = Static<typeof CreateDocumentBody>;
+export type CreateDocumentBodyT = Static<typeof CreateDocumentBody>;
+/** A create whose inline fields are placed (anchors resolved against the file): what buildNewDocument takes. */
+export type CreateDocumentInput = Omit<CreateDocumentBodyT, 'fields'> & { fields?: FieldInputT[] };
 
 export const UpdateDocumentBody = Type.Object(
   { name: Type.Optional(Name), ...editable },

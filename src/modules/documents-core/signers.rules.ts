@@ -56,6 +56,7 @@ export function buildSignerRows(
         ) ?? null,
       role: input.role ?? 'signer',
       position,
+      signing_group: input.group ?? null,
       status: 'pending',
       signed_at: null,
       access_code_hash: code === null ? null : hashAccessCode(secret as Buffer, id, code),

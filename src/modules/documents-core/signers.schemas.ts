@@ -23,6 +23,10 @@ export const SignerSchema = Type.Object(
     role: StringEnum(SIGNER_ROLES),
     status: StringEnum(SIGNER_STATUSES),
     order: Type.Integer({ description: 'Zero-based position in the signing order' }),
+    group: Type.Integer({
+      description:
+        'Signing group: in a sequential document the signers of the lowest group with someone still to act sign, in any order among themselves; default: `order`',
+    }),
     signedAt: NullableTimestamp,
     locale: Nullable(
       Type.String({
@@ -40,6 +44,17 @@ export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Phone = Nullable(
   Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }),
 );
+
+/**
+ * A signer's (or template role's) turn in a sequential document. Signers sharing a group sign in
+ * any order among themselves; the next group's turn starts once every member has finished.
+ */
+export const SigningGroup = Type.Integer({
+  minimum: 0,
+  maximum: 999,
+  description:
+    'Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order`',
+});
 
 /** Write-only: stored as a keyed hash and never returned (src/modules/signing/access-codes.ts). */
 const AccessCode = Nullable(
@@ -60,6 +75,7 @@ export const SignerInput = Type.Object(
     order: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last signer' }),
     ),
+    group: Type.Optional(SigningGroup),
     phone: Type.Optional(Phone),
     locale: Type.Optional(Nullable(LocaleTag)),
     accessCode: Type.Optional(AccessCode),
@@ -74,6 +90,7 @@ export const SignerPatch = Type.Object(
     email: Type.Optional(Email),
     role: Type.Optional(StringEnum(SIGNER_ROLES)),
     order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
+    group: Type.Optional(Nullable(SigningGroup)),
     phone: Type.Optional(Phone),
     locale: Type.Optional(Nullable(LocaleTag)),
     accessCode: Type.Optional(AccessCode),

@@ -6,16 +6,34 @@ import { SIGNING_ROLES } from './signers.schemas.ts';
 
 export const isSigningRole = (s: Pick<SignerRow, 'role'>) => SIGNING_ROLES.includes(s.role);
 
-/** Signers and approvers who still have to act, lowest order first. */
+/** A signer's (or template role's) turn in a sequential document: its `group`, else its `order`. */
+export const groupOf = (s: Pick<SignerRow, 'position' | 'signing_group'>): number =>
+  s.signing_group ?? s.position;
+
+/** Signers and approvers who still have to act, in turn: lowest group first, then lowest order. */
 export function openSigners(signers: SignerRow[]): SignerRow[] {
   return signers
     .filter((s) => isSigningRole(s) && !isFinishedSigner(s.status))
-    .sort((a, b) => a.position - b.position);
+    .sort((a, b) => groupOf(a) - groupOf(b) || a.position - b.position);
+}
+
+/**
+ * The signers and approvers whose turn it is: in parallel mode every open one; in sequential mode
+ * the open ones of the lowest group (every member of a group must finish before the next starts).
+ */
+export function currentTurn(
+  doc: Pick<DocumentRow, 'signing_type'>,
+  signers: SignerRow[],
+): SignerRow[] {
+  const open = openSigners(signers);
+  if (doc.signing_type === 'parallel' || open.length === 0) return open;
+  const group = groupOf(open[0]);
+  return open.filter((s) => groupOf(s) === group);
 }
 
 /**
  * Whether `signer` may act now: in parallel mode every open signer or approver; in sequential
- * mode only the open one with the lowest order.
+ * mode only the open ones of the lowest group.
  */
 export function isTurnOf(
   doc: Pick<DocumentRow, 'signing_type'>,
@@ -24,8 +42,8 @@ export function isTurnOf(
 ): boolean {
   if (!isSigningRole(signer) || isFinishedSigner(signer.status)) return false;
   if (doc.signing_type === 'parallel') return true;
-  const open = openSigners(signers);
-  return open.length > 0 && open[0].position === signer.position;
+  const turn = currentTurn(doc, signers);
+  return turn.length > 0 && groupOf(turn[0]) === groupOf(signer);
 }
 
 const DOCUMENT_CLOSED: Partial<Record<DocumentStatus, string>> = {
@@ -54,11 +72,12 @@ export function requireOpen(doc: DocumentRow, signer: SignerRow): void {
 
 export function requireTurn(doc: DocumentRow, signers: SignerRow[], signer: SignerRow): void {
   if (!isTurnOf(doc, signers, signer)) {
-    const first = openSigners(signers)[0];
-    throw new AppError(
-      'not_your_turn',
-      `It is not your turn yet: ${first ? first.name : 'an earlier signer'} signs first`,
-    );
+    const turn = currentTurn(doc, signers).map((s) => s.name);
+    const who =
+      turn.length === 0
+        ? 'an earlier signer signs'
+        : `${turn.join(', ')} ${turn.length > 1 ? 'sign' : 'signs'}`;
+    throw new AppError('not_your_turn', `It is not your turn yet: ${who} first`);
   }
 }
 

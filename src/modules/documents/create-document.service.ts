@@ -5,7 +5,7 @@ import type { BatchRows } from '../../db/pg-insert-batch.ts';
 import { newId } from '../../ids.ts';
 import { auditRow, writeAudit } from '../audit/audit.ts';
 import { emitEvent, eventRow } from '../events/emit.ts';
-import { buildFieldRows } from '../documents-core/fields.rules.ts';
+import { buildFieldRows, MAX_FIELDS } from '../documents-core/fields.rules.ts';
 import { insertFields } from '../documents-core/fields.repository.ts';
 import { buildSignerRows } from '../documents-core/signers.rules.ts';
 import { insertSigners } from '../documents-core/signers.repository.ts';
@@ -19,7 +19,12 @@ import {
   type Actor,
 } from '../documents-core/document-access.ts';
 import { toCreatedDocument, toDocumentListItemOf } from '../documents-core/documents.mappers.ts';
-import type { CreateDocumentInput } from '../documents-core/documents.schemas.ts';
+import type {
+  CreateDocumentBodyT,
+  CreateDocumentInput,
+} from '../documents-core/documents.schemas.ts';
+import { placeInlineFields } from '../documents-core/anchors.ts';
+import { AppError } from '../../http/errors.ts';
 import { insertDocumentBatched, insertDocumentsBatchedIn } from './batched-document-insert.ts';
 
 /** A new draft's rows, as `createDocument` inserts them; bulk sends insert them in their own transaction. */
@@ -123,15 +128,24 @@ export async function insertNewDocuments(
   }
 }
 
-export async function createDocument(deps: AppDeps, actor: Actor, input: CreateDocumentInput) {
-  checkExpiry(deps, input.expiresAt);
+/**
+ * Creates a draft, from a template (a copy of its file, fields and fixed signers) or not, with its
+ * inline signers and fields; anchored inline fields are placed on the file copied from the template
+ * (src/modules/documents-core/anchors.ts).
+ */
+export async function createDocument(deps: AppDeps, actor: Actor, body: CreateDocumentBodyT) {
+  checkExpiry(deps, body.expiresAt);
   const now = deps.clock.now().toISOString();
   const id = newId('doc');
   // From a template: a copy of its file, its fields and its fixed signers (src/modules/templates/template-copy.ts).
-  const seed = input.templateId
-    ? await seedFromTemplate(deps, actor.orgId, id, input.templateId, now)
+  const seed = body.templateId
+    ? await seedFromTemplate(deps, actor.orgId, id, body.templateId, now)
     : undefined;
   try {
+    const fields = await placeInlineFields(deps, seed?.file.file_key, body.fields, 'body.fields');
+    if ((seed?.fields.length ?? 0) + (fields?.length ?? 0) > MAX_FIELDS)
+      throw new AppError('limit_reached', `A document has at most ${MAX_FIELDS} fields`);
+    const input = { ...body, fields };
     const built = buildNewDocument(deps, actor, id, input, seed, now);
     const { row } = built;
     // A folder to check or a template's files to discard on failure take the transaction below.

@@ -60,10 +60,17 @@ export async function documentsRoutes(fastify: FastifyInstance): Promise<void> {
         example: documentExamples.createDocument,
         summary: 'Create a draft document (optionally with signers and fields)',
         description:
-          "Creates a document in `draft`. `signers` and `fields` may come inline (the bodies of `addSigner` and `addField`), or from a template with `templateId` (the template's file and fields are copied; `signers` fill its roles without fixed signers, lowest order first). `expiresAt` must be in the future; `folderId` must be a folder of your organization (404 otherwise). Next: upload the PDF (`requestDocumentUpload`), then `sendDocument`.",
+          "Creates a document in `draft`. `signers` and `fields` may come inline (the bodies of `addSigner` and `addField`), or from a template with `templateId` (the template's file and fields are copied; `signers` fill its roles without fixed signers, lowest order first). `expiresAt` must be in the future; `folderId` must be a folder of your organization (404 otherwise). At most 500 fields in all (409 `limit_reached`). An inline field may give `anchor` instead of `page`/`x`/`y`/`width`/`height`: it is placed at every occurrence of its text (or the 1-based `occurrence`) in the file copied from `templateId`, as `addField` places it (400 `anchor_not_found` unless `ignoreIfMissing`; 409 `missing_file` without a file). Next: upload the PDF (`requestDocumentUpload`), then `sendDocument`.",
         body: CreateDocumentBody,
         response: { 201: Data(CreatedDocument, 'The created draft') },
-        errorCodes: ['not_found', 'limit_reached', 'invalid_state', 'storage_unavailable'],
+        errorCodes: [
+          'not_found',
+          'limit_reached',
+          'invalid_state',
+          'storage_unavailable',
+          'missing_file',
+          'anchor_not_found',
+        ],
       },
     },
     async (request, reply) =>

@@ -34,6 +34,7 @@ export const fileExamples = {
             id: EX.rol,
             name: 'Volunteer',
             order: 0,
+            group: 0,
             signerName: null,
             signerEmail: null,
             locale: null,

@@ -17,10 +17,11 @@ import { toDocumentListItem } from '../documents-core/documents.mappers.ts';
 import { requireDocument, requireDraft, type Actor } from '../documents-core/document-access.ts';
 import { settlePendingUpload } from '../documents-core/pending-upload.ts';
 import { lockDocumentsForEdit } from '../documents-core/document-lock.ts';
+import { currentTurn } from '../documents-core/signing-rules.ts';
 
 /**
  * Sends a draft for signature: every recipient is emailed, the signer(s) whose turn it is become
- * `sent` (all signers in parallel mode, the lowest order in sequential mode). A pending direct
+ * `sent` (all signers in parallel mode, those of the lowest group in sequential mode). A pending direct
  * upload is settled first; one still pending then is dropped, since only drafts take files.
  */
 export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
@@ -56,16 +57,11 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
   });
   if (moved !== ids.length) throw invalidState('The document is no longer a draft');
   const org = await orgMailOf(trx, actor.orgId);
-  // Whose turn it is: every signer and approver in parallel mode, the lowest order in sequential mode.
+  // Whose turn it is: every signer and approver in parallel mode, the lowest group in sequential mode.
   const invited = docs.flatMap((doc) => {
     const signers = signersOf.get(doc.id)!;
-    const firstTurn = Math.min(...signers.filter((s) => s.role !== 'cc').map((s) => s.position));
-    return signers.map((signer) => ({
-      doc,
-      signer,
-      mayAct:
-        signer.role !== 'cc' && (doc.signing_type === 'parallel' || signer.position === firstTurn),
-    }));
+    const first = new Set(currentTurn(doc, signers).map((s) => s.id));
+    return signers.map((signer) => ({ doc, signer, mayAct: first.has(signer.id) }));
   });
   await moveSigners(
     trx,

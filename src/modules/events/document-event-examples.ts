@@ -75,6 +75,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
         role: 'signer',
         status: 'viewed',
         order: 0,
+        group: 0,
         signedAt: null,
         locale: null,
         createdAt: AT.created,

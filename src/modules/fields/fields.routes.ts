@@ -13,7 +13,7 @@ import {
   ListFieldsQuery,
 } from '../documents-core/fields.schemas.ts';
 import { fieldExamples } from './fields.examples.ts';
-import { AnchoredFieldInput, isAnchored } from './anchors.ts';
+import { ANCHOR_RULES, AnchoredFieldInput, isAnchored } from '../documents-core/anchors.ts';
 
 /** A placed field, or (with `anchor`) fields placed at text in the file. */
 // The same shape as Field without its schema id, which one response may name only once.
@@ -27,13 +27,6 @@ const tags = ['Fields'];
 const RULES =
   '`x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; ' +
   "`page` must not exceed the document's page count once a file is uploaded. Draft only (409 `invalid_state`).";
-
-const ANCHORS =
-  'Instead of `page`/`x`/`y`/`width`/`height`, a body may give `anchor` (the file must be uploaded, else 409 `missing_file`): ' +
-  'every occurrence of `anchor.text` in the file (or the 1-based `anchor.occurrence`) gets a field whose top-left corner is ' +
-  '`offsetX`/`offsetY` points right of and below the top-left corner of the text, `width`/`height` points large (default: the type’s size). ' +
-  'Text is compared after NFKC normalization, case-sensitively, in logical (reading) order, runs of white space equal. ' +
-  'The answer is then the list of fields made (`{data: [Field]}`). No occurrence: 400 `anchor_not_found`, unless `ignoreIfMissing` (201, empty list).';
 
 /** Signature and form fields placed on a document's pages. */
 export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
@@ -49,7 +42,7 @@ export async function fieldsRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'addField',
         example: fieldExamples.addField,
         summary: 'Place a field on a draft document',
-        description: `${RULES} A document has at most 500 fields (409 \`limit_reached\`). ${ANCHORS}`,
+        description: `${RULES} A document has at most 500 fields (409 \`limit_reached\`). ${ANCHOR_RULES}`,
         params: IdParams,
         body: FieldCreateBody,
         response: {

@@ -7,7 +7,7 @@ import { toField } from '../documents-core/documents.mappers.ts';
 import { updateDocument } from '../documents-core/documents.repository.ts';
 import { requireDocument, requireDraft, type Actor } from '../documents-core/document-access.ts';
 import { lockDocumentForEdit } from '../documents-core/document-lock.ts';
-import { type AnchoredFieldInputT, placeAnchoredFields } from './anchors.ts';
+import { type AnchoredFieldInputT, placeAnchoredFields } from '../documents-core/anchors.ts';
 import * as repo from '../documents-core/fields.repository.ts';
 import {
   buildFieldRows,

@@ -94,6 +94,8 @@ function diff(signer: SignerRow, input: SignerPatchT, secret: Buffer): SignerUpd
   if (email !== undefined && email !== signer.email) changes.email = email;
   if (input.role !== undefined && input.role !== signer.role) changes.role = input.role;
   if (input.order !== undefined && input.order !== signer.position) changes.position = input.order;
+  if (input.group !== undefined && input.group !== (signer.signing_group ?? null))
+    changes.signing_group = input.group;
   if (input.phone !== undefined && input.phone !== signer.phone) changes.phone = input.phone;
   if (input.locale !== undefined) {
     const locale = checkOptionalLocale(input.locale, 'body.locale');
@@ -108,9 +110,14 @@ function diff(signer: SignerRow, input: SignerPatchT, secret: Buffer): SignerUpd
   return changes;
 }
 
+const WORD_OF: Record<string, string> = {
+  position: 'order',
+  signing_group: 'group',
+  access_code_hash: 'access code',
+};
 const changedNames = (changes: SignerUpdate) =>
   Object.keys(changes)
-    .map((k) => (k === 'position' ? 'order' : k === 'access_code_hash' ? 'access code' : k))
+    .map((k) => WORD_OF[k] ?? k)
     .sort()
     .join(', ');
 

@@ -13,7 +13,12 @@ import { listSigners } from '../documents-core/signers.repository.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
 import * as repo from './signing.repository.ts';
 import { issueLink, revokeSigningLinks } from './signing-links.ts';
-import { actionRequiredOf, isSigningRole, openSigners } from '../documents-core/signing-rules.ts';
+import {
+  actionRequiredOf,
+  currentTurn,
+  groupOf,
+  isSigningRole,
+} from '../documents-core/signing-rules.ts';
 import { lockDocument } from '../documents-core/document-lock.ts';
 import { findDocumentById } from '../documents-core/documents.repository.ts';
 
@@ -47,8 +52,9 @@ export async function mailYourTurn(
 }
 
 /**
- * Sequential signing, after a signer finished: the next open signer (lowest order) becomes `sent`
- * and gets a "your turn" email. Nothing to do in parallel mode, where everyone was invited at once.
+ * Sequential signing, after a signer finished: every waiting member of the group whose turn it now
+ * is becomes `sent` and gets a "your turn" email (none while others of the current group are still
+ * signing). Nothing to do in parallel mode, where everyone was invited at once.
  */
 export async function advanceTurn(
   trx: Executor,
@@ -57,18 +63,21 @@ export async function advanceTurn(
   meta: RequestMeta,
 ): Promise<void> {
   if (doc.signing_type === 'parallel') return;
-  const next = openSigners(await listSigners(trx, doc.id))[0];
-  if (!next || next.status !== 'pending') return;
+  const waiting = currentTurn(doc, await listSigners(trx, doc.id)).filter(
+    (s) => s.status === 'pending',
+  );
   const now = deps.clock.now().toISOString();
-  if (!(await moveSigner(trx, next.id, ['pending'], 'sent', { updated_at: now }))) return;
-  await mailYourTurn(trx, deps, doc, { ...next, status: 'sent' });
-  await writeAudit(trx, deps.clock, {
-    orgId: doc.org_id,
-    documentId: doc.id,
-    action: 'signer.notified',
-    details: `It is now the turn of ${next.name} <${next.email}> (order ${next.position}); emailed`,
-    meta,
-  });
+  for (const next of waiting) {
+    if (!(await moveSigner(trx, next.id, ['pending'], 'sent', { updated_at: now }))) continue;
+    await mailYourTurn(trx, deps, doc, { ...next, status: 'sent' });
+    await writeAudit(trx, deps.clock, {
+      orgId: doc.org_id,
+      documentId: doc.id,
+      action: 'signer.notified',
+      details: `It is now the turn of ${next.name} <${next.email}> (order ${next.position}, group ${groupOf(next)}); emailed`,
+      meta,
+    });
+  }
 }
 
 /** Moves an open document to `action_required` (once), tells the sender why, and emits the event. */

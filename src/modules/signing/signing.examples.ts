@@ -25,6 +25,7 @@ export const signingExamples = {
           role: 'signer',
           status: 'viewed',
           order: 0,
+          group: 0,
         },
         isYourTurn: true,
         consent: {
@@ -67,7 +68,9 @@ export const signingExamples = {
             options: null,
           },
         ],
-        recipients: [{ name: 'Ada Lovelace', role: 'signer', status: 'viewed', order: 0 }],
+        recipients: [
+          { name: 'Ada Lovelace', role: 'signer', status: 'viewed', order: 0, group: 0 },
+        ],
       },
     },
   },

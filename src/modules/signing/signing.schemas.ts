@@ -85,9 +85,11 @@ export const SigningSession = Type.Object({
     role: StringEnum(SIGNER_ROLES),
     status: StringEnum(SIGNER_STATUSES),
     order: Type.Integer(),
+    group: Type.Integer({ description: 'Signing group; default: `order`' }),
   }),
   isYourTurn: Type.Boolean({
-    description: 'False in sequential mode while an earlier signer or approver has not finished',
+    description:
+      'False in sequential mode while a signer or approver of an earlier group has not finished',
   }),
   consent: Type.Object(
     {
@@ -120,6 +122,9 @@ export const SigningSession = Type.Object({
       role: StringEnum(SIGNER_ROLES),
       status: StringEnum(SIGNER_STATUSES),
       order: Type.Integer(),
+      group: Type.Integer({
+        description: 'Signing group: in sequential mode the members of a group sign together',
+      }),
     }),
     { description: 'Everyone on the document, in signing order (no email addresses)' },
   ),

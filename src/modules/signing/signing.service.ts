@@ -16,6 +16,7 @@ import { invalidLink, resolveToken } from './signing-links.ts';
 import { consentOf, consentRequired, recordConsent, requireConsent } from './consent.ts';
 import { verifyOtp } from './signing-otp.ts';
 import {
+  groupOf,
   isTurnOf,
   openSigners,
   requireOpen,
@@ -109,6 +110,7 @@ export async function getSession(
       role: current.role as SigningSessionT['signer']['role'],
       status: current.status as SigningSessionT['signer']['status'],
       order: current.position,
+      group: groupOf(current),
     },
     isYourTurn: isTurnOf(
       doc,
@@ -129,6 +131,7 @@ export async function getSession(
       role: s.role as SigningSessionT['signer']['role'],
       status: s.status as SigningSessionT['signer']['status'],
       order: s.position,
+      group: groupOf(s),
     })),
   };
 }

@@ -168,7 +168,14 @@ export function copyFields(
 /** A `signer` at `order` on a new document. */
 export function signerRow(
   documentId: string,
-  s: { order: number; name: string; email: string; phone?: string | null; locale?: string | null },
+  s: {
+    order: number;
+    name: string;
+    email: string;
+    phone?: string | null;
+    locale?: string | null;
+    group?: number | null;
+  },
   now: string,
 ): Insertable<SignersTable> {
   return {
@@ -180,6 +187,7 @@ export function signerRow(
     locale: s.locale ?? null,
     role: 'signer',
     position: s.order,
+    signing_group: s.group ?? null,
     status: 'pending',
     signed_at: null,
     created_at: now,
@@ -194,7 +202,10 @@ export interface DocumentSeed {
   file: FileColumns;
   signers: Insertable<SignersTable>[];
   fields: Insertable<FieldsTable>[];
-  /** The signers of the request, with an `order` given to those without one: the roles left open first, lowest first. */
+  /**
+   * The signers of the request, with an `order` given to those without one (the roles left open
+   * first, lowest first) and, unless they name their own, the `group` of the role they take.
+   */
   placeSigners(inputs: SignerInputT[]): SignerInputT[];
   /** Deletes the copied files (the document was not created after all). */
   discard(): Promise<void>;
@@ -217,6 +228,10 @@ export async function seedFromTemplate(
   if (!parts) throw validation('body.templateId', 'is not a template of your organization');
   const fixed = parts.roles.filter((r) => r.signer_email !== null);
   const open = parts.roles.filter((r) => r.signer_email === null).map((r) => r.position);
+  // Only a role with a group of its own gives one: otherwise the signer's group is its order.
+  const groupOfRole = new Map(
+    parts.roles.flatMap((r) => (r.signing_group === null ? [] : [[r.position, r.signing_group]])),
+  );
   const { columns, written } = await copyTemplateFile(deps, parts.template, documentId);
   return {
     documentId,
@@ -231,6 +246,7 @@ export async function seedFromTemplate(
           name: r.signer_name ?? r.name,
           email: r.signer_email!,
           locale: r.locale,
+          group: r.signing_group,
         },
         now,
       ),
@@ -239,10 +255,17 @@ export async function seedFromTemplate(
     placeSigners(inputs) {
       const free = open.filter((order) => !inputs.some((s) => s.order === order));
       return inputs.map((s) => {
-        const placed = s.order === undefined && free.length > 0 ? { ...s, order: free.shift()! } : s;
+        const order = s.order === undefined && free.length > 0 ? free.shift()! : s.order;
+        const group = s.group ?? (order === undefined ? undefined : groupOfRole.get(order));
         // A signer without its own locale takes its role's.
-        const roleLocale = parts.roles.find((r) => r.position === placed.order)?.locale ?? null;
-        return placed.locale == null && roleLocale ? { ...placed, locale: roleLocale } : placed;
+        const locale =
+          s.locale ?? parts.roles.find((r) => r.position === order)?.locale ?? undefined;
+        return {
+          ...s,
+          ...(order === undefined ? {} : { order }),
+          ...(group === undefined ? {} : { group }),
+          ...(locale == null ? {} : { locale }),
+        };
       });
     },
     discard: () => discardFiles(deps, written),

@@ -4,12 +4,18 @@ import type { OperationExample } from '../../http/operation-docs.ts';
 /** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
 export const templatePartExamples = {
   addTemplateRole: {
-    body: { name: 'Coordinator', signerName: 'Grace Hopper', signerEmail: 'grace@example.org' },
+    body: {
+      name: 'Coordinator',
+      group: 1,
+      signerName: 'Grace Hopper',
+      signerEmail: 'grace@example.org',
+    },
     response: {
       data: {
         id: EX.rol,
         name: 'Coordinator',
         order: 1,
+        group: 1,
         signerName: 'Grace Hopper',
         signerEmail: 'grace@example.org',
         locale: null,
@@ -25,6 +31,7 @@ export const templatePartExamples = {
           id: EX.rol,
           name: 'Volunteer',
           order: 0,
+          group: 0,
           signerName: null,
           signerEmail: null,
           locale: null,
@@ -35,6 +42,7 @@ export const templatePartExamples = {
           id: EX.rol,
           name: 'Coordinator',
           order: 1,
+          group: 1,
           signerName: 'Grace Hopper',
           signerEmail: 'grace@example.org',
           locale: null,
@@ -52,6 +60,7 @@ export const templatePartExamples = {
         id: EX.rol,
         name: 'Coordinator',
         order: 1,
+        group: 1,
         signerName: 'Grace Hopper',
         signerEmail: 'grace.hopper@example.org',
         locale: null,

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ANCHOR_RULES, AnchoredFieldInput, isAnchored } from '../documents-core/anchors.ts';
 import { authOf } from '../../http/auth.ts';
 import { Data, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import { FieldInput, FieldPatch } from '../documents-core/fields.schemas.ts';
@@ -16,6 +18,15 @@ import {
 import { templatePartExamples } from './template-parts.examples.ts';
 
 const tags = ['Templates'];
+
+// The same shape as TemplateField without its schema id, which one response may name only once.
+const { $id: _fieldId, ...fieldItem } = TemplateFieldSchema as typeof TemplateFieldSchema & {
+  $id: string;
+};
+const FieldItem = fieldItem as typeof TemplateFieldSchema;
+const TemplateFieldCreateBody = Type.Union([FieldInput, AnchoredFieldInput], {
+  $id: 'TemplateFieldCreate',
+});
 
 const FIELD_RULES =
   '`x + width` and `y + height` must not exceed 100; `options` is required for `dropdown` and `radio` and must be null otherwise; ' +
@@ -128,17 +139,38 @@ export async function templatePartsRoutes(fastify: FastifyInstance): Promise<voi
         operationId: 'addTemplateField',
         example: templatePartExamples.addTemplateField,
         summary: 'Place a field on a template',
-        description: `${FIELD_RULES} A template has at most 500 fields (409 \`limit_reached\`).`,
+        description: `${FIELD_RULES} A template has at most 500 fields (409 \`limit_reached\`). ${ANCHOR_RULES}`,
         params: IdParams,
-        body: FieldInput,
-        response: { 201: Data(TemplateFieldSchema, 'The added field') },
-        errorCodes: ['not_found', 'limit_reached'],
+        body: TemplateFieldCreateBody,
+        response: {
+          201: Type.Union(
+            [
+              Data(TemplateFieldSchema, 'The added field'),
+              Data(Type.Array(FieldItem), 'The fields an anchored body placed, in page order'),
+            ],
+            { description: 'The added field; with `anchor`, the list of fields placed' },
+          ),
+        },
+        errorCodes: [
+          'not_found',
+          'limit_reached',
+          'invalid_state',
+          'missing_file',
+          'anchor_not_found',
+        ],
       },
     },
-    async (request, reply) =>
-      reply.code(201).send({
-        data: await service.addField(deps, orgOf(request), request.params.id, request.body),
-      }),
+    async (request, reply) => {
+      const body = request.body;
+      const orgId = orgOf(request);
+      if (isAnchored(body))
+        return reply.code(201).send({
+          data: await service.addAnchoredFields(deps, orgId, request.params.id, body),
+        });
+      return reply.code(201).send({
+        data: await service.addField(deps, orgId, request.params.id, body),
+      });
+    },
   );
 
   app.get(

@@ -15,6 +15,7 @@ import {
   type FieldShape,
 } from '../documents-core/fields.rules.ts';
 import type { FieldInputT, FieldPatchT } from '../documents-core/fields.schemas.ts';
+import { type AnchoredFieldInputT, placeAnchoredFields } from '../documents-core/anchors.ts';
 import * as repo from './templates.repository.ts';
 import { toRole, toTemplateField } from './templates.mappers.ts';
 import {
@@ -98,7 +99,9 @@ export async function updateRole(
       signer_email: signerEmail,
       updated_at: now,
     };
-    if (input.locale !== undefined) changes.locale = checkOptionalLocale(input.locale, 'body.locale');
+    if (input.locale !== undefined)
+      changes.locale = checkOptionalLocale(input.locale, 'body.locale');
+    if (input.group !== undefined) changes.signing_group = input.group;
     if (input.order !== undefined && input.order !== role.position) {
       if (await repo.findRoleAtOrder(trx, templateId, input.order)) {
         throw new AppError('validation_error', `Role order ${input.order} is already taken`, [
@@ -165,6 +168,34 @@ export async function addField(
     await repo.insertTemplateFields(trx, [row]);
     await repo.updateTemplate(trx, templateId, { updated_at: now });
     return toTemplateField(row as TemplateFieldRow);
+  });
+}
+
+/**
+ * Places the fields an anchored body makes (every occurrence of its text in the template's file,
+ * or the one it names) and answers them ([] when the text does not occur and `ignoreIfMissing` is
+ * set). The same rules as a document's anchored fields (src/modules/documents-core/anchors.ts).
+ */
+export async function addAnchoredFields(
+  deps: AppDeps,
+  orgId: string,
+  templateId: string,
+  input: AnchoredFieldInputT,
+) {
+  const found = await requireTemplate(deps.db, orgId, templateId);
+  const [placed] = await placeAnchoredFields(deps, found.file_key, [input], () => 'body');
+  return deps.db.transaction().execute(async (trx) => {
+    const template = await repo.lockTemplate(trx, orgId, templateId);
+    if (template.file_key !== found.file_key)
+      throw new AppError('invalid_state', 'The file changed while its anchors were placed: retry');
+    if ((await repo.countTemplateFields(trx, templateId)) + placed.length > MAX_FIELDS) {
+      throw new AppError('limit_reached', `A template has at most ${MAX_FIELDS} fields`);
+    }
+    const now = deps.clock.now().toISOString();
+    const rows = buildTemplateFieldRows(templateId, placed, now);
+    await repo.insertTemplateFields(trx, rows);
+    if (rows.length > 0) await repo.updateTemplate(trx, templateId, { updated_at: now });
+    return rows.map((row) => toTemplateField(row as TemplateFieldRow));
   });
 }
 

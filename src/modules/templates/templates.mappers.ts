@@ -28,6 +28,7 @@ export function toRole(row: TemplateRoleRow): RoleT {
     id: row.id,
     name: row.name,
     order: row.position,
+    group: row.signing_group ?? row.position,
     signerName: row.signer_name,
     signerEmail: row.signer_email,
     locale: row.locale ?? null,

@@ -60,6 +60,7 @@ export function buildRoleRows(
       template_id: templateId,
       name: input.name,
       position,
+      signing_group: input.group ?? null,
       signer_name: signerName,
       signer_email: signerEmail,
       locale: checkOptionalLocale(input.locale, `${path}.locale`) ?? null,

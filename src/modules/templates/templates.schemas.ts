@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, Timestamp } from '../../http/schemas.ts';
 import { SigningType } from '../documents-core/documents.schemas.ts';
 import { FieldInput, FieldSchema } from '../documents-core/fields.schemas.ts';
+import { SigningGroup } from '../documents-core/signers.schemas.ts';
 
 /*
  * Templates: a file with signing roles and fields placed for those roles. Roles are shaped like a
@@ -28,6 +29,10 @@ export const RoleSchema = Type.Object(
     name: Type.String({ description: 'What the role is called, e.g. "Tenant"' }),
     order: Type.Integer({
       description: 'Zero-based position in the signing order; fields name it in `assignedTo`',
+    }),
+    group: Type.Integer({
+      description:
+        "Signing group of this role's signers on documents made from the template; default: `order`",
     }),
     signerName: Nullable(
       Type.String({
@@ -58,6 +63,7 @@ export const RoleInput = Type.Object(
     order: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 999, description: 'Default: after the last role' }),
     ),
+    group: Type.Optional(SigningGroup),
     signerName: Type.Optional(
       Nullable(
         Type.String({
@@ -79,6 +85,7 @@ export const RolePatch = Type.Object(
   {
     name: Type.Optional(Name),
     order: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
+    group: Type.Optional(Nullable(SigningGroup)),
     signerName: Type.Optional(
       Nullable(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
     ),

@@ -9,12 +9,8 @@ import { AppError, type ErrorDetail } from '../../http/errors.ts';
 import { WorkerLimitError } from '../../pdf/bounded-worker.ts';
 import { findTextInWorker, UnreadableTextError } from '../../pdf/text-search.ts';
 import type { Storage } from '../../storage/storage.ts';
-import { fieldTypeSpec } from '../documents-core/field-types.ts';
-import {
-  fieldExtras,
-  FieldTypeSchema,
-  type FieldInputT,
-} from '../documents-core/fields.schemas.ts';
+import { fieldTypeSpec } from './field-types.ts';
+import { fieldExtras, FieldTypeSchema, type FieldInputT } from './fields.schemas.ts';
 
 /*
  * Anchors: a field placed at text found in the document's file instead of at coordinates. Every
@@ -65,6 +61,39 @@ export const AnchoredFieldInput = Type.Object(
 export type AnchoredFieldInputT = Static<typeof AnchoredFieldInput>;
 
 export const isAnchored = (input: object): input is AnchoredFieldInputT => 'anchor' in input;
+
+/** The API reference's words on anchored bodies, for every route that takes them. */
+export const ANCHOR_RULES =
+  'Instead of `page`/`x`/`y`/`width`/`height`, a body may give `anchor` (the file must be uploaded, else 409 `missing_file`): ' +
+  'every occurrence of `anchor.text` in the file (or the 1-based `anchor.occurrence`) gets a field whose top-left corner is ' +
+  '`offsetX`/`offsetY` points right of and below the top-left corner of the text, `width`/`height` points large (default: the type’s size). ' +
+  'Text is compared after NFKC normalization, case-sensitively, in logical (reading) order, runs of white space equal. ' +
+  'The answer is then the list of fields made (`{data: [Field]}`). No occurrence: 400 `anchor_not_found`, unless `ignoreIfMissing` (201, empty list).';
+
+/**
+ * Inline field bodies (a document create's `fields`) with each anchored one replaced by the
+ * fields it places on the file at `fileKey`, in body order; the same refusals as
+ * placeAnchoredFields, naming `<prefix>.<index>`. Bodies without anchors are returned as they are.
+ */
+export async function placeInlineFields(
+  deps: { storage: Storage },
+  fileKey: string | null | undefined,
+  inputs: (FieldInputT | AnchoredFieldInputT)[] | undefined,
+  prefix: string,
+): Promise<FieldInputT[] | undefined> {
+  if (!inputs) return undefined;
+  const at = inputs.flatMap((input, i) => (isAnchored(input) ? [i] : []));
+  if (at.length === 0) return inputs as FieldInputT[];
+  const anchored = at.map((i) => inputs[i] as AnchoredFieldInputT);
+  const placed = await placeAnchoredFields(
+    deps,
+    fileKey ?? null,
+    anchored,
+    (k) => `${prefix}.${at[k]}`,
+  );
+  const byIndex = new Map(at.map((i, k) => [i, placed[k]]));
+  return inputs.flatMap((input, i) => byIndex.get(i) ?? [input as FieldInputT]);
+}
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
