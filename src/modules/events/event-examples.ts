@@ -1,6 +1,7 @@
 import { AT, EX } from '../../http/examples.ts';
 import type { EventType } from './event-types.ts';
 import { documentEventExamples } from './document-event-examples.ts';
+import { signerEventExamples } from './signer-event-examples.ts';
 
 /** A delivery of each event type, as a real flow produced it (test/docs/examples-live.test.ts captures them). */
 export const eventExamples: Partial<Record<EventType, unknown>> = {
@@ -30,6 +31,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: EX.fol,
+      allowReassign: false,
       _count: { signers: 1, fields: 2, attachments: 0 },
       signer: {
         id: EX.sgn,
@@ -64,6 +66,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: EX.fol,
+      allowReassign: false,
       _count: { signers: 1, fields: 2, attachments: 0 },
       signer: {
         id: EX.sgn,
@@ -98,6 +101,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: null,
+      allowReassign: false,
       _count: { signers: 1, fields: 1, attachments: 0 },
       signer: {
         id: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
@@ -132,6 +136,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: null,
+      allowReassign: false,
       _count: { signers: 1, fields: 1, attachments: 0 },
       signer: {
         id: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
@@ -171,6 +176,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: EX.cmp,
       bulkSendId: null,
       folderId: null,
+      allowReassign: false,
       _count: { signers: 1, fields: 2, attachments: 0 },
       campaign: {
         id: EX.cmp,
@@ -263,4 +269,5 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
     },
   },
   ...documentEventExamples,
+  ...signerEventExamples,
 };
