@@ -190,6 +190,37 @@ describe('POST /api/v1/signing/{token}/reassign', () => {
     }
   });
 
+  it('identity evidence awaiting review was the previous person’s: forgotten, and the document resumes', async () => {
+    const ada = address('ada');
+    const doc = await sentDocument(t, {
+      signers: [{ name: 'Ada Lovelace', email: ada }],
+      body: { allowReassign: true, requireKyc: true },
+    });
+    const token = latestToken(t, ada);
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/signing/${token}/identity`,
+      payload: png,
+      headers: { 'content-type': 'image/png' },
+    });
+    expect(uploaded.statusCode, uploaded.body).toBe(200);
+    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.status).toBe(
+      'action_required',
+    );
+    const body = grace();
+    expect((await reassign(token, body)).status).toBe(200);
+    expect((await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.status).toBe(
+      'pending',
+    );
+    await t.settle();
+    const session = (await call('GET', latestToken(t, body.email))).body.data;
+    expect(session.verification).toEqual({ required: true, status: 'required' });
+  });
+
   it('a parallel document: any open signer may hand over', async () => {
     const { bob } = await twoSigners({ allowReassign: true, signingType: 'parallel' });
     expect((await reassign(latestToken(t, bob), grace())).status).toBe(200);
