@@ -60,6 +60,7 @@ import { campaignUploadRoutes } from './modules/campaigns/campaign-upload.routes
 import { campaignPageRoutes } from './modules/campaigns/campaign-page.routes.ts';
 import { signingRoutes } from './modules/signing/signing.routes.ts';
 import { signerAccessRoutes } from './modules/signing/signer-access.routes.ts';
+import { reassignRoutes } from './modules/signing/reassign.routes.ts';
 import { bulkSendsRoutes } from './modules/bulk-sends/bulk-sends.routes.ts';
 import { signerUploadRoutes } from './modules/signing/signer-uploads.routes.ts';
 import { attachmentsRoutes } from './modules/documents/attachments.routes.ts';
@@ -268,6 +269,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   });
   await app.register(signingRoutes);
   await app.register(signerAccessRoutes);
+  await app.register(reassignRoutes);
   await app.register(bulkSendsRoutes);
   await app.register(signerUploadRoutes);
   await app.register(campaignUploadRoutes);

@@ -43,6 +43,7 @@ import * as m0017a from './migrations/0017a-organization-exports.ts';
 import * as m0020 from './migrations/0020-languages.ts';
 import * as m0018a from './migrations/0018a-signer-access-codes.ts';
 import * as m0018b from './migrations/0018b-signer-consent.ts';
+import * as m0021a from './migrations/0021a-reassign.ts';
 import * as m0021c from './migrations/0021c-signing-groups.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -91,6 +92,7 @@ export const migrations: Record<string, Migration> = {
   '0020-languages': m0020,
   '0018a-signer-access-codes': m0018a,
   '0018b-signer-consent': m0018b,
+  '0021a-reassign': m0021a,
   '0021c-signing-groups': m0021c,
 };
 

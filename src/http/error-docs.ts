@@ -43,6 +43,14 @@ export const ERROR_DOCS = {
     'the access code is wrong; 5 wrong codes lock the link',
     'The access code is wrong; 4 tries left before this link is locked',
   ],
+  link_replaced: [
+    'the signer handed over to someone else (`POST …/reassign`); this link no longer works, the new person got a link of their own',
+    'This signing link was handed over to someone else and no longer works',
+  ],
+  reassign_not_allowed: [
+    'the document does not allow hand-over (`allowReassign` is false), or the signer has an `accessCode`',
+    'This document does not allow handing over to someone else',
+  ],
   consent_required: [
     'the organization requires consent to electronic records: `POST …/consent` or `consent: true` first',
     'Accept the consent to use electronic records and signatures first',

@@ -20,6 +20,10 @@ export const ERROR_STATUS = {
   access_code_required: 401,
   /** The access code is wrong (5 wrong codes lock the signer's links). */
   invalid_access_code: 403,
+  /** The signer handed over to someone else: this link no longer works (the new person got their own). */
+  link_replaced: 410,
+  /** The document does not allow hand-over (`allowReassign`), or the signer has an access code. */
+  reassign_not_allowed: 409,
   /** The organization requires consent to electronic records: `POST …/consent` or `consent: true` first. */
   consent_required: 409,
   /** Sequential signing: an earlier signer or approver has not finished yet. */

@@ -63,7 +63,7 @@ export function recipientTranslator(
 }
 
 /** What the organization adds to every mail to its signers: its locale and time zone. */
-interface OrgMailSettings {
+export interface OrgMailSettings {
   orgName: string;
   orgLocale?: string | null;
   timeZone?: string;

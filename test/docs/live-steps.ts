@@ -258,6 +258,19 @@ export const STEPS: Step[] = [
     },
   },
   {
+    op: 'reassignSigning',
+    before: async (c) => {
+      const email = address('handover');
+      const doc = await draftWithFile(c, {
+        signers: [{ name: 'Ada Lovelace', email }],
+        body: { allowReassign: true },
+      });
+      at(c, EX.doc, doc.id);
+      at(c, EX.sgn, doc.signers[0].id);
+      at(c, EX.token, latestToken(c.t, email));
+    },
+  },
+  {
     op: 'uploadSigningFieldFile',
     before: async (c) => {
       const email = address('upload');

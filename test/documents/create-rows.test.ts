@@ -371,6 +371,7 @@ describe.skipIf(dialectName !== 'postgres')(
         reminder_frequency: 'weekly',
         otp_method: 'email',
         require_kyc: 1,
+        allow_reassign: 1,
         expires_at: '2027-01-01T00:00:00.000Z',
         completed_at: '2026-12-01T00:00:00.000Z',
         sent_at: '2026-11-01T00:00:00.000Z',

@@ -24,6 +24,7 @@ export function documentEventData(
     campaignId: null,
     bulkSendId: null,
     folderId: null,
+    allowReassign: false,
     _count: { signers: 1, fields: 1, attachments: 0 },
   };
 }

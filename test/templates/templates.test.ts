@@ -11,6 +11,7 @@ afterAll(async () => t.close());
 
 const LIST_KEYS = [
   '_count',
+  'allowReassign',
   'createdAt',
   'description',
   'documentHash',

@@ -1108,6 +1108,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/signing/{token}/reassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand over to someone else (documents with `allowReassign`)
+         * @description Only the signer or approver whose turn it is (409 `not_your_turn`), on a document with `allowReassign` and for a signer without an `accessCode` (409 `reassign_not_allowed`). The signer row keeps its order, role and fields and takes the new `name`, `email` and `phone` (null when not given); what the previous person did on it (viewing, consent, identity evidence, one-time codes) is forgotten. Every live link of the signer answers 410 `link_replaced` from then on; the new person is mailed an invitation with a link of their own (status `sent`). Audited as `signer.reassigned` with the reason, and delivered as the `signer.reassigned` event with `previous` and `reason`. The new address must differ from the current one (400 `validation_error`).
+         *
+         *     **No API key:** the signing link's token in the path authenticates the signer.
+         */
+        post: operations["reassignSigning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/templates": {
         parameters: {
             query?: never;
@@ -1914,6 +1936,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "signer.reassigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * signer.reassigned
+         * @description The signer whose turn it was handed over to someone else (`allowReassign`): `signer` is the same signer row with the new person, `previous` the person who handed over.
+         *
+         *     A POST to every active webhook subscribed to `signer.reassigned`. Answer 2xx within 10 seconds; anything else is retried 8 times over about 2.5 days, with the same delivery id.
+         */
+        post: operations["event.signer.reassigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "signer.viewed": {
         parameters: {
             query?: never;
@@ -2164,6 +2208,8 @@ export interface components {
                 /** @description The signer concerned (identity_review, invitation_undeliverable) */
                 signerId?: string;
             } | null;
+            /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+            allowReassign: boolean;
             attachments: {
                 contentType: string;
                 /**
@@ -2243,6 +2289,8 @@ export interface components {
                 fields: number;
                 signers: number;
             };
+            /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+            allowReassign: boolean;
             bulkSendId: string | null;
             campaignId: string | null;
             /**
@@ -2506,6 +2554,8 @@ export interface components {
                 fields: number;
                 roles: number;
             };
+            /** @description The `allowReassign` of the documents made from it (a document or bulk send may say otherwise): whether the signer whose turn it is may hand over to someone else; default false */
+            allowReassign: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -2560,6 +2610,8 @@ export interface components {
                 fields: number;
                 roles: number;
             };
+            /** @description The `allowReassign` of the documents made from it (a document or bulk send may say otherwise): whether the signer whose turn it is may hand over to someone else; default false */
+            allowReassign: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -2864,6 +2916,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The `allowReassign` of every document of the bulk send (whether the signer whose turn it is may hand over); default: the template's */
+                    allowReassign?: boolean;
                     emailMessage?: string;
                     emailSubject?: string;
                     /**
@@ -4894,6 +4948,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                    allowReassign?: boolean;
                     emailMessage?: string | null;
                     emailSubject?: string | null;
                     /**
@@ -5227,6 +5283,7 @@ export interface operations {
                      *           "signers": 1
                      *         },
                      *         "actionRequired": null,
+                     *         "allowReassign": false,
                      *         "attachments": [],
                      *         "bulkSendId": null,
                      *         "campaignId": null,
@@ -5674,6 +5731,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                    allowReassign?: boolean;
                     emailMessage?: string | null;
                     emailSubject?: string | null;
                     /**
@@ -5716,6 +5775,7 @@ export interface operations {
                      *           "signers": 1
                      *         },
                      *         "actionRequired": null,
+                     *         "allowReassign": false,
                      *         "attachments": [],
                      *         "bulkSendId": null,
                      *         "campaignId": null,
@@ -7774,6 +7834,7 @@ export interface operations {
                      *           "signers": 1
                      *         },
                      *         "actionRequired": null,
+                     *         "allowReassign": false,
                      *         "attachments": [],
                      *         "bulkSendId": null,
                      *         "campaignId": null,
@@ -10037,7 +10098,7 @@ export interface operations {
                  * @description Only events of this type
                  * @example document.completed
                  */
-                type?: "document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test";
+                type?: "document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "signer.reassigned" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -10063,6 +10124,7 @@ export interface operations {
                      *               "fields": 2,
                      *               "signers": 1
                      *             },
+                     *             "allowReassign": false,
                      *             "bulkSendId": null,
                      *             "campaignId": null,
                      *             "completedAt": "2026-11-21T10:04:33.640Z",
@@ -10089,6 +10151,7 @@ export interface operations {
                      *               "fields": 2,
                      *               "signers": 1
                      *             },
+                     *             "allowReassign": false,
                      *             "bulkSendId": null,
                      *             "campaignId": "cmp_01jdx5s6t7v8w9x0y1z2a3b4c5",
                      *             "completedAt": "2026-11-21T10:04:33.640Z",
@@ -13306,6 +13369,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "canReassign": false,
                      *         "consent": {
                      *           "given": false,
                      *           "locale": "en",
@@ -13385,6 +13449,8 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description True when the signer may hand over to someone else now (`POST …/reassign`): the document has `allowReassign`, the signer has no access code, and it is their turn */
+                            canReassign: boolean;
                             /** @description Consent to electronic records and signatures: when `required` and not `given`, show `text` before the document and send `POST …/consent` (or `consent: true` with `complete`) */
                             consent: {
                                 /** @description The signer accepted the current text */
@@ -15244,6 +15310,244 @@ export interface operations {
             };
         };
     };
+    reassignSigning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of the signing link `PUBLIC_URL/sign/{token}`
+                 * @example pTx3Vd8qLw2mZ7kHc9nRb4yFj6sGe1aU5oXi0tNvQrE
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "name": "Grace Hopper",
+                 *       "reason": "Grace signs contracts for our team while I am on leave"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description The name of the person who takes over (1-200 characters, not blank) */
+                    name: string;
+                    phone?: string | null;
+                    /** @description Why (1-1000 characters, as a decline reason); the sender reads it */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new person is invited */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "documentId": "doc_01jdx3m4n5p6q7r8s9t0v1w2x3",
+                     *         "email": "grace@example.com",
+                     *         "name": "Grace Hopper",
+                     *         "signerId": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
+                     *         "status": "sent"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Identifier (`doc_…`) */
+                            documentId: string;
+                            /** @description Where the invitation went */
+                            email: string;
+                            name: string;
+                            /** @description Identifier (`sgn_…`) */
+                            signerId: string;
+                            /** @enum {string} */
+                            status: "pending" | "sent" | "viewed" | "completed" | "declined" | "cancelled";
+                        };
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `access_code_required`: the signer has an access code: `POST …/access` first, then send `X-Signing-Session`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "access_code_required",
+                     *         "message": "Enter the access code the sender gave you"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired; `link_locked`: too many wrong codes (25): the links are locked until the sender issues a new one. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This link is no longer valid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `reassign_not_allowed`: the document does not allow hand-over (`allowReassign` is false), or the signer has an `accessCode`; `not_your_turn`: sequential signing: an earlier signer has not finished; `invalid_state`: the resource's status forbids the action. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "reassign_not_allowed",
+                     *         "message": "This document does not allow handing over to someone else"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error. `link_replaced`: the signer handed over to someone else (`POST …/reassign`); this link no longer works, the new person got a link of their own. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "link_replaced",
+                     *         "message": "This signing link was handed over to someone else and no longer works"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported media type. `unsupported_media_type`: the body is not of an accepted type, or its bytes are not the declared type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Send the request body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listTemplates: {
         parameters: {
             query?: {
@@ -15277,6 +15581,7 @@ export interface operations {
                      *             "fields": 2,
                      *             "roles": 1
                      *           },
+                     *           "allowReassign": false,
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
                      *           "description": "Signed by every volunteer before their first shift",
                      *           "documentHash": "",
@@ -15447,6 +15752,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The `allowReassign` of the documents made from it (a document or bulk send may say otherwise): whether the signer whose turn it is may hand over to someone else; default false */
+                    allowReassign?: boolean;
                     /** @description Free text for the organization; "" when none */
                     description?: string;
                     fields?: {
@@ -15502,6 +15809,7 @@ export interface operations {
                      *           "fields": 2,
                      *           "roles": 1
                      *         },
+                     *         "allowReassign": false,
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "description": "Signed by every volunteer before their first shift",
                      *         "documentHash": "",
@@ -15762,6 +16070,7 @@ export interface operations {
                      *           "fields": 2,
                      *           "roles": 1
                      *         },
+                     *         "allowReassign": false,
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "description": "Signed by every volunteer before their first shift",
                      *         "documentHash": "",
@@ -16155,6 +16464,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The `allowReassign` of the documents made from it (a document or bulk send may say otherwise): whether the signer whose turn it is may hand over to someone else; default false */
+                    allowReassign?: boolean;
                     /** @description Free text for the organization; "" when none */
                     description?: string;
                     /** @description 1-200 characters, not blank */
@@ -16178,6 +16489,7 @@ export interface operations {
                      *           "fields": 2,
                      *           "roles": 1
                      *         },
+                     *         "allowReassign": false,
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "description": "Signed by every volunteer before their first shift (2027 edition)",
                      *         "documentHash": "",
@@ -18792,8 +19104,8 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string | null;
-                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, signer.consented, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
-                    events: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
+                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, signer.consented, signer.reassigned, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
+                    events: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "signer.reassigned" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
                     /** @description http(s) URL, at most 2000 characters; HTTPS when the server runs in production. Refused when its host is, or resolves to, a private, loopback, link-local or otherwise non-public address. */
                     url: string;
                 };
@@ -19357,8 +19669,8 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string | null;
-                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, signer.consented, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
-                    events?: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
+                    /** @description 1-50 distinct event types: document.created, document.sent, document.viewed, document.completed, document.declined, document.cancelled, document.expired, document.deleted, document.action_required, signer.viewed, signer.completed, signer.declined, signer.consented, signer.reassigned, campaign.submission.created, campaign.closed, bulk_send.completed, organization.export.completed, webhook.test */
+                    events?: ("document.created" | "document.sent" | "document.viewed" | "document.completed" | "document.declined" | "document.cancelled" | "document.expired" | "document.deleted" | "document.action_required" | "signer.viewed" | "signer.completed" | "signer.declined" | "signer.consented" | "signer.reassigned" | "campaign.submission.created" | "campaign.closed" | "bulk_send.completed" | "organization.export.completed" | "webhook.test")[];
                     /** @enum {string} */
                     status?: "active" | "inactive";
                     /** @description http(s) URL, at most 2000 characters; HTTPS when the server runs in production. Refused when its host is, or resolves to, a private, loopback, link-local or otherwise non-public address. */
@@ -20508,6 +20820,7 @@ export interface operations {
                      *           "fields": 2,
                      *           "roles": 1
                      *         },
+                     *         "allowReassign": false,
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "description": "Signed by every volunteer before their first shift (2027 edition)",
                      *         "documentHash": "a03606325c37baf617e62984a9028b1d16eae5de05361f2d4f0ced07b0f0314a",
@@ -20973,6 +21286,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaign": {
                  *           "brandColor": "#0F766E",
@@ -21027,6 +21341,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaign: components["schemas"]["Campaign"];
                         campaignId: string | null;
@@ -21120,6 +21436,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -21153,6 +21470,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -21245,6 +21564,7 @@ export interface operations {
                  *           "fields": 1,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -21278,6 +21598,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -21370,6 +21692,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": "2026-11-21T10:04:33.640Z",
@@ -21403,6 +21726,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -21495,6 +21820,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -21528,6 +21854,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -21620,6 +21948,7 @@ export interface operations {
                  *           "fields": 1,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -21653,6 +21982,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -21745,6 +22076,7 @@ export interface operations {
                  *           "fields": 0,
                  *           "signers": 0
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -21778,6 +22110,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -21870,6 +22204,7 @@ export interface operations {
                  *           "fields": 1,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -21903,6 +22238,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -21995,6 +22332,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -22028,6 +22366,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -22120,6 +22460,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -22166,6 +22507,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -22375,6 +22718,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -22421,6 +22765,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -22514,6 +22860,7 @@ export interface operations {
                  *           "fields": 1,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -22565,6 +22912,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -22666,6 +23015,7 @@ export interface operations {
                  *           "fields": 1,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -22712,6 +23062,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**
@@ -22749,6 +23101,160 @@ export interface operations {
                     };
                     /** @enum {string} */
                     event: "signer.declined";
+                    /** @description The delivery id (`dlv_…`), as in `X-Service-Delivery-Id` */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status (the body is ignored) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.signer.reassigned": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `"{webhook-id}.{webhook-timestamp}.{raw body}"`, same key */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: the timestamp */
+                "webhook-timestamp": string;
+                /**
+                 * @description The delivery id, the same on every retry of this event to this webhook: deduplicate on it
+                 * @example dlv_01jdx7q8r9k3m8w2v9c4d7e1f0
+                 */
+                "X-Service-Delivery-Id": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description `sha256=` + hex HMAC-SHA256, keyed with the webhook secret, of `"{X-Service-Timestamp}.{raw body}"` */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse it when more than 5 minutes old
+                 * @example 1795256073
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, in the envelope every delivery has */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "api_version": "2026-11-21",
+                 *       "created_at": "2026-11-21T09:30:00.000Z",
+                 *       "data": {
+                 *         "_count": {
+                 *           "attachments": 0,
+                 *           "fields": 1,
+                 *           "signers": 1
+                 *         },
+                 *         "allowReassign": true,
+                 *         "bulkSendId": null,
+                 *         "campaignId": null,
+                 *         "completedAt": null,
+                 *         "createdAt": "2026-11-21T09:30:00.000Z",
+                 *         "expiresAt": null,
+                 *         "fileSize": 1083,
+                 *         "folderId": null,
+                 *         "id": "doc_01jdxckfffq2sg2baavnrw0t7y",
+                 *         "name": "Service agreement",
+                 *         "previous": {
+                 *           "email": "ada@example.com",
+                 *           "name": "Ada Lovelace"
+                 *         },
+                 *         "reason": "Grace signs contracts for our team while I am on leave",
+                 *         "signer": {
+                 *           "createdAt": "2026-11-21T09:30:00.000Z",
+                 *           "email": "grace@example.com",
+                 *           "id": "sgn_01jdxckfffq2sg2baavnrw0t7z",
+                 *           "locale": null,
+                 *           "name": "Grace Hopper",
+                 *           "order": 0,
+                 *           "phone": null,
+                 *           "role": "signer",
+                 *           "signedAt": null,
+                 *           "status": "sent"
+                 *         },
+                 *         "signingType": "sequential",
+                 *         "status": "pending",
+                 *         "templateId": null,
+                 *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                 *       },
+                 *       "event": "signer.reassigned",
+                 *       "id": "dlv_01jdxckfpd784578337ce9e5d3"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    api_version: "2026-11-21";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     */
+                    created_at: string;
+                    /** @description The document as a list item, the `signer` (the same row, order and fields, now the new person), the `previous` person and their `reason` */
+                    data: {
+                        _count: {
+                            attachments: number;
+                            fields: number;
+                            signers: number;
+                        };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
+                        bulkSendId: string | null;
+                        campaignId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        completedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        expiresAt: string | null;
+                        /** @description Bytes of the uploaded file; 0 before upload */
+                        fileSize: number;
+                        folderId: string | null;
+                        /** @description Identifier (`doc_…`) */
+                        id: string;
+                        name: string;
+                        previous: {
+                            /** @description Their address */
+                            email: string;
+                            /** @description The name of the person who handed over */
+                            name: string;
+                        };
+                        /** @description Why, in the words of the person who handed over */
+                        reason: string;
+                        signer: components["schemas"]["Signer"];
+                        /** @enum {string} */
+                        signingType: "sequential" | "parallel";
+                        /** @enum {string} */
+                        status: "draft" | "pending" | "action_required" | "completed" | "cancelled" | "expired" | "declined";
+                        templateId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                    /** @enum {string} */
+                    event: "signer.reassigned";
                     /** @description The delivery id (`dlv_…`), as in `X-Service-Delivery-Id` */
                     id: string;
                 };
@@ -22805,6 +23311,7 @@ export interface operations {
                  *           "fields": 2,
                  *           "signers": 1
                  *         },
+                 *         "allowReassign": false,
                  *         "bulkSendId": null,
                  *         "campaignId": null,
                  *         "completedAt": null,
@@ -22851,6 +23358,8 @@ export interface operations {
                             fields: number;
                             signers: number;
                         };
+                        /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
+                        allowReassign: boolean;
                         bulkSendId: string | null;
                         campaignId: string | null;
                         /**

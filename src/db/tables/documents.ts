@@ -58,6 +58,8 @@ export interface DocumentsTable {
   reminder_frequency: string | null;
   otp_method: string | null;
   require_kyc: number;
+  /** 1: the signer whose turn it is may hand over to someone else (migration 0021a). */
+  allow_reassign: Generated<number>;
   expires_at: string | null;
   completed_at: string | null;
   sent_at: string | null;
@@ -154,6 +156,8 @@ export interface SigningTokensTable {
   purpose: string;
   expires_at: string;
   revoked_at: string | null;
+  /** When its signer handed over (migration 0021a): the link answers 410 `link_replaced`; revoked too. */
+  replaced_at?: string | null;
   created_at: string;
 }
 

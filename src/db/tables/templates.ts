@@ -25,6 +25,8 @@ export interface TemplatesTable {
   file_size: number;
   page_count: number | null;
   document_hash: string;
+  /** 1: the documents made from it allow a signer to hand over, unless they say otherwise (migration 0021a). */
+  allow_reassign: Generated<number>;
   created_at: string;
   updated_at: string;
 }

@@ -55,6 +55,7 @@ type AuditAction =
   | 'signer.authenticated'
   | 'signer.invitation_resent'
   | 'signer.consented'
+  | 'signer.reassigned'
   | 'field.added'
   | 'field.updated'
   | 'field.removed';

@@ -7,6 +7,7 @@ const EVENTS: Record<string, string> = {
   'document.uploaded': 'File uploaded',
   'document.sent': 'Sent',
   'signer.reminded': 'Reminder sent',
+  'signer.reassigned': 'Handed over',
   'document.viewed': 'Viewed',
   'signer.identity_submitted': 'Identity evidence submitted',
   'signer.file_uploaded': 'File attached',

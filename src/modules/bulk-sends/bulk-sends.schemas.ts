@@ -106,6 +106,12 @@ const settings = {
   ),
   reminderFrequency: Type.Optional(ReminderFrequency),
   otpMethod: Type.Optional(OtpMethod),
+  allowReassign: Type.Optional(
+    Type.Boolean({
+      description:
+        "The `allowReassign` of every document of the bulk send (whether the signer whose turn it is may hand over); default: the template's",
+    }),
+  ),
 };
 
 export const CreateBulkSendBody = Type.Object(

@@ -148,6 +148,7 @@ export async function submitToCampaign(
         status: 'pending',
         signingType: parts.template.signing_type,
         requireKyc: kyc,
+        allowReassign: parts.template.allow_reassign === 1,
         now,
         sentAt: now,
         templateId: parts.template.id,

@@ -36,6 +36,7 @@ export function toDocumentListItemOf(
     campaignId: row.campaign_id,
     bulkSendId: row.bulk_send_id,
     folderId: row.folder_id,
+    allowReassign: row.allow_reassign === 1,
     _count: {
       signers: Number(counts.signer_count),
       fields: Number(counts.field_count),

@@ -31,6 +31,7 @@ const LIST_COLUMNS = [
   'campaign_id',
   'bulk_send_id',
   'folder_id',
+  'allow_reassign',
 ] as const;
 
 export type DocumentListRow = Pick<DocumentRow, (typeof LIST_COLUMNS)[number]>;
@@ -141,6 +142,7 @@ const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
   'reminder_frequency',
   'otp_method',
   'require_kyc',
+  'allow_reassign',
   'expires_at',
   'completed_at',
   'sent_at',

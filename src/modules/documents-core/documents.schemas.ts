@@ -28,6 +28,10 @@ const Name = Type.String({
 });
 const Message = Type.String({ maxLength: 5000 });
 
+/** One wording of what `allowReassign` does, for documents, templates and bulk sends. */
+export const AllowReassignText =
+  'Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s';
+
 export const DocumentListItem = Type.Object(
   {
     id: Id('doc'),
@@ -43,6 +47,7 @@ export const DocumentListItem = Type.Object(
     campaignId: Nullable(Type.String()),
     bulkSendId: Nullable(Type.String()),
     folderId: Nullable(Type.String()),
+    allowReassign: Type.Boolean({ description: AllowReassignText }),
     _count: Type.Object({
       signers: Type.Integer(),
       fields: Type.Integer(),
@@ -158,6 +163,7 @@ const editable = {
   otpMethod: Type.Optional(OtpMethod),
   reminderFrequency: Type.Optional(ReminderFrequency),
   requireKyc: Type.Optional(Type.Boolean()),
+  allowReassign: Type.Optional(Type.Boolean({ description: AllowReassignText })),
 };
 
 export const CreateDocumentBody = Type.Object(

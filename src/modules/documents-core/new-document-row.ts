@@ -9,6 +9,8 @@ interface NewDocument {
   status: 'draft' | 'pending';
   signingType: string;
   requireKyc: boolean;
+  /** A signer may hand over (README "Reassign"); from the request, else the template's or bulk send's. */
+  allowReassign?: boolean;
   now: string;
   message?: string;
   emailSubject?: string | null;
@@ -45,6 +47,7 @@ export function newDocumentRow(d: NewDocument): DocumentRow {
     reminder_frequency: d.reminderFrequency ?? null,
     otp_method: d.otpMethod ?? null,
     require_kyc: d.requireKyc ? 1 : 0,
+    allow_reassign: d.allowReassign ? 1 : 0,
     expires_at: d.expiresAt ?? null,
     completed_at: null,
     sent_at: d.sentAt ?? null,

@@ -43,6 +43,7 @@ export function buildNewDocument(
     status: 'draft',
     signingType: input.signingType ?? seed?.signingType ?? 'sequential',
     requireKyc: Boolean(input.requireKyc),
+    allowReassign: input.allowReassign ?? seed?.allowReassign ?? false,
     now,
     message: input.message,
     emailSubject: input.emailSubject,

@@ -59,6 +59,7 @@ export async function updateDocument(
     if (input.otpMethod !== undefined) changes.otp_method = input.otpMethod;
     if (input.reminderFrequency !== undefined) changes.reminder_frequency = input.reminderFrequency;
     if (input.requireKyc !== undefined) changes.require_kyc = input.requireKyc ? 1 : 0;
+    if (input.allowReassign !== undefined) changes.allow_reassign = input.allowReassign ? 1 : 0;
     await repo.updateDocument(trx, id, changes);
     await writeAudit(trx, deps.clock, {
       orgId: actor.orgId,

@@ -23,6 +23,7 @@ export const fileExamples = {
         name: 'Volunteer agreement',
         description: 'Signed by every volunteer before their first shift (2027 edition)',
         signingType: 'sequential',
+        allowReassign: false,
         fileSize: 870,
         pageCount: 1,
         documentHash: 'a03606325c37baf617e62984a9028b1d16eae5de05361f2d4f0ced07b0f0314a',

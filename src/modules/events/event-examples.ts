@@ -1,6 +1,7 @@
 import { AT, EX } from '../../http/examples.ts';
 import type { EventType } from './event-types.ts';
 import { documentEventExamples } from './document-event-examples.ts';
+import { signerEventExamples } from './signer-event-examples.ts';
 
 /** A delivery of each event type, as a real flow produced it (test/docs/examples-live.test.ts captures them). */
 export const eventExamples: Partial<Record<EventType, unknown>> = {
@@ -30,6 +31,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: EX.fol,
+      allowReassign: false,
       _count: { signers: 1, fields: 2, attachments: 0 },
       signer: {
         id: EX.sgn,
@@ -65,6 +67,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: EX.fol,
+      allowReassign: false,
       _count: { signers: 1, fields: 2, attachments: 0 },
       signer: {
         id: EX.sgn,
@@ -100,6 +103,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: null,
+      allowReassign: false,
       _count: { signers: 1, fields: 1, attachments: 0 },
       signer: {
         id: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
@@ -135,6 +139,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: null,
       bulkSendId: null,
       folderId: null,
+      allowReassign: false,
       _count: { signers: 1, fields: 1, attachments: 0 },
       signer: {
         id: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
@@ -175,6 +180,7 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
       campaignId: EX.cmp,
       bulkSendId: null,
       folderId: null,
+      allowReassign: false,
       _count: { signers: 1, fields: 2, attachments: 0 },
       campaign: {
         id: EX.cmp,
@@ -267,4 +273,5 @@ export const eventExamples: Partial<Record<EventType, unknown>> = {
     },
   },
   ...documentEventExamples,
+  ...signerEventExamples,
 };

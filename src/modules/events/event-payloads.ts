@@ -54,6 +54,24 @@ export const CORE_EVENT_DATA = {
         'The document as a list item, the `signer` who accepted the consent to electronic records and signatures, and the `consent`: locale and SHA-256 of the exact text',
     },
   ),
+  'signer.reassigned': Type.Object(
+    {
+      ...DocumentListItem.properties,
+      signer: SignerSchema,
+      previous: Type.Object(
+        {
+          name: Type.String({ description: 'The name of the person who handed over' }),
+          email: Type.String({ description: 'Their address' }),
+        },
+        { additionalProperties: false },
+      ),
+      reason: Type.String({ description: 'Why, in the words of the person who handed over' }),
+    },
+    {
+      description:
+        'The document as a list item, the `signer` (the same row, order and fields, now the new person), the `previous` person and their `reason`',
+    },
+  ),
   'webhook.test': Type.Object(
     {
       webhookId: Type.String({ description: 'The webhook tested (`whk_…`)' }),

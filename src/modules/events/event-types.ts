@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'signer.completed',
   'signer.declined',
   'signer.consented',
+  'signer.reassigned',
   'campaign.submission.created',
   'campaign.closed',
   'bulk_send.completed',

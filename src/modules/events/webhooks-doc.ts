@@ -23,6 +23,8 @@ const WHEN: Record<EventType, string> = {
   'signer.declined': 'A signer declined to sign.',
   'signer.consented':
     "A signer accepted the organization's consent to electronic records and signatures (`requireConsent`).",
+  'signer.reassigned':
+    'The signer whose turn it was handed over to someone else (`allowReassign`): `signer` is the same signer row with the new person, `previous` the person who handed over.',
   'campaign.submission.created':
     'Someone signed through a campaign link: a new document, with the campaign.',
   'campaign.closed': 'A campaign stopped taking submissions.',

@@ -18,7 +18,8 @@ import { findDocumentById } from '../documents-core/documents.repository.ts';
  * another, so an embedded link does not break the link in the signer's mailbox. Every link of a
  * signer stops working once the signer has completed or declined, once the document leaves
  * `pending`/`action_required`, when it reaches its own `expiresAt`, and when the sender corrects
- * the signer's email address (`revokeSigningLinks`).
+ * the signer's email address (`revokeSigningLinks`). When the signer hands over to someone else
+ * (reassign-signing.ts), its live links are marked replaced and answer 410 `link_replaced`.
  */
 
 /** A link lives 30 days, or until the document's `expiresAt` when that comes first. */
@@ -90,6 +91,13 @@ export async function revokeSigningLinks(
   await repo.revokeSignerTokens(trx, signerId, deps.clock.now().toISOString());
 }
 
+/** The link of a signer who handed over: says so, and nothing of who took over. */
+export const linkReplaced = () =>
+  new AppError(
+    'link_replaced',
+    'This signing link was handed over to someone else and no longer works; the new person received a link of their own',
+  );
+
 export const invalidLink = () =>
   new AppError(
     'forbidden',
@@ -105,7 +113,8 @@ const unknownLink = () =>
 
 /**
  * The signer and document a token opens, or 403 `forbidden` for a forged, revoked or expired
- * token, or one of a purpose not in `accept`, or 403 `link_locked` for a signing link whose signer
+ * token, or one of a purpose not in `accept`, or 410 `link_replaced` for a link of a signer who
+ * handed over, or 403 `link_locked` for a signing link whose signer
  * tried too many wrong one-time or access codes. Says nothing about the document's or signer's status.
  * Only a token never issued counts against the address: a revoked or expired one was genuine.
  */
@@ -117,6 +126,7 @@ export async function resolveToken(
 ): Promise<{ signer: SignerRow; doc: DocumentRow; purpose: LinkPurpose }> {
   const row = await repo.findSigningToken(db, hashToken(token));
   if (!row) throw unknownLink();
+  if (row.replaced_at) throw linkReplaced();
   if (!accept.includes(row.purpose as LinkPurpose) || row.revoked_at !== null) throw invalidLink();
   const [signer, doc, locked, accessCodeLocked] = await Promise.all([
     repo.findSignerById(db, row.signer_id),

@@ -34,6 +34,7 @@ export const signingExamples = {
           text: 'Consent to use electronic records and signatures\n\nYou have the right to receive this document on paper instead…',
           locale: 'en',
         },
+        canReassign: false,
         otpRequired: false,
         verification: { required: false, status: 'none' },
         fields: [
@@ -108,6 +109,22 @@ export const signingExamples = {
         signerId: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
         status: 'declined',
         documentStatus: 'declined',
+      },
+    },
+  },
+  reassignSigning: {
+    body: {
+      name: 'Grace Hopper',
+      email: 'grace@example.com',
+      reason: 'Grace signs contracts for our team while I am on leave',
+    },
+    response: {
+      data: {
+        documentId: EX.doc,
+        signerId: EX.sgn,
+        name: 'Grace Hopper',
+        email: 'grace@example.com',
+        status: 'sent',
       },
     },
   },

@@ -28,6 +28,24 @@ export async function findSigningToken(
     .executeTakeFirst();
 }
 
+/**
+ * Retires every live signing link of a signer who handed over to someone else: revoked, and
+ * marked replaced so each answers 410 `link_replaced` (signing-links.ts).
+ */
+export async function replaceSignerTokens(
+  db: Executor,
+  signerId: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('signing_tokens')
+    .set({ revoked_at: now, replaced_at: now })
+    .where('signer_id', '=', signerId)
+    .where('purpose', '=', 'sign')
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
 /** Revokes every live link of a signer (e.g. its email address changed). */
 export async function revokeSignerTokens(
   db: Executor,

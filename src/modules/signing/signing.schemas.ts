@@ -105,6 +105,10 @@ export const SigningSession = Type.Object({
         'Consent to electronic records and signatures: when `required` and not `given`, show `text` before the document and send `POST …/consent` (or `consent: true` with `complete`)',
     },
   ),
+  canReassign: Type.Boolean({
+    description:
+      'True when the signer may hand over to someone else now (`POST …/reassign`): the document has `allowReassign`, the signer has no access code, and it is their turn',
+  }),
   otpRequired: Type.Boolean({
     description: 'True when `complete` needs an emailed code: call `POST …/otp` first',
   }),

@@ -15,6 +15,7 @@ import { orgBrandOf } from '../orgs/organization.service.ts';
 import { invalidLink, resolveToken } from './signing-links.ts';
 import { consentOf, consentRequired, recordConsent, requireConsent } from './consent.ts';
 import { verifyOtp } from './signing-otp.ts';
+import { mayReassign } from './reassign-signing.ts';
 import {
   groupOf,
   isTurnOf,
@@ -90,6 +91,11 @@ export async function getSession(
     consentOf(deps.db, doc, current),
   ]);
   const verification = verificationOf(doc, current);
+  const isYourTurn = isTurnOf(
+    doc,
+    signers.map((s) => (s.id === current.id ? current : s)),
+    current,
+  );
   return {
     document: {
       id: doc.id,
@@ -112,17 +118,14 @@ export async function getSession(
       order: current.position,
       group: groupOf(current),
     },
-    isYourTurn: isTurnOf(
-      doc,
-      signers.map((s) => (s.id === current.id ? current : s)),
-      current,
-    ),
+    isYourTurn,
     consent: {
       required: consent.required,
       given: consent.given,
       text: consent.text,
       locale: consent.locale,
     },
+    canReassign: isYourTurn && mayReassign(doc, current),
     otpRequired: doc.otp_method === 'email',
     verification: { required: verification !== 'none', status: verification },
     fields: fieldsOf(fields, current).map(fieldView),

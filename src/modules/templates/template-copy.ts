@@ -199,6 +199,8 @@ export interface DocumentSeed {
   documentId: string;
   templateId: string;
   signingType: string;
+  /** The template's `allowReassign`: the document's unless the request says otherwise. */
+  allowReassign: boolean;
   file: FileColumns;
   signers: Insertable<SignersTable>[];
   fields: Insertable<FieldsTable>[];
@@ -237,6 +239,7 @@ export async function seedFromTemplate(
     documentId,
     templateId,
     signingType: parts.template.signing_type,
+    allowReassign: parts.template.allow_reassign === 1,
     file: columns,
     signers: fixed.map((r) =>
       signerRow(

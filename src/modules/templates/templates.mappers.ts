@@ -14,6 +14,7 @@ export function toTemplateListItem(row: TemplateWithCounts): TemplateListItemT {
     name: row.name,
     description: row.description,
     signingType: row.signing_type as TemplateListItemT['signingType'],
+    allowReassign: row.allow_reassign === 1,
     fileSize: row.file_size,
     pageCount: row.page_count,
     documentHash: row.document_hash,

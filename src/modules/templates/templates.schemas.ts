@@ -107,6 +107,9 @@ export const TemplateFieldSchema = Type.Object(
 );
 export type TemplateFieldT = Static<typeof TemplateFieldSchema>;
 
+const TemplateAllowReassignText =
+  'The `allowReassign` of the documents made from it (a document or bulk send may say otherwise): whether the signer whose turn it is may hand over to someone else; default false';
+
 const counts = Type.Object({ roles: Type.Integer(), fields: Type.Integer() });
 
 export const TemplateListItem = Type.Object(
@@ -115,6 +118,7 @@ export const TemplateListItem = Type.Object(
     name: Type.String(),
     description: Type.String(),
     signingType: SigningType,
+    allowReassign: Type.Boolean({ description: TemplateAllowReassignText }),
     fileSize: Type.Integer({ description: 'Bytes of the uploaded file; 0 before upload' }),
     pageCount: Nullable(Type.Integer({ description: 'Pages of the file; null before upload' })),
     documentHash: Type.String({
@@ -143,6 +147,7 @@ export const CreateTemplateBody = Type.Object(
     name: Name,
     description: Type.Optional(Description),
     signingType: Type.Optional(SigningType),
+    allowReassign: Type.Optional(Type.Boolean({ description: TemplateAllowReassignText })),
     roles: Type.Optional(Type.Array(RoleInput, { maxItems: 50 })),
     fields: Type.Optional(Type.Array(FieldInput, { maxItems: 500 })),
   },
@@ -155,6 +160,7 @@ export const UpdateTemplateBody = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(Description),
     signingType: Type.Optional(SigningType),
+    allowReassign: Type.Optional(Type.Boolean({ description: TemplateAllowReassignText })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -36,6 +36,7 @@ export async function createTemplate(deps: AppDeps, orgId: string, input: Create
       search_name: input.name.toLowerCase(),
       description: input.description ?? '',
       signing_type: input.signingType ?? 'sequential',
+      allow_reassign: input.allowReassign ? 1 : 0,
       file_key: null,
       original_file_key: null,
       original_content_type: null,
@@ -92,6 +93,7 @@ export async function updateTemplate(
     }
     if (input.description !== undefined) changes.description = input.description;
     if (input.signingType !== undefined) changes.signing_type = input.signingType;
+    if (input.allowReassign !== undefined) changes.allow_reassign = input.allowReassign ? 1 : 0;
     await repo.updateTemplate(trx, id, changes);
   });
   return getTemplate(deps, orgId, id);

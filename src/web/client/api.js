@@ -88,6 +88,8 @@ export function signingApi(token, store) {
     consent: () => call('POST', '/consent', {}),
     complete: (body) => call('POST', '/complete', body),
     decline: (reason) => call('POST', '/decline', { reason }),
+    /** Hands over to `{name, email, reason}`: this link stops working. */
+    reassign: (body) => call('POST', '/reassign', body),
     /** A `file` field's file: the bytes as they are, typed by their own Content-Type; resolves to the attachment id. */
     async fieldFile(fieldId, file) {
       let res;

@@ -4,7 +4,8 @@
 import { h, nextId } from './dom.js';
 import { formatTime, t } from './i18n.js';
 
-function modal(titleText, body, actions, onSubmit) {
+/** A modal form: a title, its body, its action buttons; `onSubmit` runs on submit. */
+export function modal(titleText, body, actions, onSubmit) {
   const titleId = nextId('dlg-title');
   const dialog = h(
     'dialog',
@@ -27,7 +28,7 @@ function modal(titleText, body, actions, onSubmit) {
   return dialog;
 }
 
-const busy = (button, on, text) => {
+export const busy = (button, on, text) => {
   button.disabled = on;
   if (text) button.textContent = text;
 };

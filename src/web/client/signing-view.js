@@ -6,6 +6,7 @@ import { collectValues, markOf } from './field-types.js';
 import { ApiError } from './api.js';
 import { announce, applyBrand, h, showLogo, showMain } from './dom.js';
 import { openDeclineDialog, openOtpDialog } from './dialogs.js';
+import { openHandOverDialog } from './handover.js';
 import { createFieldControl, sortFields } from './fields.js';
 import { openPdf, renderPages } from './pdf-view.js';
 import { openSignaturePad } from './signature-pad.js';
@@ -22,6 +23,23 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
   applyBrand(doc.brandColor);
   showLogo(doc.logoUrl, doc.senderName);
   const required = fields.filter((f) => f.required && !f.readOnly);
+
+  // Hand-over, when the document allows it and it is this signer's turn (README "Reassign").
+  const handOverButton = session.canReassign
+    ? h('button', { type: 'button', class: 'btn btn-secondary' }, t('signing.handOver'))
+    : null;
+  handOverButton?.addEventListener('click', async () => {
+    const result = await openHandOverDialog({
+      maxChars: LIMITS.declineReasonMaxChars,
+      ownEmail: signer.email,
+      reassign: (body) => api.reassign(body),
+    });
+    if (result)
+      showState('handed_over', {
+        documentName: doc.name,
+        text: t('state.handedOverText', { name: result.name }),
+      });
+  });
 
   const progressBar = h('div', { class: 'progress-bar' });
   const progressText = h('span', {});
@@ -42,6 +60,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
       doc.expiresAt ? ` · ${t('signing.signBy', { date: formatDate(doc.expiresAt) })}` : '',
     ),
     doc.message ? h('p', { class: 'intro-message' }, doc.message) : null,
+    handOverButton ? h('p', { class: 'intro-actions' }, handOverButton) : null,
     h(
       'div',
       { class: 'progress' },

@@ -44,6 +44,16 @@ const STATES = {
     title: 'state.declinedTitle',
     text: 'state.declinedText',
   },
+  handed_over: {
+    tone: 'success',
+    title: 'state.handedOverTitle',
+    text: 'state.handedOverText',
+  },
+  link_replaced: {
+    tone: 'error',
+    title: 'state.linkReplacedTitle',
+    text: 'state.linkReplacedText',
+  },
   action_required: {
     tone: 'wait',
     title: 'state.actionRequiredTitle',
@@ -147,6 +157,8 @@ const CLOSED = [
 /** The state for an error of the session request: `{state, text?}` (text: the server's sentence when no state fits). */
 export function stateOfError(err) {
   if (err.code === 'link_locked') return { state: 'locked' };
+  // 410: the signer handed over to someone else, who got a link of their own.
+  if (err.code === 'link_replaced') return { state: 'link_replaced' };
   // 400: the token is not even shaped like one; 403: forged, replaced or expired; 404: gone.
   if ([400, 401, 403, 404].includes(err.status)) return { state: 'invalid' };
   if (err.status === 429) return { state: 'rate_limited' };
