@@ -31,6 +31,7 @@ export type DetailSigner = Pick<
   | 'delivery_error'
   | 'verification_status'
   | 'locale'
+  | 'delivery'
 >;
 export type DetailField = Pick<
   FieldRow,
@@ -84,6 +85,7 @@ const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
   'delivery_error',
   'verification_status',
   'locale',
+  'delivery',
 ];
 const FIELD_COLUMNS: (keyof DetailField)[] = [
   'id',

@@ -29,6 +29,8 @@ export const documentDetailExamples = {
         reminderFrequency: null,
         otpMethod: null,
         requireKyc: false,
+        sendCompletedCopy: true,
+        redirectUrl: null,
         actionRequired: null,
         signers: [
           {
@@ -41,6 +43,7 @@ export const documentDetailExamples = {
             order: 0,
             signedAt: null,
             locale: null,
+            delivery: 'email',
             createdAt: AT.created,
           },
         ],
@@ -111,6 +114,8 @@ export const documentDetailExamples = {
         reminderFrequency: 'every_3_days',
         otpMethod: null,
         requireKyc: false,
+        sendCompletedCopy: true,
+        redirectUrl: null,
         actionRequired: null,
         signers: [
           {
@@ -123,6 +128,7 @@ export const documentDetailExamples = {
             order: 0,
             signedAt: null,
             locale: null,
+            delivery: 'email',
             createdAt: AT.created,
           },
         ],
@@ -192,6 +198,8 @@ export const documentDetailExamples = {
         reminderFrequency: 'every_3_days',
         otpMethod: null,
         requireKyc: false,
+        sendCompletedCopy: true,
+        redirectUrl: null,
         actionRequired: null,
         signers: [
           {
@@ -204,6 +212,7 @@ export const documentDetailExamples = {
             order: 0,
             signedAt: AT.signed,
             locale: null,
+            delivery: 'email',
             createdAt: AT.created,
           },
         ],

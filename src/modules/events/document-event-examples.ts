@@ -77,6 +77,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
         order: 0,
         signedAt: null,
         locale: null,
+        delivery: 'email',
         createdAt: AT.created,
       },
     },

@@ -94,6 +94,7 @@ export const signingExamples = {
         signedAt: AT.signed,
         documentStatus: 'pending',
         allSigned: true,
+        redirectUrl: 'https://app.example.com/contracts/done',
       },
     },
   },
@@ -105,6 +106,7 @@ export const signingExamples = {
         signerId: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
         status: 'declined',
         documentStatus: 'declined',
+        redirectUrl: 'https://app.example.com/contracts/done',
       },
     },
   },
@@ -140,6 +142,7 @@ export const signingExamples = {
     response: { data: { signerId: EX.sgn, sentTo: 'ada@example.com', expiresAt: AT.expires } },
   },
   createSigningLink: {
+    body: { expiresIn: 3600 },
     response: { data: { url: `https://sign.example.com/sign/${EX.token}`, expiresAt: AT.expires } },
   },
   reviewSignerIdentity: {
