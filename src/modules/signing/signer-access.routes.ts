@@ -110,6 +110,10 @@ export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void
     '/api/v1/documents/:id/signers/:signerId/link',
     {
       bodyLimit: 4 * 1024,
+      // The body is optional: no body is `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       config: { scope: 'documents.send' },
       schema: {
         tags,
@@ -130,7 +134,7 @@ export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void
         actorOf(request),
         request.params.id,
         request.params.signerId,
-        request.body ?? {},
+        request.body,
       ),
     }),
   );
