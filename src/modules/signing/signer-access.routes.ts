@@ -3,19 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data } from '../../http/schemas.ts';
 import { actorOf } from '../documents-core/document-access.ts';
-import { AccessBody, AccessResult, ResendResult } from './signer-access.schemas.ts';
+import {
+  AccessBody,
+  AccessResult,
+  ResendResult,
+  SigningLinkBody,
+} from './signer-access.schemas.ts';
 import { enterAccessCode, requireSigningSession, resendInvitation } from './signer-access.ts';
 import { giveConsent } from './consent.ts';
 import { resolveToken } from './signing-links.ts';
 import { requireOpen } from '../documents-core/signing-rules.ts';
 import { signingExamples } from './signing.examples.ts';
-import {
-  ConsentResult,
-  SignerLinkParams,
-  SigningLink,
-  SigningLinkBody,
-  TokenParams,
-} from './signing.schemas.ts';
+import { ConsentResult, SignerLinkParams, SigningLink, TokenParams } from './signing.schemas.ts';
 import { createSignerLink } from './signer-link.service.ts';
 
 const tags = ['Signing'];

@@ -9,7 +9,8 @@ import { findSigner } from '../documents-core/signers.repository.ts';
 import { issueLink, LINK_LIFETIME_MS } from './signing-links.ts';
 import { clearTries, signerSubject } from './code-failures.ts';
 import { accessSubject } from './access-codes.ts';
-import { LINK_EXPIRES_IN, type SigningLinkBodyT, type SigningLinkT } from './signing.schemas.ts';
+import { LINK_EXPIRES_IN, type SigningLinkBodyT } from './signer-access.schemas.ts';
+import type { SigningLinkT } from './signing.schemas.ts';
 
 /** A link's life in milliseconds: `expiresIn` within the signer's bounds, else their default. */
 function lifetimeOf(embedded: boolean, expiresIn: number | undefined): number {
