@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import {
 } from '../helpers/browser.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { freePort } from '../helpers/child-server.ts';
+import { createCampaign } from '../campaigns/setup.ts';
 import { getDocument, linkFor, pageProblems, sendDocument } from '../web/setup.ts';
 
 /*
@@ -120,12 +122,18 @@ describe.skipIf(!hasChromium)('embedding in Chromium', () => {
       Math.round((await tab.locator('signet-signing iframe').boundingBox())!.height),
     ).toBe(height);
 
+    // For a person to look at: the host page with the signing page inside it.
+    const shots = path.join(os.tmpdir(), 'signet-screens');
+    fs.mkdirSync(shots, { recursive: true });
+    await tab.screenshot({ path: path.join(shots, 'embedded-signing.png'), fullPage: true });
+
     await frame.getByRole('button', { name: 'Signature (required)' }).click();
     await frame.getByRole('tab', { name: 'Type' }).click();
     await frame.getByRole('button', { name: 'Adopt and sign' }).click();
     await frame.getByRole('button', { name: 'Finish' }).click();
 
     await eventually(() => textOf(tab.locator('#outcome'))).toBe(`Signed: ${doc.id}`);
+    await tab.screenshot({ path: path.join(shots, 'embedded-signed.png'), fullPage: true });
     const completed = (await heard()).find((h) => h.event === 'signet:completed')!;
     expect(completed.detail).toEqual({
       source: 'signet',
@@ -174,6 +182,32 @@ describe.skipIf(!hasChromium)('embedding in Chromium', () => {
         (window as unknown as { heard: { type: string }[] }).heard.map((m) => m.type),
       ),
     ).toContain('ready');
+    await tab.close();
+  });
+
+  it('<signet-form slug> frames the campaign page at the address embed.js came from', async () => {
+    const form = await createCampaign(t);
+    hostPages.set(
+      '/form',
+      `<!doctype html><html><head><script src="${signet}/embed.js"></script></head><body>
+<signet-form slug="${form.slug}"></signet-form>
+<script>window.heard = []; for (const type of ['ready', 'viewed', 'resize'])
+  document.addEventListener('signet:' + type, (e) => window.heard.push(e.detail));</script>
+</body></html>`,
+    );
+    const tab = await browser.newPage();
+    await tab.goto(`${hostOrigin}/form`);
+    const heard = () =>
+      tab.evaluate(() =>
+        (window as unknown as { heard: { type: string; documentId: unknown }[] }).heard.map(
+          (m) => `${m.type}:${m.documentId}`,
+        ),
+      );
+    await eventually(heard).toContain('viewed:null');
+    expect(await heard()).toContain('ready:null');
+    expect(await tab.locator('signet-form iframe').getAttribute('src')).toBe(
+      `${signet}/c/${form.slug}?embed=1&origin=${encodeURIComponent(hostOrigin)}`,
+    );
     await tab.close();
   });
 

@@ -5676,7 +5676,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Consulting agreement (Q1 2027)",
-                 *       "reminderFrequency": "every_3_days"
+                 *       "redirectUrl": "https://app.example.com/contracts/done",
+                 *       "reminderFrequency": "every_3_days",
+                 *       "sendCompletedCopy": false
                  *     }
                  */
                 "application/json": {
@@ -5781,10 +5783,10 @@ export interface operations {
                      *         "message": "Hi Ada, please review and sign the agreement for the Q1 engagement.",
                      *         "name": "Consulting agreement (Q1 2027)",
                      *         "otpMethod": null,
-                     *         "redirectUrl": null,
+                     *         "redirectUrl": "https://app.example.com/contracts/done",
                      *         "reminderFrequency": "every_3_days",
                      *         "requireKyc": false,
-                     *         "sendCompletedCopy": true,
+                     *         "sendCompletedCopy": false,
                      *         "signedFileHash": "",
                      *         "signers": [
                      *           {
@@ -8460,6 +8462,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "delivery": "embedded",
                  *       "email": "charles@example.com",
                  *       "name": "Charles Babbage",
                  *       "role": "approver"
@@ -8504,7 +8507,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
-                     *         "delivery": "email",
+                     *         "delivery": "embedded",
                      *         "email": "charles@example.com",
                      *         "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *         "locale": null,

@@ -88,7 +88,12 @@ export const documentDetailExamples = {
     },
   },
   updateDocument: {
-    body: { name: 'Consulting agreement (Q1 2027)', reminderFrequency: 'every_3_days' },
+    body: {
+      name: 'Consulting agreement (Q1 2027)',
+      reminderFrequency: 'every_3_days',
+      sendCompletedCopy: false,
+      redirectUrl: 'https://app.example.com/contracts/done',
+    },
     response: {
       data: {
         id: EX.doc,
@@ -114,8 +119,8 @@ export const documentDetailExamples = {
         reminderFrequency: 'every_3_days',
         otpMethod: null,
         requireKyc: false,
-        sendCompletedCopy: true,
-        redirectUrl: null,
+        sendCompletedCopy: false,
+        redirectUrl: 'https://app.example.com/contracts/done',
         actionRequired: null,
         signers: [
           {

@@ -4,7 +4,12 @@ import type { OperationExample } from '../../http/operation-docs.ts';
 /** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
 export const signerExamples = {
   addSigner: {
-    body: { name: 'Charles Babbage', email: 'charles@example.com', role: 'approver' },
+    body: {
+      name: 'Charles Babbage',
+      email: 'charles@example.com',
+      role: 'approver',
+      delivery: 'embedded',
+    },
     response: {
       data: {
         id: EX.sgn,
@@ -16,7 +21,7 @@ export const signerExamples = {
         order: 1,
         signedAt: null,
         locale: null,
-        delivery: 'email',
+        delivery: 'embedded',
         createdAt: AT.created,
       },
     },
