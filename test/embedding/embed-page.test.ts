@@ -106,7 +106,9 @@ describe.skipIf(!hasChromium)('embedding in Chromium', () => {
     expect(iframeSrc).toContain(`embed=1&origin=${encodeURIComponent(hostOrigin)}`);
     // No Signet header inside the frame.
     expect(await frame.locator('header.topbar').count()).toBe(0);
-    const ready = (await heard()).find((h) => h.event === 'signet:ready')!;
+    const readies = (await heard()).filter((h) => h.event === 'signet:ready');
+    expect(readies).toHaveLength(1);
+    const ready = readies[0];
     expect(ready.detail).toEqual({
       source: 'signet',
       type: 'ready',
@@ -208,6 +210,23 @@ describe.skipIf(!hasChromium)('embedding in Chromium', () => {
     expect(await tab.locator('signet-form iframe').getAttribute('src')).toBe(
       `${signet}/c/${form.slug}?embed=1&origin=${encodeURIComponent(hostOrigin)}`,
     );
+    await tab.close();
+  });
+
+  it('sends a signer who is not embedded to the document’s redirectUrl after signing', async () => {
+    hostPages.set('/thanks', '<!doctype html><html><body><h1>Thanks</h1></body></html>');
+    const doc = await sendDocument(t, {
+      signers: [{ name: 'Ada Lovelace', email: 'ada@example.test' }],
+      fields: [{ type: 'signature', page: 1, x: 10, y: 70, width: 35, height: 7, assignedTo: 0 }],
+      redirectUrl: `${hostOrigin}/thanks`,
+    });
+    const tab = await browser.newPage();
+    await tab.goto(await linkFor(t, doc.id, doc.signers[0].id));
+    await tab.getByRole('button', { name: 'Signature (required)' }).click();
+    await tab.getByRole('tab', { name: 'Type' }).click();
+    await tab.getByRole('button', { name: 'Adopt and sign' }).click();
+    await tab.getByRole('button', { name: 'Finish' }).click();
+    await eventually(() => tab.url()).toBe(`${hostOrigin}/thanks`);
     await tab.close();
   });
 

@@ -9,7 +9,7 @@ import { identityStep } from './identity.js';
 import { signingView } from './signing-view.js';
 import { showState, stateOfError, stateOfSession } from './states.js';
 import { t } from './i18n.js';
-import { frameIds, postError, postToHost } from './frame.js';
+import { frameIds, postError, postOnce } from './frame.js';
 
 /** Mirrors SIGNING_LIMITS of the API (src/modules/signing/signing.schemas.ts). */
 const LIMITS = {
@@ -48,7 +48,7 @@ async function start(refused) {
   const topbarDoc = document.getElementById('topbar-doc');
   if (topbarDoc) topbarDoc.textContent = doc.name;
   frameIds(doc.id, session.signer.id);
-  postToHost('ready');
+  postOnce('ready');
 
   const state = stateOfSession(session);
   if (state)
@@ -67,7 +67,7 @@ async function start(refused) {
     return identityStep({ api, session, limits: LIMITS, onDone: start });
   }
   const view = await signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState });
-  postToHost('viewed');
+  postOnce('viewed');
   return view;
 }
 

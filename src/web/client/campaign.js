@@ -3,7 +3,7 @@
 // pieces (PDF view, field controls, signature pad, code dialog, full-page states); every rule is the
 // public API's (`/api/v1/public/campaigns/{slug}`), which answers the same errors as the signing API.
 
-import { embedded, frameIds, postError, postToHost } from './frame.js';
+import { embedded, frameIds, postError, postOnce, postToHost } from './frame.js';
 import { collectValues, markOf } from './field-types.js';
 import { ApiError } from './api.js';
 import { announce, applyBrand, h, nextId, showLogo, showMain } from './dom.js';
@@ -173,7 +173,7 @@ async function start() {
     postError(err);
     return showUnavailable(err);
   }
-  postToHost('ready');
+  postOnce('ready');
   applyBrand(campaign.brandColor);
   showLogo(campaign.logoUrl, campaign.senderName);
   const title = campaign.welcomeTitle || campaign.name;
@@ -457,7 +457,7 @@ async function start() {
   });
 
   document.body.dataset.view = 'campaign';
-  postToHost('viewed');
+  postOnce('viewed');
 }
 
 start().catch((err) => {

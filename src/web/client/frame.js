@@ -24,6 +24,14 @@ export function postToHost(type, extra = {}) {
   window.parent.postMessage({ ...message, ...extra }, origin);
 }
 
+const posted = new Set();
+/** Posts a message the host hears once per page (`ready`, `viewed`), however often the page restarts its steps. */
+export function postOnce(type) {
+  if (posted.has(type)) return;
+  posted.add(type);
+  postToHost(type);
+}
+
 /** An error for the host page: `{code, message}` (the API's code, or `error`). */
 export function postError(err) {
   postToHost('error', {
