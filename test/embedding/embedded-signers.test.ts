@@ -116,6 +116,28 @@ describe('signer delivery', () => {
     expect(t.sink.to(site)).toHaveLength(0);
   });
 
+  it('mails no fresh invitation when an embedded signer’s address is corrected in flight', async () => {
+    const site = address('k-site');
+    const corrected = address('k-corrected');
+    const doc = await sentDocument(t, {
+      signers: [{ name: 'Site', email: site, delivery: 'embedded' }],
+    });
+    const res = await t.request(
+      'PATCH',
+      `/api/v1/documents/${doc.id}/signers/${doc.signers[0].id}`,
+      {
+        body: { email: corrected },
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data.email).toBe(corrected);
+    await t.settle();
+    expect(t.sink.to(site)).toHaveLength(0);
+    expect(t.sink.to(corrected)).toHaveLength(0);
+    // The sender hands out a fresh link instead.
+    expect((await linkOf(doc.id, doc.signers[0].id)).status).toBe(200);
+  });
+
   it('sends no your-turn mail when it becomes an embedded signer’s turn (sequential)', async () => {
     const first = address('s-first');
     const second = address('s-second');
