@@ -45,6 +45,7 @@ import * as m0018a from './migrations/0018a-signer-access-codes.ts';
 import * as m0018b from './migrations/0018b-signer-consent.ts';
 import * as m0021a from './migrations/0021a-reassign.ts';
 import * as m0021c from './migrations/0021c-signing-groups.ts';
+import * as m0021d from './migrations/0021d-embedding.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -94,6 +95,7 @@ export const migrations: Record<string, Migration> = {
   '0018b-signer-consent': m0018b,
   '0021a-reassign': m0021a,
   '0021c-signing-groups': m0021c,
+  '0021d-embedding': m0021d,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

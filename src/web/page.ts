@@ -70,6 +70,8 @@ interface ShellOptions {
   script?: string;
   /** Server-rendered content of `<main>`, already escaped. */
   main?: string;
+  /** Framed by another site (`?embed=1`, embed-mode.ts): no header, no language picker. */
+  embed?: boolean;
 }
 
 /** Catalog keys no page reads (mails, the certificate page): left out of what pages carry. */
@@ -117,7 +119,17 @@ export function renderShell(options: ShellOptions): string {
   const messages = options.script
     ? `\n  <script type="application/json" id="signet-messages">${pageCatalogJson(locale)}</script>`
     : '';
-  const picker = options.url ? languagePicker(locale, options.url) : '';
+  const picker = options.url && !options.embed ? languagePicker(locale, options.url) : '';
+  const header = options.embed
+    ? ''
+    : `
+  <header class="topbar">
+    <div class="topbar-inner">
+      <span class="brand" aria-label="Signet"><span class="brand-mark" aria-hidden="true"></span>Signet</span>
+      <span class="topbar-doc" id="topbar-doc"></span>
+      ${picker}
+    </div>
+  </header>`;
   return `<!doctype html>
 <html lang="${locale}" dir="${directionOf(locale)}">
 <head>
@@ -131,14 +143,7 @@ export function renderShell(options: ShellOptions): string {
   <link rel="stylesheet" href="${escapeHtml(options.assetBase)}signing.css">${script}${messages}
 </head>
 <body${data}>
-  <a class="skip-link" href="#main">${escapeHtml(t('page.skipToContent'))}</a>
-  <header class="topbar">
-    <div class="topbar-inner">
-      <span class="brand" aria-label="Signet"><span class="brand-mark" aria-hidden="true"></span>Signet</span>
-      <span class="topbar-doc" id="topbar-doc"></span>
-      ${picker}
-    </div>
-  </header>
+  <a class="skip-link" href="#main">${escapeHtml(t('page.skipToContent'))}</a>${header}
   <main id="main" tabindex="-1">${options.main ?? ''}</main>
   <div id="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
 </body>

@@ -24,7 +24,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ttf': 'font/ttf',
 };
 
-interface AssetFile {
+export interface AssetFile {
   body: Buffer;
   type: string;
 }

@@ -13,6 +13,8 @@ import {
 } from './page.ts';
 import { loadStaticAssets } from './static-assets.ts';
 import { frameAncestors } from './frame-ancestors.ts';
+import { embedScriptRoutes } from './embed-script.ts';
+import { embedData, embedModeOf, refusedOriginPage } from './embed-mode.ts';
 
 /**
  * Browser pages: the signing page at `/sign/{token}` and the files it loads under `/assets/`.
@@ -50,6 +52,8 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   const assets = loadStaticAssets();
   const assetBase = `/assets/app/${assets.version}/`;
   const pdfjsBase = `/assets/pdfjs/${assets.pdfjsVersion}/`;
+  const embedScript = assets.files.get('embed.js');
+  if (embedScript) embedScriptRoutes(app, embedScript);
 
   // File URLs carry a version, so a matching one never changes and may be cached for good. A request
   // for another version (a page from an instance running other code during a rolling deploy) still
@@ -82,6 +86,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
             assetBase,
             locale,
             url,
+            embed: embedModeOf(request.query, []).embed,
             main: renderMessage(t('page.invalidLinkTitle'), t('page.invalidLinkText')),
           }),
         );
@@ -90,14 +95,17 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
       const locale = resolveLocale(lang, page.locale);
       const { t } = translator(locale);
       setPageHeaders(reply, frameAncestors(page.embedOrigins));
+      const mode = embedModeOf(request.query, page.embedOrigins);
+      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, assetBase));
       return reply.send(
         renderShell({
           title: t('page.titleSigning'),
           assetBase,
           locale,
           url,
+          embed: mode.embed,
           script: 'app.js',
-          data: { pdfjs: pdfjsBase, 'field-types': options.fieldTypes },
+          data: { pdfjs: pdfjsBase, 'field-types': options.fieldTypes, ...embedData(mode) },
           main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>

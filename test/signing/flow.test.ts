@@ -323,6 +323,7 @@ describe('decline', () => {
       signerId: doc.signers[0].id,
       status: 'declined',
       documentStatus: 'declined',
+      redirectUrl: null,
     });
     await t.settle();
 

@@ -501,7 +501,7 @@ export interface paths {
         put?: never;
         /**
          * A fresh signing link for a signer (embedded signing)
-         * @description The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). The link lives 30 days or until the document expires, whichever is first; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.
+         * @description The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). `expiresIn` (seconds, optional body): for a signer with `delivery: "embedded"` 60 to 86400, default 3600 (one hour); for a signer reached by email 60 to 2592000, default 30 days. The link never outlives the document’s `expiresAt`; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.
          *
          *     **Scope:** `documents.send` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -2266,9 +2266,13 @@ export interface components {
             name: string;
             /** @enum {string|null} */
             otpMethod: "email" | null;
+            /** @description Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done */
+            redirectUrl: string | null;
             /** @enum {string|null} */
             reminderFrequency: "daily" | "every_3_days" | "weekly" | null;
             requireKyc: boolean;
+            /** @description Whether signers and cc recipients get the completed copy by mail once everyone signed (default true) */
+            sendCompletedCopy: boolean;
             /** @description SHA-256 hex of the signed PDF; "" until completed */
             signedFileHash: string;
             signers: components["schemas"]["Signer"][];
@@ -2528,6 +2532,11 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /**
+             * @description `email` (default): invitation, your-turn and reminder mails carry the link; `embedded`: none of those mails, you get the link from `POST /api/v1/documents/{id}/signers/{signerId}/link` and show it in your own site (README "Embedding")
+             * @enum {string}
+             */
+            delivery: "email" | "embedded";
             email: string;
             /** @description Signing group: in a sequential document the signers of the lowest group with someone still to act sign, in any order among themselves; default: `order` */
             group: number;
@@ -5000,12 +5009,25 @@ export interface operations {
                     name: string;
                     /** @enum {string|null} */
                     otpMethod?: "email" | null;
+                    /** @description Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done */
+                    redirectUrl?: string | null;
                     /** @enum {string|null} */
                     reminderFrequency?: "daily" | "every_3_days" | "weekly" | null;
                     requireKyc?: boolean;
+                    /**
+                     * @description Whether signers and cc recipients get the completed copy by mail once everyone signed (default true)
+                     * @default true
+                     */
+                    sendCompletedCopy?: boolean;
                     signers?: {
                         /** @description A code you give the signer out of band (4-64 characters; write-only, stored hashed). The signing page asks for it before it shows anything of the document; the signing API needs `POST /api/v1/signing/{token}/access` first. `null` removes it. */
                         accessCode?: string | null;
+                        /**
+                         * @description `email` (default): invitation, your-turn and reminder mails carry the link; `embedded`: none of those mails, you get the link from `POST /api/v1/documents/{id}/signers/{signerId}/link` and show it in your own site (README "Embedding")
+                         * @default email
+                         * @enum {string}
+                         */
+                        delivery?: "email" | "embedded";
                         /** Format: email */
                         email: string;
                         /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
@@ -5336,12 +5358,15 @@ export interface operations {
                      *         "message": "Hi Ada, please review and sign the agreement for the Q1 engagement.",
                      *         "name": "Consulting agreement",
                      *         "otpMethod": null,
+                     *         "redirectUrl": null,
                      *         "reminderFrequency": null,
                      *         "requireKyc": false,
+                     *         "sendCompletedCopy": true,
                      *         "signedFileHash": "",
                      *         "signers": [
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "delivery": "email",
                      *             "email": "ada@example.com",
                      *             "group": 0,
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -5727,7 +5752,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Consulting agreement (Q1 2027)",
-                 *       "reminderFrequency": "every_3_days"
+                 *       "redirectUrl": "https://app.example.com/contracts/done",
+                 *       "reminderFrequency": "every_3_days",
+                 *       "sendCompletedCopy": false
                  *     }
                  */
                 "application/json": {
@@ -5751,9 +5778,16 @@ export interface operations {
                     name?: string;
                     /** @enum {string|null} */
                     otpMethod?: "email" | null;
+                    /** @description Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done */
+                    redirectUrl?: string | null;
                     /** @enum {string|null} */
                     reminderFrequency?: "daily" | "every_3_days" | "weekly" | null;
                     requireKyc?: boolean;
+                    /**
+                     * @description Whether signers and cc recipients get the completed copy by mail once everyone signed (default true)
+                     * @default true
+                     */
+                    sendCompletedCopy?: boolean;
                     /** @enum {string} */
                     signingType?: "sequential" | "parallel";
                 };
@@ -5828,12 +5862,15 @@ export interface operations {
                      *         "message": "Hi Ada, please review and sign the agreement for the Q1 engagement.",
                      *         "name": "Consulting agreement (Q1 2027)",
                      *         "otpMethod": null,
+                     *         "redirectUrl": "https://app.example.com/contracts/done",
                      *         "reminderFrequency": "every_3_days",
                      *         "requireKyc": false,
+                     *         "sendCompletedCopy": false,
                      *         "signedFileHash": "",
                      *         "signers": [
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "delivery": "email",
                      *             "email": "ada@example.com",
                      *             "group": 0,
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -7887,12 +7924,15 @@ export interface operations {
                      *         "message": "Hi Ada, please review and sign the agreement for the Q1 engagement.",
                      *         "name": "Consulting agreement (Q1 2027)",
                      *         "otpMethod": null,
+                     *         "redirectUrl": null,
                      *         "reminderFrequency": "every_3_days",
                      *         "requireKyc": false,
+                     *         "sendCompletedCopy": true,
                      *         "signedFileHash": "",
                      *         "signers": [
                      *           {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "delivery": "email",
                      *             "email": "ada@example.com",
                      *             "group": 0,
                      *             "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -8331,6 +8371,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
+                     *           "delivery": "email",
                      *           "email": "ada@example.com",
                      *           "group": 0,
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -8344,6 +8385,7 @@ export interface operations {
                      *         },
                      *         {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
+                     *           "delivery": "email",
                      *           "email": "charles@example.com",
                      *           "group": 1,
                      *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -8504,6 +8546,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "delivery": "embedded",
                  *       "email": "charles@example.com",
                  *       "name": "Charles Babbage",
                  *       "role": "approver"
@@ -8512,6 +8555,12 @@ export interface operations {
                 "application/json": {
                     /** @description A code you give the signer out of band (4-64 characters; write-only, stored hashed). The signing page asks for it before it shows anything of the document; the signing API needs `POST /api/v1/signing/{token}/access` first. `null` removes it. */
                     accessCode?: string | null;
+                    /**
+                     * @description `email` (default): invitation, your-turn and reminder mails carry the link; `embedded`: none of those mails, you get the link from `POST /api/v1/documents/{id}/signers/{signerId}/link` and show it in your own site (README "Embedding")
+                     * @default email
+                     * @enum {string}
+                     */
+                    delivery?: "email" | "embedded";
                     /** Format: email */
                     email: string;
                     /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
@@ -8544,6 +8593,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "delivery": "embedded",
                      *         "email": "charles@example.com",
                      *         "group": 1,
                      *         "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -8955,6 +9005,11 @@ export interface operations {
                 "application/json": {
                     /** @description A code you give the signer out of band (4-64 characters; write-only, stored hashed). The signing page asks for it before it shows anything of the document; the signing API needs `POST /api/v1/signing/{token}/access` first. `null` removes it. */
                     accessCode?: string | null;
+                    /**
+                     * @description `email` (default): invitation, your-turn and reminder mails carry the link; `embedded`: none of those mails, you get the link from `POST /api/v1/documents/{id}/signers/{signerId}/link` and show it in your own site (README "Embedding")
+                     * @enum {string}
+                     */
+                    delivery?: "email" | "embedded";
                     /** Format: email */
                     email?: string;
                     /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
@@ -8983,6 +9038,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "delivery": "email",
                      *         "email": "charles.babbage@example.com",
                      *         "group": 1,
                      *         "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -9188,7 +9244,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresIn": 3600
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Seconds the link lives. Embedded signers: 60 to 86400, default 3600. Signers reached by email: 60 to 2592000, default 30 days. Never past the document’s `expiresAt`. */
+                    expiresIn?: number;
+                };
+            };
+        };
         responses: {
             /** @description A fresh signing link */
             200: {
@@ -13924,6 +13992,7 @@ export interface operations {
                      *         "allSigned": true,
                      *         "documentId": "doc_01jdx3m4n5p6q7r8s9t0v1w2x3",
                      *         "documentStatus": "pending",
+                     *         "redirectUrl": "https://app.example.com/contracts/done",
                      *         "signedAt": "2026-11-21T10:04:31.276Z",
                      *         "signerId": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
                      *         "status": "completed"
@@ -13941,6 +14010,8 @@ export interface operations {
                              * @enum {string}
                              */
                             documentStatus: "draft" | "pending" | "action_required" | "completed" | "cancelled" | "expired" | "declined";
+                            /** @description Where to send the signer now: the document’s `redirectUrl`; null when it has none or the signer is embedded */
+                            redirectUrl: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -14349,6 +14420,7 @@ export interface operations {
                      *       "data": {
                      *         "documentId": "doc_01jdxckfffq2sg2baavnrw0t7y",
                      *         "documentStatus": "declined",
+                     *         "redirectUrl": "https://app.example.com/contracts/done",
                      *         "signerId": "sgn_01jdxckfffq2sg2baavnrw0t7z",
                      *         "status": "declined"
                      *       }
@@ -14360,6 +14432,8 @@ export interface operations {
                             documentId: string;
                             /** @enum {string} */
                             documentStatus: "draft" | "pending" | "action_required" | "completed" | "cancelled" | "expired" | "declined";
+                            /** @description Where to send the signer now: the document’s `redirectUrl`; null when it has none or the signer is embedded */
+                            redirectUrl: string | null;
                             /** @description Identifier (`sgn_…`) */
                             signerId: string;
                             /** @enum {string} */
@@ -22472,6 +22546,7 @@ export interface operations {
                  *         "name": "Consulting agreement (Q1 2027)",
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
+                 *           "delivery": "email",
                  *           "email": "ada@example.com",
                  *           "group": 0,
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -22730,6 +22805,7 @@ export interface operations {
                  *         "name": "Consulting agreement (Q1 2027)",
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
+                 *           "delivery": "email",
                  *           "email": "ada@example.com",
                  *           "group": 0,
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",
@@ -22877,6 +22953,7 @@ export interface operations {
                  *         "name": "Service agreement",
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
+                 *           "delivery": "email",
                  *           "email": "ada@example.com",
                  *           "group": 0,
                  *           "id": "sgn_01jdxckfffq2sg2baavnrw0t7z",
@@ -23027,6 +23104,7 @@ export interface operations {
                  *         "name": "Service agreement",
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
+                 *           "delivery": "email",
                  *           "email": "decline-3@example.test",
                  *           "group": 0,
                  *           "id": "sgn_01jdxckfffq2sg2baavnrw0t7z",
@@ -23323,6 +23401,7 @@ export interface operations {
                  *         "name": "Consulting agreement (Q1 2027)",
                  *         "signer": {
                  *           "createdAt": "2026-11-21T09:30:00.000Z",
+                 *           "delivery": "email",
                  *           "email": "ada@example.com",
                  *           "group": 0,
                  *           "id": "sgn_01jdx3m4n5p6q7r8s9t0v1w2y4",

@@ -97,6 +97,11 @@ export interface DocumentsTable {
   timestamp_expires_at: string | null;
   /** An instance renewing the archive timestamp holds the document until then. */
   timestamp_renewal_claimed_until: string | null;
+  /* Embedding (migration 0021d). */
+  /** 0: no completed-copy mails; null or 1: mailed. */
+  send_completed_copy: number | null;
+  /** Where a signer who is not embedded is sent after completing or declining; null: nowhere. */
+  redirect_url: string | null;
 }
 
 export interface SignersTable {
@@ -145,6 +150,8 @@ export interface SignersTable {
   consent_locale?: string | null;
   consent_sha256?: string | null;
   consented_at?: string | null;
+  /** `embedded`: the sender hands out the links, no invitation, reminder or your-turn mail; null: email (migration 0021d). */
+  delivery?: string | null;
 }
 
 /** Secret signing links: only the SHA-256 of the token is stored. */

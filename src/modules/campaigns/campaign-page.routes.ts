@@ -11,6 +11,7 @@ import {
 } from '../../web/page.ts';
 import { fieldTypesForClient } from '../documents-core/field-types.ts';
 import { frameAncestors } from '../../web/frame-ancestors.ts';
+import { embedData, embedModeOf, refusedOriginPage } from '../../web/embed-mode.ts';
 import { embedOriginsOf } from '../orgs/embed-origins.ts';
 import { loadStaticAssets } from '../../web/static-assets.ts';
 import { closeIfExpired } from './campaign-closing.ts';
@@ -58,6 +59,7 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
             assetBase,
             locale,
             url,
+            embed: embedModeOf(request.query, []).embed,
             main: renderMessage(t('campaign.invalidTitle'), t('campaign.invalidText')),
           }),
         );
@@ -71,7 +73,10 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
       const locale = resolveLocale(lang, found.locale, browser, org?.default_locale);
       const { t } = translator(locale);
       // Framed only by the organization's own sites (embedOrigins); an unknown link by none.
-      setPageHeaders(reply, frameAncestors(await embedOriginsOf(deps.db, found.org_id)));
+      const embedOrigins = await embedOriginsOf(deps.db, found.org_id);
+      setPageHeaders(reply, frameAncestors(embedOrigins));
+      const mode = embedModeOf(request.query, embedOrigins);
+      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, assetBase));
       const campaign = await closeIfExpired(deps, found);
       const why = unavailability(campaign, deps.clock.now().getTime());
       if (why) {
@@ -81,6 +86,7 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
             assetBase,
             locale,
             url,
+            embed: mode.embed,
             main: renderMessage(t(`campaign.${why.reason}Title`), t(`campaign.${why.reason}Text`)),
           }),
         );
@@ -91,8 +97,9 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
           assetBase,
           locale,
           url,
+          embed: mode.embed,
           script: 'campaign.js',
-          data: { pdfjs: pdfjsBase, 'field-types': FIELD_TYPES_JSON },
+          data: { pdfjs: pdfjsBase, 'field-types': FIELD_TYPES_JSON, ...embedData(mode) },
           main: `
     <div class="loading" aria-busy="true">
       <div class="spinner" aria-hidden="true"></div>

@@ -32,6 +32,7 @@ export type DetailSigner = Pick<
   | 'delivery_error'
   | 'verification_status'
   | 'locale'
+  | 'delivery'
 >;
 export type DetailField = Pick<
   FieldRow,
@@ -86,6 +87,7 @@ const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
   'delivery_error',
   'verification_status',
   'locale',
+  'delivery',
 ];
 const FIELD_COLUMNS: (keyof DetailField)[] = [
   'id',

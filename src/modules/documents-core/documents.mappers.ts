@@ -57,6 +57,7 @@ export function toSigner(row: DetailSigner): SignerT {
     group: row.signing_group ?? row.position,
     signedAt: row.signed_at,
     locale: row.locale,
+    delivery: row.delivery === 'embedded' ? 'embedded' : 'email',
     createdAt: row.created_at,
   };
 }
@@ -91,6 +92,8 @@ export function toDocumentDetail(
   detail.reminderFrequency = row.reminder_frequency as DocumentDetailT['reminderFrequency'];
   detail.otpMethod = row.otp_method as DocumentDetailT['otpMethod'];
   detail.requireKyc = row.require_kyc === 1;
+  detail.sendCompletedCopy = row.send_completed_copy !== 0;
+  detail.redirectUrl = row.redirect_url;
   detail.signers = signers.map(toSigner);
   detail.fields = fields.map(toField);
   detail.actionRequired = row.status === 'action_required' ? actionRequiredOf(row, signers) : null;

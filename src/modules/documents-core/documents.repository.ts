@@ -169,6 +169,8 @@ const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
   'pades_level',
   'timestamp_expires_at',
   'timestamp_renewal_claimed_until',
+  'send_completed_copy',
+  'redirect_url',
 ]);
 
 export const insertDocument: (db: Executor, row: NewDocumentRow) => Promise<void> = preparedInsert(

@@ -17,6 +17,11 @@ import { AnchoredFieldInput } from './anchors.ts';
 const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
 
 export const SigningType = StringEnum(['sequential', 'parallel'] as const);
+const SEND_COMPLETED_COPY_TEXT =
+  'Whether signers and cc recipients get the completed copy by mail once everyone signed (default true)';
+const REDIRECT_URL_TEXT =
+  'Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done';
+
 export const OtpMethod = Nullable(StringEnum(['email'] as const));
 export const ReminderFrequency = Nullable(StringEnum(['daily', 'every_3_days', 'weekly'] as const));
 
@@ -124,6 +129,8 @@ export const DocumentDetail = Type.Object(
     reminderFrequency: ReminderFrequency,
     otpMethod: OtpMethod,
     requireKyc: Type.Boolean(),
+    sendCompletedCopy: Type.Boolean({ description: SEND_COMPLETED_COPY_TEXT }),
+    redirectUrl: Nullable(Type.String({ description: REDIRECT_URL_TEXT })),
     actionRequired: ActionRequired,
     signers: Type.Array(SignerSchema),
     fields: Type.Array(FieldSchema),
@@ -164,6 +171,12 @@ const editable = {
   reminderFrequency: Type.Optional(ReminderFrequency),
   requireKyc: Type.Optional(Type.Boolean()),
   allowReassign: Type.Optional(Type.Boolean({ description: AllowReassignText })),
+  sendCompletedCopy: Type.Optional(
+    Type.Boolean({ default: true, description: SEND_COMPLETED_COPY_TEXT }),
+  ),
+  redirectUrl: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: 2000, description: REDIRECT_URL_TEXT })),
+  ),
 };
 
 export const CreateDocumentBody = Type.Object(

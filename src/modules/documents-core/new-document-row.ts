@@ -23,6 +23,8 @@ interface NewDocument {
   templateId?: string | null;
   campaignId?: string | null;
   folderId?: string | null;
+  sendCompletedCopy?: boolean;
+  redirectUrl?: string | null;
 }
 
 /**
@@ -74,5 +76,7 @@ export function newDocumentRow(d: NewDocument): DocumentRow {
     pades_level: null,
     timestamp_expires_at: null,
     timestamp_renewal_claimed_until: null,
+    send_completed_copy: d.sendCompletedCopy === false ? 0 : 1,
+    redirect_url: d.redirectUrl ?? null,
   };
 }

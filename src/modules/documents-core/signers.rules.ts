@@ -1,10 +1,26 @@
 import type { Insertable } from 'kysely';
 import { checkOptionalLocale } from '../../http/locale-input.ts';
-import type { SignerRow, SignersTable } from '../../db/database.ts';
+import type { DocumentRow, SignerRow, SignersTable } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { hashAccessCode } from './access-code-hash.ts';
 import type { SignerInputT } from './signers.schemas.ts';
+
+/**
+ * A signer whose links the sender hands out through its own site (`delivery: "embedded"`): no
+ * invitation, your-turn or reminder mail is ever sent to them (README "Embedding").
+ */
+export const isEmbeddedSigner = (signer: Pick<SignerRow, 'delivery'>) =>
+  signer.delivery === 'embedded';
+
+/**
+ * Where the signing page sends a signer after completing or declining: the document's
+ * `redirectUrl`, except for an embedded signer, whom the sender's own page takes care of.
+ */
+export const redirectOf = (
+  doc: Pick<DocumentRow, 'redirect_url'>,
+  signer: Pick<SignerRow, 'delivery'>,
+): string | null => (isEmbeddedSigner(signer) ? null : (doc.redirect_url ?? null));
 
 /** Signers (all roles) a document may have. */
 export const MAX_SIGNERS = 50;
@@ -60,6 +76,7 @@ export function buildSignerRows(
       status: 'pending',
       signed_at: null,
       access_code_hash: code === null ? null : hashAccessCode(secret as Buffer, id, code),
+      delivery: input.delivery === 'embedded' ? 'embedded' : null,
       created_at: now,
       updated_at: now,
     };

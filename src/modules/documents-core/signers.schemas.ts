@@ -11,6 +11,11 @@ import {
 } from '../../http/schemas.ts';
 
 export const SIGNER_ROLES = ['signer', 'approver', 'cc'] as const;
+/** How a signer gets their signing link (README "Embedding"). */
+export const SIGNER_DELIVERIES = ['email', 'embedded'] as const;
+export type SignerDelivery = (typeof SIGNER_DELIVERIES)[number];
+const DELIVERY_TEXT =
+  '`email` (default): invitation, your-turn and reminder mails carry the link; `embedded`: none of those mails, you get the link from `POST /api/v1/documents/{id}/signers/{signerId}/link` and show it in your own site (README "Embedding")';
 /** Roles whose completion the document waits for; `cc` only receives copies. */
 export const SIGNING_ROLES: readonly string[] = ['signer', 'approver'];
 
@@ -34,6 +39,7 @@ export const SignerSchema = Type.Object(
           "The signer's own locale; null: it reads the document's, else the organization's `defaultLocale`",
       }),
     ),
+    delivery: StringEnum(SIGNER_DELIVERIES, { description: DELIVERY_TEXT }),
     createdAt: Timestamp,
   },
   { $id: 'Signer' },
@@ -79,6 +85,9 @@ export const SignerInput = Type.Object(
     phone: Type.Optional(Phone),
     locale: Type.Optional(Nullable(LocaleTag)),
     accessCode: Type.Optional(AccessCode),
+    delivery: Type.Optional(
+      StringEnum(SIGNER_DELIVERIES, { default: 'email', description: DELIVERY_TEXT }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -94,6 +103,7 @@ export const SignerPatch = Type.Object(
     phone: Type.Optional(Phone),
     locale: Type.Optional(Nullable(LocaleTag)),
     accessCode: Type.Optional(AccessCode),
+    delivery: Type.Optional(StringEnum(SIGNER_DELIVERIES, { description: DELIVERY_TEXT })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

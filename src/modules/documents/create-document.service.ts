@@ -12,6 +12,7 @@ import { insertSigners } from '../documents-core/signers.repository.ts';
 import { seedFromTemplate, type DocumentSeed } from '../templates/template-copy.ts';
 import * as repo from '../documents-core/documents.repository.ts';
 import { newDocumentRow } from '../documents-core/new-document-row.ts';
+import { checkDocumentRedirectUrl } from '../documents-core/redirect-url.ts';
 import {
   checkExpiry,
   checkFolder,
@@ -54,6 +55,8 @@ export function buildNewDocument(
     expiresAt: isoOrNull(input.expiresAt),
     templateId: input.templateId,
     folderId: input.folderId,
+    sendCompletedCopy: input.sendCompletedCopy,
+    redirectUrl: checkDocumentRedirectUrl(input.redirectUrl, deps.config.production),
   });
   if (seed) Object.assign(row, seed.file);
   const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);

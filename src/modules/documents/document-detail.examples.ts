@@ -30,6 +30,8 @@ export const documentDetailExamples = {
         reminderFrequency: null,
         otpMethod: null,
         requireKyc: false,
+        sendCompletedCopy: true,
+        redirectUrl: null,
         actionRequired: null,
         signers: [
           {
@@ -43,6 +45,7 @@ export const documentDetailExamples = {
             group: 0,
             signedAt: null,
             locale: null,
+            delivery: 'email',
             createdAt: AT.created,
           },
         ],
@@ -87,7 +90,12 @@ export const documentDetailExamples = {
     },
   },
   updateDocument: {
-    body: { name: 'Consulting agreement (Q1 2027)', reminderFrequency: 'every_3_days' },
+    body: {
+      name: 'Consulting agreement (Q1 2027)',
+      reminderFrequency: 'every_3_days',
+      sendCompletedCopy: false,
+      redirectUrl: 'https://app.example.com/contracts/done',
+    },
     response: {
       data: {
         id: EX.doc,
@@ -114,6 +122,8 @@ export const documentDetailExamples = {
         reminderFrequency: 'every_3_days',
         otpMethod: null,
         requireKyc: false,
+        sendCompletedCopy: false,
+        redirectUrl: 'https://app.example.com/contracts/done',
         actionRequired: null,
         signers: [
           {
@@ -127,6 +137,7 @@ export const documentDetailExamples = {
             group: 0,
             signedAt: null,
             locale: null,
+            delivery: 'email',
             createdAt: AT.created,
           },
         ],
@@ -197,6 +208,8 @@ export const documentDetailExamples = {
         reminderFrequency: 'every_3_days',
         otpMethod: null,
         requireKyc: false,
+        sendCompletedCopy: true,
+        redirectUrl: null,
         actionRequired: null,
         signers: [
           {
@@ -210,6 +223,7 @@ export const documentDetailExamples = {
             group: 0,
             signedAt: AT.signed,
             locale: null,
+            delivery: 'email',
             createdAt: AT.created,
           },
         ],

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { checkOptionalLocale } from '../../http/locale-input.ts';
+import { checkDocumentRedirectUrl } from '../documents-core/redirect-url.ts';
 import { invalidState } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { writeAudit } from '../audit/audit.ts';
@@ -60,6 +61,10 @@ export async function updateDocument(
     if (input.reminderFrequency !== undefined) changes.reminder_frequency = input.reminderFrequency;
     if (input.requireKyc !== undefined) changes.require_kyc = input.requireKyc ? 1 : 0;
     if (input.allowReassign !== undefined) changes.allow_reassign = input.allowReassign ? 1 : 0;
+    if (input.sendCompletedCopy !== undefined)
+      changes.send_completed_copy = input.sendCompletedCopy ? 1 : 0;
+    if (input.redirectUrl !== undefined)
+      changes.redirect_url = checkDocumentRedirectUrl(input.redirectUrl, deps.config.production);
     await repo.updateDocument(trx, id, changes);
     await writeAudit(trx, deps.clock, {
       orgId: actor.orgId,

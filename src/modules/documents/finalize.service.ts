@@ -137,6 +137,8 @@ async function mailSignedCopies(
   key: string,
   size: number,
 ): Promise<void> {
+  // The sender asked for none (`sendCompletedCopy: false`): its own site hands out the signed PDF.
+  if (doc.send_completed_copy === 0) return;
   const org = await orgMailOf(trx, doc.org_id);
   const filename = `${doc.name.replace(/[\\/\r\n]/g, '_')} - Signed.pdf`;
   for (const recipient of await listSigners(trx, doc.id)) {

@@ -1,3 +1,4 @@
+import { isEmbeddedSigner } from '../documents-core/signers.rules.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, Executor, FieldRow, SignerRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
@@ -71,7 +72,9 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
     { last_notified_at: now, updated_at: now },
   );
   // Signers and approvers get their secret link; a final delivery failure makes the document action_required.
-  const withLink = invited.filter((i) => i.signer.role !== 'cc');
+  // Embedded signers get neither mail nor link here: the sender asks for their links (README "Embedding").
+  const mailed = invited.filter((i) => !isEmbeddedSigner(i.signer));
+  const withLink = mailed.filter((i) => i.signer.role !== 'cc');
   const links = new Map(
     (await issueLinks(trx, deps, withLink)).map((link, k) => [withLink[k].signer.id, link.url]),
   );
@@ -79,7 +82,7 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
     trx,
     deps.clock,
     'mail',
-    invited.map(({ doc, signer, mayAct }) => {
+    mailed.map(({ doc, signer, mayAct }) => {
       const link = links.get(signer.id);
       return {
         ...invitationMail({ doc, signer, ...org, yourTurn: mayAct, link }),

@@ -81,6 +81,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
         group: 0,
         signedAt: null,
         locale: null,
+        delivery: 'email',
         createdAt: AT.created,
       },
     },

@@ -4,7 +4,12 @@ import type { OperationExample } from '../../http/operation-docs.ts';
 /** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
 export const signerExamples = {
   addSigner: {
-    body: { name: 'Charles Babbage', email: 'charles@example.com', role: 'approver' },
+    body: {
+      name: 'Charles Babbage',
+      email: 'charles@example.com',
+      role: 'approver',
+      delivery: 'embedded',
+    },
     response: {
       data: {
         id: EX.sgn,
@@ -17,6 +22,7 @@ export const signerExamples = {
         group: 1,
         signedAt: null,
         locale: null,
+        delivery: 'embedded',
         createdAt: AT.created,
       },
     },
@@ -35,6 +41,7 @@ export const signerExamples = {
           group: 0,
           signedAt: null,
           locale: null,
+          delivery: 'email',
           createdAt: AT.created,
         },
         {
@@ -48,6 +55,7 @@ export const signerExamples = {
           group: 1,
           signedAt: null,
           locale: null,
+          delivery: 'email',
           createdAt: AT.created,
         },
       ],
@@ -68,6 +76,7 @@ export const signerExamples = {
         group: 1,
         signedAt: null,
         locale: null,
+        delivery: 'email',
         createdAt: AT.created,
       },
     },

@@ -16,6 +16,7 @@ import * as repo from '../documents-core/signers.repository.ts';
 import {
   buildSignerRows,
   CORRECTABLE_IN_FLIGHT,
+  isEmbeddedSigner,
   MAX_SIGNERS,
 } from '../documents-core/signers.rules.ts';
 import { isFinishedSigner, moveSigner } from '../documents-core/signer-status.ts';
@@ -100,6 +101,10 @@ function diff(signer: SignerRow, input: SignerPatchT, secret: Buffer): SignerUpd
   if (input.locale !== undefined) {
     const locale = checkOptionalLocale(input.locale, 'body.locale');
     if (locale !== signer.locale) changes.locale = locale;
+  }
+  if (input.delivery !== undefined) {
+    const delivery = input.delivery === 'embedded' ? 'embedded' : null;
+    if (delivery !== (signer.delivery ?? null)) changes.delivery = delivery;
   }
   // Write-only: a code is a change unless it hashes to the one stored.
   if (input.accessCode !== undefined) {
@@ -229,16 +234,18 @@ async function correctSentSigner(
     emailChanged: changes.email !== undefined,
     meta: actor.meta,
   });
-  await enqueueJob(trx, deps.clock, 'mail', {
-    ...invitationMail({ doc, signer: updated, ...org, yourTurn, link }),
-    ...(link ? { signingInvitation: { documentId: doc.id, signerId: updated.id } } : {}),
-  });
+  const embedded = isEmbeddedSigner(updated);
+  if (!embedded)
+    await enqueueJob(trx, deps.clock, 'mail', {
+      ...invitationMail({ doc, signer: updated, ...org, yourTurn, link }),
+      ...(link ? { signingInvitation: { documentId: doc.id, signerId: updated.id } } : {}),
+    });
   const was = changes.email !== undefined ? ` (was <${signer.email}>)` : '';
   await writeAudit(trx, deps.clock, {
     orgId: actor.orgId,
     documentId: doc.id,
     action: 'signer.updated',
-    details: `Corrected ${changedNames(changes)} of ${who(updated)}${was}; invitation sent again`,
+    details: `Corrected ${changedNames(changes)} of ${who(updated)}${was}${embedded ? '' : '; invitation sent again'}`,
     meta: actor.meta,
   });
   return toSigner(updated);

@@ -1,3 +1,4 @@
+import { redirectOf } from '../documents-core/signers.rules.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { SignerRow } from '../../db/database.ts';
 import { invalidState } from '../../http/errors.ts';
@@ -113,6 +114,7 @@ export async function declineSigning(
       signerId: current.id,
       status: 'declined',
       documentStatus: 'declined',
+      redirectUrl: redirectOf(locked, current),
     };
   });
 }

@@ -40,6 +40,10 @@ export async function sendReminders(deps: AppDeps): Promise<number> {
     .where('signers.status', 'in', INVITED_SIGNER_STATUSES)
     .where('signers.role', '!=', 'cc')
     .where('signers.delivery_failed_at', 'is', null)
+    // Embedded signers get no mail: the sender's own site shows them their link.
+    .where((eb) =>
+      eb.or([eb('signers.delivery', 'is', null), eb('signers.delivery', '!=', 'embedded')]),
+    )
     // Identity evidence under review: the sender, not the signer, has to act.
     .where((eb) =>
       eb.or([

@@ -3,7 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { requestMeta } from '../../http/request-meta.ts';
 import { Data } from '../../http/schemas.ts';
 import { actorOf } from '../documents-core/document-access.ts';
-import { AccessBody, AccessResult, ResendResult } from './signer-access.schemas.ts';
+import {
+  AccessBody,
+  AccessResult,
+  ResendResult,
+  SigningLinkBody,
+} from './signer-access.schemas.ts';
 import { enterAccessCode, requireSigningSession, resendInvitation } from './signer-access.ts';
 import { giveConsent } from './consent.ts';
 import { resolveToken } from './signing-links.ts';
@@ -103,6 +108,11 @@ export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void
   app.post(
     '/api/v1/documents/:id/signers/:signerId/link',
     {
+      bodyLimit: 4 * 1024,
+      // The body is optional: no body is `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       config: { scope: 'documents.send' },
       schema: {
         tags,
@@ -110,8 +120,9 @@ export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void
         example: signingExamples.createSigningLink,
         summary: 'A fresh signing link for a signer (embedded signing)',
         description:
-          'The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). The link lives 30 days or until the document expires, whichever is first; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.',
+          'The document must be `pending` or `action_required` and the signer a `signer` or `approver` who has not finished (409 `invalid_state`). `expiresIn` (seconds, optional body): for a signer with `delivery: "embedded"` 60 to 86400, default 3600 (one hour); for a signer reached by email 60 to 2592000, default 30 days. The link never outlives the document’s `expiresAt`; links issued earlier stay valid. All of a signer’s links stop working once the signer completes or declines, when the document leaves `pending`/`action_required`, or when the sender corrects the signer’s email address.',
         params: SignerLinkParams,
+        body: SigningLinkBody,
         response: { 200: Data(SigningLink, 'A fresh signing link') },
         errorCodes: ['not_found', 'invalid_state'],
       },
@@ -122,6 +133,7 @@ export async function signerAccessRoutes(fastify: FastifyInstance): Promise<void
         actorOf(request),
         request.params.id,
         request.params.signerId,
+        request.body,
       ),
     }),
   );

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { Id, Timestamp } from '../../http/schemas.ts';
 import { ACCESS_CODE_MAX } from './access-codes.ts';
 
@@ -26,3 +26,28 @@ export const ResendResult = Type.Object({
   sentTo: Type.String({ description: 'The address the invitation was mailed to' }),
   expiresAt: Timestamp,
 });
+
+/** Bounds of `expiresIn` (seconds) of a signing link made by the API (README "Embedding"). */
+export const LINK_EXPIRES_IN = {
+  min: 60,
+  /** Longest for an embedded signer, and the link's default life for them: 24 h and 1 h. */
+  embeddedMax: 24 * 3600,
+  embeddedDefault: 3600,
+  /** Longest for a signer reached by email (their links' usual life, signing-links.ts). */
+  emailMax: 30 * 24 * 3600,
+} as const;
+
+export const SigningLinkBody = Type.Object(
+  {
+    expiresIn: Type.Optional(
+      Type.Integer({
+        minimum: LINK_EXPIRES_IN.min,
+        maximum: LINK_EXPIRES_IN.emailMax,
+        description:
+          'Seconds the link lives. Embedded signers: 60 to 86400, default 3600. Signers reached by email: 60 to 2592000, default 30 days. Never past the document’s `expiresAt`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SigningLinkBodyT = Static<typeof SigningLinkBody>;

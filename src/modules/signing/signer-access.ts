@@ -1,3 +1,4 @@
+import { isEmbeddedSigner } from '../documents-core/signers.rules.ts';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
@@ -122,6 +123,10 @@ export async function resendInvitation(
     if (signer.role === 'cc') throw invalidState('Copy (cc) recipients do not sign');
     if (isFinishedSigner(signer.status))
       throw invalidState(`Cannot resend the invitation: the signer is ${signer.status}`);
+    if (isEmbeddedSigner(signer))
+      throw invalidState(
+        'The signer is embedded (delivery "embedded") and gets no mail; create a link with POST /api/v1/documents/{id}/signers/{signerId}/link',
+      );
     await revokeSigningLinks(trx, deps, signer.id);
     const link = await issueLink(trx, deps, doc, signer);
     await clearTries(trx, signerSubject(signer.id));

@@ -1,3 +1,4 @@
+import { isEmbeddedSigner } from '../documents-core/signers.rules.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentStatus, Executor, SignerRow } from '../../db/database.ts';
 import { enqueueJob } from '../../queue/queue.ts';
@@ -42,6 +43,8 @@ export async function mailYourTurn(
   doc: DocumentRow,
   signer: SignerRow,
 ): Promise<void> {
+  // An embedded signer's turn is shown by the sender's own site (README "Embedding").
+  if (isEmbeddedSigner(signer)) return;
   const { url } = await issueLink(trx, deps, doc, signer);
   const org = await orgMailOf(trx, doc.org_id);
   await enqueueJob(trx, deps.clock, 'mail', {
@@ -74,7 +77,7 @@ export async function advanceTurn(
       orgId: doc.org_id,
       documentId: doc.id,
       action: 'signer.notified',
-      details: `It is now the turn of ${next.name} <${next.email}> (order ${next.position}, group ${groupOf(next)}); emailed`,
+      details: `It is now the turn of ${next.name} <${next.email}> (order ${next.position}, group ${groupOf(next)}); ${isEmbeddedSigner(next) ? 'embedded, not emailed' : 'emailed'}`,
       meta,
     });
   }

@@ -23,27 +23,32 @@ import { findDocumentById } from '../documents-core/documents.repository.ts';
  */
 
 /** A link lives 30 days, or until the document's `expiresAt` when that comes first. */
-const LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+export const LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 
 type LinkPurpose = 'sign' | 'download';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-function linkExpiry(deps: AppDeps, doc: DocumentRow): string {
-  const cap = deps.clock.now().getTime() + LINK_LIFETIME_MS;
+function linkExpiry(deps: AppDeps, doc: DocumentRow, lifetimeMs: number): string {
+  const cap = deps.clock.now().getTime() + lifetimeMs;
   const docExpiry = doc.expires_at ? Date.parse(doc.expires_at) : Infinity;
   return new Date(Math.min(cap, docExpiry)).toISOString();
 }
 
-/** Issues a new secret link for the signer inside the caller's transaction; the raw token exists only in the result. */
+/**
+ * Issues a new secret link for the signer inside the caller's transaction; the raw token exists
+ * only in the result. A signing link lives `lifetimeMs` (30 days unless the caller says otherwise:
+ * an embedded signer's link from the API lives an hour by default), never past the document's expiry.
+ */
 export async function issueLink(
   trx: Executor,
   deps: AppDeps,
   doc: DocumentRow,
   signer: Pick<SignerRow, 'id'>,
   purpose: LinkPurpose = 'sign',
+  lifetimeMs: number = LINK_LIFETIME_MS,
 ): Promise<{ url: string; expiresAt: string }> {
-  return (await issueLinks(trx, deps, [{ doc, signer }], purpose))[0];
+  return (await issueLinks(trx, deps, [{ doc, signer }], purpose, lifetimeMs))[0];
 }
 
 /** issueLink for several signers (of one or more documents) as one insert; the links in the same order. */
@@ -52,6 +57,7 @@ export async function issueLinks(
   deps: AppDeps,
   holders: { doc: DocumentRow; signer: Pick<SignerRow, 'id'> }[],
   purpose: LinkPurpose = 'sign',
+  lifetimeMs: number = LINK_LIFETIME_MS,
 ): Promise<{ url: string; expiresAt: string }[]> {
   const now = deps.clock.now().toISOString();
   const links = holders.map(({ doc, signer }) => {
@@ -59,7 +65,7 @@ export async function issueLinks(
     const expiresAt =
       purpose === 'download'
         ? new Date(deps.clock.now().getTime() + LINK_LIFETIME_MS).toISOString()
-        : linkExpiry(deps, doc);
+        : linkExpiry(deps, doc, lifetimeMs);
     const row = {
       token_hash: hashToken(token),
       signer_id: signer.id,

@@ -98,6 +98,7 @@ export const signingExamples = {
         signedAt: AT.signed,
         documentStatus: 'pending',
         allSigned: true,
+        redirectUrl: 'https://app.example.com/contracts/done',
       },
     },
   },
@@ -109,6 +110,7 @@ export const signingExamples = {
         signerId: 'sgn_01jdxckfffq2sg2baavnrw0t7z',
         status: 'declined',
         documentStatus: 'declined',
+        redirectUrl: 'https://app.example.com/contracts/done',
       },
     },
   },
@@ -160,6 +162,7 @@ export const signingExamples = {
     response: { data: { signerId: EX.sgn, sentTo: 'ada@example.com', expiresAt: AT.expires } },
   },
   createSigningLink: {
+    body: { expiresIn: 3600 },
     response: { data: { url: `https://sign.example.com/sign/${EX.token}`, expiresAt: AT.expires } },
   },
   reviewSignerIdentity: {

@@ -201,6 +201,12 @@ export const CompleteResult = Type.Object({
   allSigned: Type.Boolean({
     description: 'Every signer and approver has completed; the signed PDF is being produced',
   }),
+  redirectUrl: Nullable(
+    Type.String({
+      description:
+        'Where to send the signer now: the document’s `redirectUrl`; null when it has none or the signer is embedded',
+    }),
+  ),
 });
 export type CompleteResultT = Static<typeof CompleteResult>;
 
@@ -221,6 +227,12 @@ export const DeclineResult = Type.Object({
   signerId: Id('sgn'),
   status: StringEnum(SIGNER_STATUSES),
   documentStatus: StringEnum(DOCUMENT_STATUSES),
+  redirectUrl: Nullable(
+    Type.String({
+      description:
+        'Where to send the signer now: the document’s `redirectUrl`; null when it has none or the signer is embedded',
+    }),
+  ),
 });
 export type DeclineResultT = Static<typeof DeclineResult>;
 

@@ -1,3 +1,4 @@
+import { redirectOf } from '../documents-core/signers.rules.ts';
 import { fieldView } from '../documents-core/field-view.ts';
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
@@ -263,6 +264,7 @@ export async function completeSigning(
       signedAt: now,
       documentStatus: locked.status as CompleteResultT['documentStatus'],
       allSigned,
+      redirectUrl: redirectOf(locked, current),
     };
   });
 }

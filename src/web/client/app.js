@@ -9,6 +9,7 @@ import { identityStep } from './identity.js';
 import { signingView } from './signing-view.js';
 import { showState, stateOfError, stateOfSession } from './states.js';
 import { t } from './i18n.js';
+import { frameIds, postError, postOnce } from './frame.js';
 
 /** Mirrors SIGNING_LIMITS of the API (src/modules/signing/signing.schemas.ts). */
 const LIMITS = {
@@ -37,12 +38,17 @@ async function start(refused) {
       store.set(null);
       return accessStep({ api, store, limits: LIMITS, onDone: start });
     }
+    postError(err);
     const { state, text } = stateOfError(err);
     return showState(state, { text });
   }
   const { document: doc } = session;
   document.title = t('page.titleDocument', { documentName: doc.name });
-  document.getElementById('topbar-doc').textContent = doc.name;
+  // No top bar when framed (`?embed=1`).
+  const topbarDoc = document.getElementById('topbar-doc');
+  if (topbarDoc) topbarDoc.textContent = doc.name;
+  frameIds(doc.id, session.signer.id);
+  postOnce('ready');
 
   const state = stateOfSession(session);
   if (state)
@@ -60,7 +66,9 @@ async function start(refused) {
   ) {
     return identityStep({ api, session, limits: LIMITS, onDone: start });
   }
-  return signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState });
+  const view = await signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState });
+  postOnce('viewed');
+  return view;
 }
 
 /** Who signs before and after this signer, so "not your turn" says who is being waited for. */
@@ -119,5 +127,6 @@ async function refreshState() {
 
 start().catch((err) => {
   console.error(err);
+  postError(err);
   showState('error');
 });

@@ -3,6 +3,7 @@
 // pieces (PDF view, field controls, signature pad, code dialog, full-page states); every rule is the
 // public API's (`/api/v1/public/campaigns/{slug}`), which answers the same errors as the signing API.
 
+import { embedded, frameIds, postError, postOnce, postToHost } from './frame.js';
 import { collectValues, markOf } from './field-types.js';
 import { ApiError } from './api.js';
 import { announce, applyBrand, h, nextId, showLogo, showMain } from './dom.js';
@@ -169,13 +170,17 @@ async function start() {
   try {
     campaign = await api.get();
   } catch (err) {
+    postError(err);
     return showUnavailable(err);
   }
+  postOnce('ready');
   applyBrand(campaign.brandColor);
   showLogo(campaign.logoUrl, campaign.senderName);
   const title = campaign.welcomeTitle || campaign.name;
   document.title = t('page.titleDocument', { documentName: title });
-  document.getElementById('topbar-doc').textContent = campaign.senderName;
+  // No top bar when framed (`?embed=1`).
+  const topbarDoc = document.getElementById('topbar-doc');
+  if (topbarDoc) topbarDoc.textContent = campaign.senderName;
 
   const intro = h(
     'section',
@@ -369,8 +374,17 @@ async function start() {
   }
 
   function finished(result) {
-    // With identity verification, the visitor continues on their own signing page.
-    const next = result.signingUrl || result.redirectUrl;
+    frameIds(result.id);
+    // With identity verification, the visitor continues on their own signing page (framed too).
+    if (result.signingUrl && embedded) {
+      const url = new URL(result.signingUrl);
+      for (const [k, v] of new URLSearchParams(location.search))
+        if (k === 'embed' || k === 'origin') url.searchParams.set(k, v);
+      return location.assign(url.href);
+    }
+    postToHost('completed');
+    // A framed form leaves what comes next to the page around it.
+    const next = result.signingUrl || (embedded ? '' : result.redirectUrl);
     if (next) {
       status.classList.remove('is-error');
       status.textContent = t('state.redirecting');
@@ -443,9 +457,11 @@ async function start() {
   });
 
   document.body.dataset.view = 'campaign';
+  postOnce('viewed');
 }
 
 start().catch((err) => {
   console.error(err);
+  postError(err);
   showState('error');
 });

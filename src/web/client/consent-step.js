@@ -3,6 +3,7 @@
 // the document. "I agree" keeps the consent (POST …/consent); "I do not agree", once confirmed,
 // declines with the reason `consent_withdrawn`.
 
+import { finishedSigning } from './frame.js';
 import { announce, h, nextId, showMain } from './dom.js';
 import { t } from './i18n.js';
 import { showState } from './states.js';
@@ -79,9 +80,15 @@ export function consentStep({ api, session, onDone }) {
           onclick: (e) => {
             e.currentTarget.disabled = true;
             e.currentTarget.textContent = t('decline.declining');
+            let result;
             act(
-              () => api.decline(CONSENT_WITHDRAWN),
-              () => showState('you_declined', { documentName: session.document.name }),
+              async () => {
+                result = await api.decline(CONSENT_WITHDRAWN);
+              },
+              () => {
+                showState('you_declined', { documentName: session.document.name });
+                finishedSigning('declined', result);
+              },
             ).finally(() => {
               e.currentTarget.disabled = false;
               e.currentTarget.textContent = t('consent.confirmDecline');

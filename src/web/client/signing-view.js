@@ -2,6 +2,7 @@
 // guided navigation to the next field, and the Finish (with the emailed code when required) and
 // Decline actions.
 
+import { finishedSigning } from './frame.js';
 import { collectValues, markOf } from './field-types.js';
 import { ApiError } from './api.js';
 import { announce, applyBrand, h, showLogo, showMain } from './dom.js';
@@ -223,7 +224,10 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
       maxChars: LIMITS.declineReasonMaxChars,
       decline: (reason) => api.decline(reason),
     });
-    if (result) showState('you_declined', { documentName: doc.name });
+    if (result) {
+      showState('you_declined', { documentName: doc.name });
+      finishedSigning('declined', result);
+    }
   });
 
   function showProblems(problems) {
@@ -268,8 +272,10 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     announce(err.message);
   }
 
-  const finished = (result) =>
+  const finished = (result) => {
     showState(result.allSigned ? 'done_all' : 'done', { documentName: doc.name });
+    finishedSigning('completed', result);
+  };
 
   finishButton.addEventListener('click', async () => {
     status.classList.remove('is-error');
