@@ -42,6 +42,7 @@ import * as m0016a from './migrations/0016a-exposure.ts';
 import * as m0017a from './migrations/0017a-organization-exports.ts';
 import * as m0020 from './migrations/0020-languages.ts';
 import * as m0018a from './migrations/0018a-signer-access-codes.ts';
+import * as m0021b from './migrations/0021b-sms-codes.ts';
 import * as m0018b from './migrations/0018b-signer-consent.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -90,6 +91,7 @@ export const migrations: Record<string, Migration> = {
   '0020-languages': m0020,
   '0018a-signer-access-codes': m0018a,
   '0018b-signer-consent': m0018b,
+  '0021b-sms-codes': m0021b,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

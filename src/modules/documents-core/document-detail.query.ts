@@ -31,6 +31,9 @@ export type DetailSigner = Pick<
   | 'delivery_error'
   | 'verification_status'
   | 'locale'
+  | 'otp_method'
+  | 'sms_failed_at'
+  | 'sms_error'
 >;
 export type DetailField = Pick<
   FieldRow,
@@ -84,6 +87,9 @@ const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
   'delivery_error',
   'verification_status',
   'locale',
+  'otp_method',
+  'sms_failed_at',
+  'sms_error',
 ];
 const FIELD_COLUMNS: (keyof DetailField)[] = [
   'id',

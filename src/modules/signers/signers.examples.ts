@@ -4,13 +4,20 @@ import type { OperationExample } from '../../http/operation-docs.ts';
 /** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
 export const signerExamples = {
   addSigner: {
-    body: { name: 'Charles Babbage', email: 'charles@example.com', role: 'approver' },
+    body: {
+      name: 'Charles Babbage',
+      email: 'charles@example.com',
+      role: 'approver',
+      phone: '+1 415 555 0123',
+      otpMethod: 'sms',
+    },
     response: {
       data: {
         id: EX.sgn,
         name: 'Charles Babbage',
         email: 'charles@example.com',
-        phone: null,
+        phone: '+14155550123',
+        otpMethod: 'sms',
         role: 'approver',
         status: 'pending',
         order: 1,
@@ -28,6 +35,7 @@ export const signerExamples = {
           name: 'Ada Lovelace',
           email: 'ada@example.com',
           phone: null,
+          otpMethod: null,
           role: 'signer',
           status: 'pending',
           order: 0,
@@ -40,6 +48,7 @@ export const signerExamples = {
           name: 'Charles Babbage',
           email: 'charles@example.com',
           phone: null,
+          otpMethod: null,
           role: 'approver',
           status: 'pending',
           order: 1,
@@ -59,6 +68,7 @@ export const signerExamples = {
         name: 'Charles Babbage',
         email: 'charles.babbage@example.com',
         phone: null,
+        otpMethod: null,
         role: 'approver',
         status: 'pending',
         order: 1,

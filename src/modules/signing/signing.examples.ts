@@ -33,7 +33,9 @@ export const signingExamples = {
           text: 'Consent to use electronic records and signatures\n\nYou have the right to receive this document on paper instead…',
           locale: 'en',
         },
-        otpRequired: false,
+        otpRequired: true,
+        otpMethod: 'sms',
+        otpPhone: '+1 ••• ••• 0123',
         verification: { required: false, status: 'none' },
         fields: [
           {
@@ -75,7 +77,8 @@ export const signingExamples = {
   sendSigningOtp: {
     response: {
       data: {
-        sentTo: 'o***@example.test',
+        method: 'sms',
+        sentTo: '+1 ••• ••• 0123',
         expiresAt: AT.expires,
         resendAfter: '2026-11-25T03:40:46.512Z',
       },
