@@ -101,9 +101,7 @@ describe('otpMethod sms: validation', () => {
       body: {
         name: 'x',
         signers: [{ name: 'L', email }],
-        fields: [
-          { type: 'signature', page: 1, x: 1, y: 1, width: 10, height: 5, assignedTo: 0 },
-        ],
+        fields: [{ type: 'signature', page: 1, x: 1, y: 1, width: 10, height: 5, assignedTo: 0 }],
       },
     });
     const id = created.body.data.id;
