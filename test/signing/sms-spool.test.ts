@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { hasQpdf } from '../pdf/independent-checks.ts';
+import { hasPoppler } from '../pdf/pdf-helpers.ts';
 import {
   address,
   latestToken,
@@ -22,7 +25,7 @@ afterAll(async () => {
 describe('otpMethod sms without SMS_URL', () => {
   it('spools each message as $DATA_DIR/sms/<id>.json {to, body, createdAt}', async () => {
     const email = address('spool');
-    await sentDocument(t, {
+    const doc = await sentDocument(t, {
       signers: [{ name: 'Sol', email, phone: '+33 6 12 34 56 78' }],
       body: { otpMethod: 'sms' },
     });
@@ -44,6 +47,27 @@ describe('otpMethod sms without SMS_URL', () => {
       body: { values: {}, signature: typed(), otp: code },
     });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
+    if (!hasPoppler || !hasQpdf) return;
+    // The certificate page names the method and the masked phone, and what it proves.
+    await t.settle();
+    const download = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${doc.id}/download`,
+      headers: { authorization: `Bearer ${t.key}` },
+    });
+    expect(download.statusCode).toBe(200);
+    const file = path.join(t.database.dataDir, 'sms-signed.pdf');
+    await fs.writeFile(file, download.rawPayload);
+    const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).stdout;
+    const text = run('pdftotext', ['-f', '3', file, '-']).replace(/\s+/g, ' ');
+    expect(text).toContain(
+      'one-time code sent by SMS to +33 ••• ••• 5678 (proof of access to that phone, not of who the person is)',
+    );
+    const evidence = JSON.parse(run('qpdf', ['--show-attachment=signet-evidence.json', file]));
+    expect(evidence.signers[0]).toMatchObject({
+      authentication: ['email_link', 'sms_otp'],
+      otpPhone: '+33 ••• ••• 5678',
+    });
   });
 
   it('texts in the signer’s language', async () => {
