@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SmsConfig } from '../config-sms.ts';
+import type { SmsSender } from '../sms-types.ts';
 import { deliveryHeaders } from '../modules/webhooks/signature.ts';
 
 /*
@@ -10,18 +11,6 @@ import { deliveryHeaders } from '../modules/webhooks/signature.ts';
  * throws SmsRejected when it refused it for good (a 4xx answer: retrying cannot help), and any
  * other error when a retry may (network, timeout, 5xx, 408, 429).
  */
-
-export interface SmsMessage {
-  /** E.164. */
-  to: string;
-  body: string;
-  /** The same on every attempt of one message: a gateway drops the repeats it already sent. */
-  idempotencyKey: string;
-}
-
-export interface SmsSender {
-  send(message: SmsMessage): Promise<void>;
-}
 
 /** The peer refused the message (a 4xx answer): retrying the same message cannot succeed. */
 export class SmsRejected extends Error {}

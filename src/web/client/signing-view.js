@@ -276,7 +276,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     if (session.otpRequired) {
       const result = await openOtpDialog({
         email: signer.email,
-        phone: session.otpMethod === 'sms' ? session.otpPhone : null,
+        phone: session.otpPhone,
         digits: LIMITS.otpDigits,
         requestOtp: () => api.requestOtp(),
         confirm: async (otp) => {
