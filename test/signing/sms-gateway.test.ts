@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bulkTemplate, clientRow } from '../bulk-sends/setup.ts';
 import { HttpPeer } from '../helpers/http-peer.ts';
 import {
   address,
@@ -112,6 +113,27 @@ describe('otpMethod sms: validation', () => {
     const sent = await t.request('POST', `/api/v1/documents/${id}/send`);
     expect(sent.status).toBe(400);
     expect(sent.body.error.code).toBe('validation_error');
+  });
+
+  it('a bulk send with otpMethod sms names each row whose signer has no valid phone', async () => {
+    const tpl = await bulkTemplate(t);
+    const res = await t.request('POST', '/api/v1/bulk-sends', {
+      body: {
+        templateId: tpl,
+        otpMethod: 'sms',
+        rows: [
+          {
+            signers: [{ role: 'Client', name: 'P', email: address('p'), phone: '+14155550123' }],
+          },
+          clientRow(1),
+        ],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual([
+      'rows[1].signers[0].phone',
+    ]);
   });
 });
 
