@@ -21,8 +21,14 @@ export function registerSmsJob(jobs: JobRunner, deps: AppDeps): void {
       try {
         await deps.sms.send({ to, body, idempotencyKey });
       } catch (err) {
-        if (err instanceof SmsRejected) throw new PermanentJobError(err.message);
-        throw err;
+        // A peer's answer may quote the message: its code never reaches the audit log or the sender.
+        const codes = body.match(/\d{4,}/g) ?? [];
+        const message = codes.reduce(
+          (text, code) => text.split(code).join('••••••'),
+          err instanceof Error ? err.message : String(err),
+        );
+        if (err instanceof SmsRejected) throw new PermanentJobError(message);
+        throw new Error(message);
       }
     },
     (payload, error) => onSmsUndeliverable(deps, payload, error),

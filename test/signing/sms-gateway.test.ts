@@ -177,9 +177,10 @@ describe('otpMethod sms through an SMS gateway (SMS_URL https://…)', () => {
   });
 
   it('a code the gateway refuses (4xx) makes the document action_required (sms_undeliverable); correcting the phone resumes it', async () => {
+    // The answer quotes the message: its code must not reach the sender.
     peer.respond = (r) =>
       JSON.parse(r.body).to === '+14155550199'
-        ? { status: 400, body: { error: 'unknown number' } }
+        ? { status: 400, body: { error: 'unknown number', message: JSON.parse(r.body).body } }
         : { status: 200 };
     const { doc, token } = await smsDocument('+14155550199');
     expect((await requestCode(token)).status).toBe(200);
@@ -192,6 +193,9 @@ describe('otpMethod sms through an SMS gateway (SMS_URL https://…)', () => {
       signerId: doc.signers[0].id,
     });
     expect(detail.actionRequired.message).toContain('unknown number');
+    const code = codeIn(to('+14155550199')[0].body);
+    expect(detail.actionRequired.message).not.toContain(code);
+    expect(detail.actionRequired.message).toContain('••••••');
     expect(await auditActions(t, doc.id)).toContain('signer.sms_failed');
 
     const fixed = await t.request(
