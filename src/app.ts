@@ -30,6 +30,7 @@ import { batchStats } from './db/pg-insert-batch.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { VERSION } from './version.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
+import { createSmsSender } from './sms/sms-sender.ts';
 import { JobRunner } from './jobs/job-runner.ts';
 import { registerJobHandlers } from './jobs/handlers.ts';
 import { Pacer } from './jobs/pacer.ts';
@@ -182,6 +183,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         log: app.log,
         connections: config.mailConnections,
       }),
+    sms: createSmsSender(config.sms, app.log),
     clock,
     secret: deriveKey(secretKey, 'server-tokens'),
     webhookKey,

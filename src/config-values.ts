@@ -7,6 +7,18 @@ import { isIP } from 'node:net';
 
 export class ConfigError extends Error {}
 
+/** Server timeouts, in milliseconds (slow senders cannot hold sockets). */
+export interface ServerTimeouts {
+  /** Until the request's headers are complete. */
+  readonly headersMs: number;
+  /** Until the whole request (body included) is received. */
+  readonly requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveMs: number;
+  /** A socket with no traffic at all for this long is closed. */
+  readonly idleMs: number;
+}
+
 /**
  * `TRUST_PROXY`: addresses and CIDRs only. `true` or a hop count would believe whatever the client
  * put in X-Forwarded-For (and so forge the IP and location in the audit trail): refused here.

@@ -1,8 +1,14 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { ConfigError, parseSchedule, parseTrustProxy } from './config-values.ts';
+import {
+  ConfigError,
+  parseSchedule,
+  parseTrustProxy,
+  type ServerTimeouts,
+} from './config-values.ts';
 import { ExposureEnv, exposureConfig, type ExposureConfig } from './config-exposure.ts';
+import { SmsEnv, smsConfig, type SmsConfig } from './config-sms.ts';
 
 /**
  * The whole environment Signet reads, in one schema. `loadConfig` is the only place that
@@ -82,6 +88,7 @@ const EnvSchema = Type.Object({
   TSA_PASSWORD: Type.Optional(Type.String()),
   TIMESTAMP_RENEW_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
   ...ExposureEnv,
+  ...SmsEnv,
 });
 
 /** Rates and attempts that bound what outsiders can make Signet do (docs/limits.md); 0 turns one off. */
@@ -98,18 +105,6 @@ export interface AbuseLimits {
   readonly addressOtpMailsPerHour: number;
   /** Identity evidence uploads per signer between two reviews by the sender. */
   readonly identityAttempts: number;
-}
-
-/** Server timeouts, in milliseconds (slow senders cannot hold sockets). */
-export interface ServerTimeouts {
-  /** Until the request's headers are complete. */
-  readonly headersMs: number;
-  /** Until the whole request (body included) is received. */
-  readonly requestMs: number;
-  /** An idle keep-alive connection is closed after this. */
-  readonly keepAliveMs: number;
-  /** A socket with no traffic at all for this long is closed. */
-  readonly idleMs: number;
 }
 
 /** S3_REGION, S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE. */
@@ -196,9 +191,12 @@ export interface Config {
   readonly timestampRenewDays: number;
   /** Metrics token, lingering close, verify queues (config-exposure.ts). */
   readonly exposure: ExposureConfig;
+  /** SMS_URL, SMS_SECRET: where codes by SMS go (config-sms.ts). */
+  readonly sms: SmsConfig;
 }
 
-export { ConfigError };
+export { ConfigError, parseSchedule, parseTrustProxy };
+export type { ServerTimeouts };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked: Record<string, string> = {};
@@ -295,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     timestampRenewDays: Number(e.TIMESTAMP_RENEW_DAYS ?? 90),
     exposure: exposureConfig(e),
+    sms: smsConfig(e, dataDir, e.NODE_ENV === 'production'),
   };
   return Object.freeze(config);
 }

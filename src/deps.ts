@@ -4,6 +4,7 @@ import type { DbHandle } from './db/create-db.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { Counters } from './http/counters.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { SmsSender } from './sms-types.ts';
 import type { Storage } from './storage/storage.ts';
 import type { CertificateCheck } from './pdf/certificate-check.ts';
 
@@ -18,6 +19,8 @@ export interface AppDeps {
   dialect: DbHandle['dialect'];
   storage: Storage;
   mailer: Mailer;
+  /** Codes by SMS: SMS_URL's driver (sms/sms-sender.ts, built by app.ts). */
+  sms: SmsSender;
   clock: Clock;
   metrics: Metrics;
   /**

@@ -21,6 +21,7 @@ type IdPrefix =
   | 'rol'
   | 'bsd'
   | 'exp'
+  | 'sms'
   | 'req';
 
 let lastTime = 0;

@@ -42,6 +42,7 @@ import * as m0016a from './migrations/0016a-exposure.ts';
 import * as m0017a from './migrations/0017a-organization-exports.ts';
 import * as m0020 from './migrations/0020-languages.ts';
 import * as m0018a from './migrations/0018a-signer-access-codes.ts';
+import * as m0021b from './migrations/0021b-sms-codes.ts';
 import * as m0018b from './migrations/0018b-signer-consent.ts';
 import * as m0021a from './migrations/0021a-reassign.ts';
 import * as m0021c from './migrations/0021c-signing-groups.ts';
@@ -93,6 +94,7 @@ export const migrations: Record<string, Migration> = {
   '0020-languages': m0020,
   '0018a-signer-access-codes': m0018a,
   '0018b-signer-consent': m0018b,
+  '0021b-sms-codes': m0021b,
   '0021a-reassign': m0021a,
   '0021c-signing-groups': m0021c,
   '0021d-embedding': m0021d,

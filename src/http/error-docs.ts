@@ -1,4 +1,4 @@
-import { type ErrorCode } from './errors.ts';
+import type { ErrorCode } from './errors.ts';
 
 /**
  * What each error code means to a caller, and a message it could carry: the API reference lists

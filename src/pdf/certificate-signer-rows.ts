@@ -58,7 +58,7 @@ export function signerRows(
     row(t('cert.role'), ROLE_KEYS[signer.role] ? t(ROLE_KEYS[signer.role]!) : signer.role),
     row(t('cert.signedAt'), formatTimestamp(signer.signedAt, tr)),
     ...(signer.authentication?.length
-      ? [row(t('cert.authentication'), authenticationText(signer.authentication, tr))]
+      ? [row(t('cert.authentication'), authenticationText(signer, tr))]
       : []),
     ...consentRows(signer, row, tr),
     row(t('cert.ipAddress'), signer.ipAddress || t('cert.unknown')),
@@ -97,12 +97,15 @@ const AUTHENTICATION_KEYS: Record<AuthenticationMethod, string> = {
   email_link: 'cert.authEmailLink',
   access_code: 'cert.authAccessCode',
   email_otp: 'cert.authEmailOtp',
+  // Says what an SMS code proves: that someone held that phone, not who the person is.
+  sms_otp: 'cert.authSmsOtp',
 };
 
 /** "Signing link sent by email and access code given by the sender", in the page's locale. */
-function authenticationText(methods: AuthenticationMethod[], tr: Translator): string {
+function authenticationText(signer: FinalizeSigner, tr: Translator): string {
+  const phone = signer.otpPhone ?? tr.t('cert.unknown');
   const text = new Intl.ListFormat(tr.locale, { type: 'conjunction' }).format(
-    methods.map((m) => tr.t(AUTHENTICATION_KEYS[m])),
+    (signer.authentication ?? []).map((m) => tr.t(AUTHENTICATION_KEYS[m], { phone })),
   );
   return text.charAt(0).toLocaleUpperCase(tr.locale) + text.slice(1);
 }

@@ -47,6 +47,7 @@ export function evidenceJson(
       location: [s.geoCity, s.geoCountry].filter(Boolean).join(', '),
       userAgent: s.userAgent,
       authentication: s.authentication ?? null,
+      ...(s.otpPhone ? { otpPhone: s.otpPhone } : {}),
       signature: s.signature ?? null,
     })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a })),

@@ -1,7 +1,7 @@
 /** What finalizePdf takes: the stamping and certificate-page code read these types too. */
 
-/** A way a signer proved access: the link mailed to it, an access code, a one-time code by email. */
-export type AuthenticationMethod = 'email_link' | 'access_code' | 'email_otp';
+/** A way a signer proved access: the link mailed to it, an access code, a one-time code by email or SMS. */
+export type AuthenticationMethod = 'email_link' | 'access_code' | 'email_otp' | 'sms_otp';
 
 export interface FinalizeSigner {
   name: string;
@@ -14,6 +14,8 @@ export interface FinalizeSigner {
   geoCountry: string;
   /** How the signer proved access, each way by its code; the certificate page names them in its locale. */
   authentication?: AuthenticationMethod[];
+  /** With `sms_otp`: the phone the code went to, masked (`+1 ••• ••• 0123`). */
+  otpPhone?: string | null;
   /** The signer's consent to electronic records, when given: the exact text, its locale, its SHA-256 and when. */
   consent?: { at: string; locale: string; sha256: string; text: string } | null;
   /** The signer's signature as placed: typed text or a `data:image/…` URL; null when none. */

@@ -20,6 +20,17 @@ export interface JobPayloads {
     /** Set on mails carrying a signing link: a final delivery failure makes the document `action_required`. */
     signingInvitation?: { documentId: string; signerId: string };
   };
+  /** One text message with a signing code (src/jobs/sms-job.ts); tried only while the code is valid. */
+  sms: {
+    to: string;
+    body: string;
+    /** The same on every attempt (the gateway driver sends it; spooled messages are named by it). */
+    idempotencyKey: string;
+    /** When the code it carries expires: a message is never sent after that. */
+    expiresAt: string;
+    documentId: string;
+    signerId: string;
+  };
   /** Produces the signed PDF of a document whose signers have all completed (src/jobs/finalize.ts). */
   finalize: { documentId: string };
   /** Creates and sends the documents of rows [from, to) of a bulk send (src/modules/bulk-sends/bulk-send-rows.ts). */

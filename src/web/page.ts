@@ -75,7 +75,7 @@ interface ShellOptions {
 }
 
 /** Catalog keys no page reads (mails, the certificate page): left out of what pages carry. */
-const NOT_FOR_PAGES = /^(mail|cert)\./;
+const NOT_FOR_PAGES = /^(mail|cert|sms)\./;
 const pageCatalogs = new Map<LocaleCode, string>();
 
 /** A locale's messages for the pages, as JSON safe inside `<script type="application/json">`. */

@@ -145,6 +145,11 @@ export interface SignersTable {
   email_unproven?: number | null;
   /** Keyed hash of the sender's access code; null when the signer has none (migration 0018a). */
   access_code_hash?: string | null;
+  /** `email`, `sms`, or null: the document's `otp_method` (migration 0021b). */
+  otp_method?: string | null;
+  /** Set when a code could not be texted to `phone` (the document is then `action_required`). */
+  sms_failed_at?: string | null;
+  sms_error?: string | null;
   /** The consent the signer accepted (migration 0018b): the exact text, its locale, its SHA-256 (hex), when. */
   consent_text?: string | null;
   consent_locale?: string | null;

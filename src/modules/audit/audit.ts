@@ -50,6 +50,7 @@ type AuditAction =
   | 'signer.identity_approved'
   | 'signer.identity_rejected'
   | 'signer.invitation_failed'
+  | 'signer.sms_failed'
   | 'signer.file_uploaded'
   | 'signer.access_code_failed'
   | 'signer.authenticated'

@@ -5,6 +5,7 @@ import { AppError, type ErrorDetail } from '../../http/errors.ts';
 import { LOCALE_CODES, matchLocale } from '../../i18n/locales.ts';
 import { fieldTypeSpec } from '../documents-core/field-types.ts';
 import { checkValue } from '../signing/signing-values.ts';
+import { e164 } from '../documents-core/signer-phone.ts';
 import { BulkRow, type BulkRowT } from './bulk-sends.schemas.ts';
 
 /** A row as stored for the job: signers placed at their role's order, prefill values by template field id. */
@@ -55,6 +56,8 @@ export function validateRows(
   fields: TemplateFieldRow[],
   naming: RowNaming,
   defaultName: string,
+  /** The bulk send's `otpMethod` is `sms`: every row's signers need a phone in E.164. */
+  smsCodes = false,
 ): StoredRow[] {
   const open = openRoles(roles);
   const openByKey = new Map(open.map((r) => [r.name.trim().toLowerCase(), r]));
@@ -114,6 +117,8 @@ export function validateRows(
         return;
       }
       filled.add(role.order);
+      if (smsCodes && e164(s.phone) === null)
+        at(`.signers[${j}].phone`, 'needs a valid phone in international form (otpMethod is sms)');
       stored.signers.push({
         order: role.order,
         name: s.name.trim(),

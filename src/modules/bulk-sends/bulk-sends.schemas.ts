@@ -129,7 +129,7 @@ export type BulkSettings = Omit<CreateBulkSendInput, 'rows' | 'templateId' | 'na
 export const CsvBody = Type.String({
   description:
     'RFC 4180 CSV, UTF-8 with or without a BOM: a header row, then one row per document. Columns: `<role> name`, `<role> email`, ' +
-    '`<role> phone` and `<role> locale` (optional) for each template role without a fixed signer, `document name` and `locale` (optional, the document\'s), and any template field ' +
+    "`<role> phone` and `<role> locale` (optional) for each template role without a fixed signer, `document name` and `locale` (optional, the document's), and any template field " +
     'label (a prefill value). Errors name `row N` (data rows counted from 1, the header not counted).',
 });
 

@@ -90,7 +90,14 @@ async function createBulkSend(
         )
       : input.rows;
   const name = input.name ?? parts.template.name;
-  const stored = validateRows(rows, parts.roles, parts.fields, naming, name);
+  const stored = validateRows(
+    rows,
+    parts.roles,
+    parts.fields,
+    naming,
+    name,
+    input.settings.otpMethod === 'sms',
+  );
 
   const now = deps.clock.now().toISOString();
   const id = newId('bsd');

@@ -131,7 +131,12 @@ export async function sendCampaignOtp(
       const { orgLocale } = await orgMailOf(trx, campaign.org_id);
       const locale = resolveLocale(campaign.locale, matchAcceptLanguage(acceptLanguage), orgLocale);
       await enqueueJob(trx, deps.clock, 'mail', otpMailFor(campaign, email, code, locale));
-      return { sentTo: maskEmail(email), expiresAt, resendAfter: resendAfter(nowMs) };
+      return {
+        method: 'email',
+        sentTo: maskEmail(email),
+        expiresAt,
+        resendAfter: resendAfter(nowMs),
+      };
     }),
   );
 }

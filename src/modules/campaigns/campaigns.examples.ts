@@ -204,6 +204,7 @@ export const campaignExamples = {
     body: { email: 'marie@example.com' },
     response: {
       data: {
+        method: 'email',
         sentTo: 'm***@example.com',
         expiresAt: AT.expires,
         resendAfter: '2026-11-25T03:40:47.553Z',

@@ -33,6 +33,9 @@ export type DetailSigner = Pick<
   | 'verification_status'
   | 'locale'
   | 'delivery'
+  | 'otp_method'
+  | 'sms_failed_at'
+  | 'sms_error'
 >;
 export type DetailField = Pick<
   FieldRow,
@@ -88,6 +91,9 @@ const SIGNER_COLUMNS: (keyof DetailSigner)[] = [
   'verification_status',
   'locale',
   'delivery',
+  'otp_method',
+  'sms_failed_at',
+  'sms_error',
 ];
 const FIELD_COLUMNS: (keyof DetailField)[] = [
   'id',

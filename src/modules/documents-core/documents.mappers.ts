@@ -51,6 +51,7 @@ export function toSigner(row: DetailSigner): SignerT {
     name: row.name,
     email: row.email,
     phone: row.phone,
+    otpMethod: (row.otp_method ?? null) as SignerT['otpMethod'],
     role: row.role as SignerT['role'],
     status: row.status as SignerT['status'],
     order: row.position,

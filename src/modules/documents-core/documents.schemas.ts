@@ -22,7 +22,10 @@ const SEND_COMPLETED_COPY_TEXT =
 const REDIRECT_URL_TEXT =
   'Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done';
 
-export const OtpMethod = Nullable(StringEnum(['email'] as const));
+export const OtpMethod = Nullable(StringEnum(['email', 'sms'] as const), {
+  description:
+    'A one-time code the signer must give to sign: `email` (to its email address), `sms` (to its `phone`), or null (none)',
+});
 export const ReminderFrequency = Nullable(StringEnum(['daily', 'every_3_days', 'weekly'] as const));
 
 const Name = Type.String({
@@ -89,11 +92,13 @@ const ActionRequired = Nullable(
       reason: StringEnum([
         'identity_review',
         'invitation_undeliverable',
+        'sms_undeliverable',
         'sealing_failed',
       ] as const),
       signerId: Type.Optional(
         Type.String({
-          description: 'The signer concerned (identity_review, invitation_undeliverable)',
+          description:
+            'The signer concerned (identity_review, invitation_undeliverable, sms_undeliverable)',
         }),
       ),
       message: Type.String({ description: 'What happened and what the sender can do' }),
@@ -103,7 +108,7 @@ const ActionRequired = Nullable(
   {
     description:
       'Why the document is `action_required` (null in every other status): `identity_review` (a signer’s identity evidence awaits ' +
-      '`POST …/signers/{signerId}/verification`), `invitation_undeliverable` (correct the signer’s email), `sealing_failed` ' +
+      '`POST …/signers/{signerId}/verification`), `invitation_undeliverable` (correct the signer’s email), `sms_undeliverable` (a code could not be texted: correct the signer’s `phone`), `sealing_failed` ' +
       '(every signer signed but the signed PDF could not be produced; `POST …/reseal` tries again).',
   },
 );

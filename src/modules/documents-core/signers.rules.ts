@@ -5,6 +5,7 @@ import { AppError } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { hashAccessCode } from './access-code-hash.ts';
 import type { SignerInputT } from './signers.schemas.ts';
+import { otpMethodOf, requireSmsPhone, storedPhone } from './signer-phone.ts';
 
 /**
  * A signer whose links the sender hands out through its own site (`delivery: "embedded"`): no
@@ -26,7 +27,7 @@ export const redirectOf = (
 export const MAX_SIGNERS = 50;
 
 /** Fields a signer may still change once the document is out for signature: typos in who receives it. */
-export const CORRECTABLE_IN_FLIGHT: readonly string[] = ['name', 'email', 'accessCode'];
+export const CORRECTABLE_IN_FLIGHT: readonly string[] = ['name', 'email', 'phone', 'accessCode'];
 
 /**
  * Rows for new signers of a document. `order` defaults to the next free position; an order
@@ -40,6 +41,8 @@ export function buildSignerRows(
   pathPrefix = '',
   /** The server secret that keys access-code hashes; needed when an input has an `accessCode`. */
   secret?: Buffer,
+  /** The document's `otp_method`: a signer that inherits `sms` needs a phone. */
+  docOtpMethod: string | null = null,
 ): Insertable<SignersTable>[] {
   const taken = new Set(existing.map((s) => s.position));
   let next = existing.reduce((max, s) => Math.max(max, s.position + 1), 0);
@@ -55,6 +58,14 @@ export function buildSignerRows(
     }
     taken.add(position);
     next = Math.max(next, position + 1);
+    const at = (field: string) =>
+      pathPrefix ? `${pathPrefix}.${index}.${field}` : `body.${field}`;
+    const otpMethod = input.otpMethod ?? null;
+    requireSmsPhone(
+      otpMethodOf({ otp_method: docOtpMethod }, { otp_method: otpMethod }),
+      input.phone,
+      at('phone'),
+    );
     const id = newId('sgn');
     const code = input.accessCode ?? null;
     if (code !== null && !secret)
@@ -64,12 +75,9 @@ export function buildSignerRows(
       document_id: documentId,
       name: input.name,
       email: input.email.toLowerCase(),
-      phone: input.phone ?? null,
-      locale:
-        checkOptionalLocale(
-          input.locale,
-          pathPrefix ? `${pathPrefix}.${index}.locale` : 'body.locale',
-        ) ?? null,
+      phone: storedPhone(input.phone),
+      otp_method: otpMethod,
+      locale: checkOptionalLocale(input.locale, at('locale')) ?? null,
       role: input.role ?? 'signer',
       position,
       signing_group: input.group ?? null,

@@ -24,7 +24,10 @@ export const SignerSchema = Type.Object(
     id: Id('sgn'),
     name: Type.String(),
     email: Type.String(),
-    phone: Nullable(Type.String()),
+    phone: Nullable(Type.String({ description: 'E.164 when given in international form' })),
+    otpMethod: Nullable(StringEnum(['email', 'sms'] as const), {
+      description: "This signer's one-time code method; null: the document's `otpMethod`",
+    }),
     role: StringEnum(SIGNER_ROLES),
     status: StringEnum(SIGNER_STATUSES),
     order: Type.Integer({ description: 'Zero-based position in the signing order' }),
@@ -48,8 +51,19 @@ export type SignerT = Static<typeof SignerSchema>;
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Phone = Nullable(
-  Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ().-]{3,32}$' }),
+  Type.String({
+    minLength: 3,
+    maxLength: 32,
+    pattern: '^\\+?[0-9 ().-]{3,32}$',
+    description:
+      'A number in international form (`+14155550123`) is checked and kept in E.164; codes by SMS need one',
+  }),
 );
+/** A signer's own code method, overriding the document's (`null`: the document's). */
+const SignerOtpMethod = Nullable(StringEnum(['email', 'sms'] as const), {
+  description:
+    "Overrides the document's `otpMethod` for this signer: `email`, `sms` (needs `phone`), or null (the document's)",
+});
 
 /**
  * A signer's (or template role's) turn in a sequential document. Signers sharing a group sign in
@@ -88,6 +102,7 @@ export const SignerInput = Type.Object(
     delivery: Type.Optional(
       StringEnum(SIGNER_DELIVERIES, { default: 'email', description: DELIVERY_TEXT }),
     ),
+    otpMethod: Type.Optional(SignerOtpMethod),
   },
   { additionalProperties: false },
 );
@@ -104,6 +119,7 @@ export const SignerPatch = Type.Object(
     locale: Type.Optional(Nullable(LocaleTag)),
     accessCode: Type.Optional(AccessCode),
     delivery: Type.Optional(StringEnum(SIGNER_DELIVERIES, { description: DELIVERY_TEXT })),
+    otpMethod: Type.Optional(SignerOtpMethod),
   },
   { additionalProperties: false, minProperties: 1 },
 );

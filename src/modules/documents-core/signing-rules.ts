@@ -104,7 +104,11 @@ export function requireVerified(doc: DocumentRow, signer: SignerRow): void {
   throw new AppError('verification_required', why);
 }
 
-type ActionRequiredReason = 'identity_review' | 'invitation_undeliverable' | 'sealing_failed';
+type ActionRequiredReason =
+  | 'identity_review'
+  | 'invitation_undeliverable'
+  | 'sms_undeliverable'
+  | 'sealing_failed';
 interface ActionRequired {
   reason: ActionRequiredReason;
   signerId?: string;
@@ -120,6 +124,9 @@ type ActionSigner = Pick<
   | 'delivery_failed_at'
   | 'delivery_error'
   | 'verification_status'
+  | 'phone'
+  | 'sms_failed_at'
+  | 'sms_error'
 >;
 
 /**
@@ -145,6 +152,14 @@ export function actionRequiredOf(
         reason: 'invitation_undeliverable',
         signerId: s.id,
         message: `The invitation to ${s.email} could not be delivered${why}; correct the signer's email address`,
+      };
+    }
+    if (s.sms_failed_at) {
+      const why = s.sms_error ? ` (${s.sms_error})` : '';
+      return {
+        reason: 'sms_undeliverable',
+        signerId: s.id,
+        message: `A signing code could not be texted to ${s.name}'s phone ${s.phone ?? ''}${why}; correct the signer's phone`,
       };
     }
     if (doc.require_kyc === 1 && s.verification_status === 'pending') {

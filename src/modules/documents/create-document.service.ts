@@ -62,7 +62,15 @@ export function buildNewDocument(
   const signers = seed ? seed.placeSigners(input.signers ?? []) : (input.signers ?? []);
   const signerRows = [
     ...(seed?.signers ?? []),
-    ...buildSignerRows(id, signers, seed?.signers ?? [], now, 'body.signers', deps.secret),
+    ...buildSignerRows(
+      id,
+      signers,
+      seed?.signers ?? [],
+      now,
+      'body.signers',
+      deps.secret,
+      row.otp_method,
+    ),
   ];
   const fieldRows = [
     ...(seed?.fields ?? []),

@@ -31,15 +31,19 @@ import { WorkerLimitError } from '../../pdf/bounded-worker.ts';
 import { PdfLimitError } from '../../pdf/syntax.ts';
 import { documentTimeline } from '../audit/timeline.ts';
 import type { AuthenticationMethod, FinalizeTimelineEntry } from '../../pdf/finalize-input.ts';
+import { maskPhone, otpMethodOf } from '../documents-core/signer-phone.ts';
 
 /**
  * How a signer proved access, for the certificate page: the link itself always, plus an access
- * code the sender gave out of band, plus the one-time code of the document's `otpMethod`.
+ * code the sender gave out of band, plus the one-time code of the signer's `otpMethod` (else the
+ * document's).
  */
 function authenticationOf(doc: DocumentRow, signer: SignerRow): AuthenticationMethod[] {
   const methods: AuthenticationMethod[] = ['email_link'];
   if (signer.access_code_hash) methods.push('access_code');
-  if (doc.otp_method === 'email') methods.push('email_otp');
+  const otp = otpMethodOf(doc, signer);
+  if (otp === 'email') methods.push('email_otp');
+  if (otp === 'sms') methods.push('sms_otp');
   return methods;
 }
 
@@ -87,6 +91,7 @@ function finalizeInput(
       geoCity: s.geo_city ?? '',
       geoCountry: s.geo_country ?? '',
       authentication: authenticationOf(doc, s),
+      otpPhone: otpMethodOf(doc, s) === 'sms' && s.phone ? maskPhone(s.phone) : null,
       consent:
         s.consented_at && s.consent_sha256
           ? {

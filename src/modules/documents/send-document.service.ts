@@ -11,6 +11,7 @@ import { listFieldsOfDocuments } from '../documents-core/fields.repository.ts';
 import { orgMailOf } from '../orgs/org-name.ts';
 import { moveSigners } from '../documents-core/signer-status.ts';
 import { listSignersOfDocuments } from '../documents-core/signers.repository.ts';
+import { otpMethodOf, requireSmsPhone } from '../documents-core/signer-phone.ts';
 import { issueLinks } from '../signing/signing-links.ts';
 import * as repo from '../documents-core/documents.repository.ts';
 import { moveDocuments } from '../documents-core/document-status.ts';
@@ -132,6 +133,8 @@ function checkSendable(
       'missing_signers',
       'Add at least one signer or approver (cc recipients do not sign)',
     );
+  // The document's otpMethod may have become `sms` after its signers were added.
+  for (const s of signing) requireSmsPhone(otpMethodOf(doc, s), s.phone, `signers.${s.id}.phone`);
   const orders = new Set(signing.map((s) => s.position));
   const orphan = fields.find((f) => !orders.has(f.assigned_to));
   if (orphan) {

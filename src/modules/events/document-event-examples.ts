@@ -75,6 +75,7 @@ export const documentEventExamples: Partial<Record<EventType, unknown>> = {
         name: 'Ada Lovelace',
         email: 'ada@example.com',
         phone: null,
+        otpMethod: null,
         role: 'signer',
         status: 'viewed',
         order: 0,

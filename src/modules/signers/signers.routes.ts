@@ -30,7 +30,7 @@ export async function signersRoutes(fastify: FastifyInstance): Promise<void> {
         example: signerExamples.addSigner,
         summary: 'Add a signer to a draft document',
         description:
-          '`order` defaults to after the last signer and must not be taken (400). A document has at most 50 signers (409 `limit_reached`). Draft only (409 `invalid_state`).',
+          '`order` defaults to after the last signer and must not be taken (400). A document has at most 50 signers (409 `limit_reached`). Draft only (409 `invalid_state`). When the signer’s `otpMethod`, or else the document’s, is `sms`, `phone` must be a valid number in international form (400 `validation_error` on `body.phone`); a number in international form is kept in E.164.',
         params: IdParams,
         body: SignerInput,
         response: { 201: Data(SignerSchema, 'The added signer') },
@@ -74,7 +74,7 @@ export async function signersRoutes(fastify: FastifyInstance): Promise<void> {
         example: signerExamples.updateSigner,
         summary: 'Edit a signer',
         description:
-          'In `draft` any field may change; fields assigned to the signer follow a new `order`. In `pending` or `action_required` only `name` and `email` of a signer who has not acted may be corrected, and the signer is sent a fresh invitation; anything else is 409 `invalid_state`.',
+          'In `draft` any field may change; fields assigned to the signer follow a new `order`. In `pending` or `action_required` only `name`, `email`, `phone` and `accessCode` of a signer who has not acted may be corrected, and the signer is sent a fresh invitation; anything else is 409 `invalid_state`. A corrected `phone` clears an SMS delivery failure (`actionRequired.reason` `sms_undeliverable`) and the document resumes. A signer whose effective `otpMethod` is `sms` needs a valid E.164 `phone` (400 `validation_error`).',
         params: SignerParams,
         body: SignerPatch,
         response: { 200: Data(SignerSchema, 'The updated signer') },

@@ -27,6 +27,11 @@ import type {
   SignerPatchT,
 } from '../documents-core/signers.schemas.ts';
 import { hashAccessCode } from '../documents-core/access-code-hash.ts';
+import { otpMethodOf, requireSmsPhone, storedPhone } from '../documents-core/signer-phone.ts';
+
+/** 400 when the edited signer would get codes by SMS without a valid phone. */
+const checkSmsPhone = (doc: DocumentRow, updated: SignerRow) =>
+  requireSmsPhone(otpMethodOf(doc, updated), updated.phone, 'body.phone');
 
 const who = (s: Pick<SignerRow, 'name' | 'email' | 'role' | 'position'>) =>
   `${s.role} ${s.name} <${s.email}> (order ${s.position})`;
@@ -62,7 +67,15 @@ export async function addSigner(
       throw new AppError('limit_reached', `A document has at most ${MAX_SIGNERS} signers`);
     }
     const now = deps.clock.now().toISOString();
-    const [row] = buildSignerRows(documentId, [input], existing, now, '', deps.secret);
+    const [row] = buildSignerRows(
+      documentId,
+      [input],
+      existing,
+      now,
+      '',
+      deps.secret,
+      doc.otp_method,
+    );
     await repo.insertSigners(trx, [row]);
     await updateDocument(trx, documentId, { updated_at: now });
     const signer = row as SignerRow;
@@ -97,7 +110,10 @@ function diff(signer: SignerRow, input: SignerPatchT, secret: Buffer): SignerUpd
   if (input.order !== undefined && input.order !== signer.position) changes.position = input.order;
   if (input.group !== undefined && input.group !== (signer.signing_group ?? null))
     changes.signing_group = input.group;
-  if (input.phone !== undefined && input.phone !== signer.phone) changes.phone = input.phone;
+  const phone = input.phone === undefined ? undefined : storedPhone(input.phone);
+  if (phone !== undefined && phone !== signer.phone) changes.phone = phone;
+  if (input.otpMethod !== undefined && input.otpMethod !== (signer.otp_method ?? null))
+    changes.otp_method = input.otpMethod;
   if (input.locale !== undefined) {
     const locale = checkOptionalLocale(input.locale, 'body.locale');
     if (locale !== signer.locale) changes.locale = locale;
@@ -129,7 +145,7 @@ const changedNames = (changes: SignerUpdate) =>
 /**
  * Edits a signer. In `draft` every field may change; a new `order` must be free, and the fields
  * assigned to the signer follow it to the new order. Once sent (`pending`, `action_required`)
- * only `name` and `email` may be corrected, for a signer who has not acted yet: the corrected
+ * only `name`, `email`, `phone` and `accessCode` may be corrected, for a signer who has not acted yet: the corrected
  * signer gets a fresh invitation, committed with the change. A request that changes nothing
  * is answered with the signer as it is, without an audit entry or mail.
  */
@@ -143,7 +159,7 @@ export async function updateSigner(
   return deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, documentId);
     const signer = await requireSigner(trx, documentId, signerId);
-    if (doc.status === 'draft') return editDraftSigner(deps, trx, actor, signer, input);
+    if (doc.status === 'draft') return editDraftSigner(deps, trx, actor, doc, signer, input);
     if (isOpenDocument(doc.status)) return correctSentSigner(deps, trx, actor, doc, signer, input);
     throw invalidState(`Cannot edit signers: the document is ${doc.status}`);
   });
@@ -153,11 +169,13 @@ async function editDraftSigner(
   deps: AppDeps,
   trx: Executor,
   actor: Actor,
+  doc: DocumentRow,
   signer: SignerRow,
   input: SignerPatchT,
 ) {
   const changes = diff(signer, input, deps.secret);
   if (Object.keys(changes).length === 0) return toSigner(signer);
+  checkSmsPhone(doc, { ...signer, ...changes } as SignerRow);
   const now = deps.clock.now().toISOString();
   let moved = 0;
   if (changes.position !== undefined) {
@@ -204,7 +222,7 @@ async function correctSentSigner(
   const refused = Object.keys(input).filter((k) => !CORRECTABLE_IN_FLIGHT.includes(k));
   if (refused.length > 0) {
     throw invalidState(
-      `The document is ${doc.status}: only name, email and access code can be corrected, not ${refused.sort().join(', ')}`,
+      `The document is ${doc.status}: only name, email, phone and access code can be corrected, not ${refused.sort().join(', ')}`,
     );
   }
   if (isFinishedSigner(signer.status)) {
@@ -212,6 +230,7 @@ async function correctSentSigner(
   }
   const changes = diff(signer, input, deps.secret);
   if (Object.keys(changes).length === 0) return toSigner(signer);
+  checkSmsPhone(doc, { ...signer, ...changes } as SignerRow);
   const now = deps.clock.now().toISOString();
   await repo.updateSigner(trx, signer.id, { ...changes, updated_at: now });
   // Whoever reads the new address has not opened the document yet.
@@ -232,6 +251,7 @@ async function correctSentSigner(
     doc,
     signer: updated,
     emailChanged: changes.email !== undefined,
+    phoneChanged: changes.phone !== undefined,
     meta: actor.meta,
   });
   const embedded = isEmbeddedSigner(updated);

@@ -158,9 +158,20 @@ export async function resumeIfResolved(
 export async function onSignerCorrected(
   trx: Executor,
   deps: AppDeps,
-  args: { doc: DocumentRow; signer: SignerRow; emailChanged: boolean; meta: RequestMeta },
+  args: {
+    doc: DocumentRow;
+    signer: SignerRow;
+    emailChanged: boolean;
+    phoneChanged?: boolean;
+    meta: RequestMeta;
+  },
 ): Promise<string | undefined> {
   const { doc, signer, emailChanged, meta } = args;
+  // A new phone: the texts that failed went to the old one.
+  if (args.phoneChanged && signer.sms_failed_at) {
+    await repo.updateSignerRow(trx, signer.id, { sms_failed_at: null, sms_error: null });
+    await resumeIfResolved(trx, deps, doc.id, meta);
+  }
   if (emailChanged) {
     await revokeSigningLinks(trx, deps, signer.id);
     await repo.updateSignerRow(trx, signer.id, {

@@ -26,9 +26,12 @@ import {
   resendAfter,
 } from './otp-window.ts';
 import { lockDocument } from '../documents-core/document-lock.ts';
+import { e164, maskPhone, otpMethodOf } from '../documents-core/signer-phone.ts';
+import { newId } from '../../ids.ts';
+import { smsCodeText } from '../../sms/sms-texts.ts';
 
 /*
- * Emailed one-time codes (`otpMethod: "email"`), with the rules of otp-window.ts: 5 tries per code
+ * One-time codes by email or SMS (`otpMethod`), with the rules of otp-window.ts: 5 tries per code
  * (right or wrong; then a new code is needed); a new code voids the previous one. Over the life of
  * the signer's links at most 25 wrong codes (code-failures.ts), then its links are locked.
  */
@@ -37,7 +40,7 @@ import { lockDocument } from '../documents-core/document-lock.ts';
 const codeHash = (deps: AppDeps, signerId: string, code: string) =>
   createHmac('sha256', deps.secret).update(`${signerId}:${code}`).digest('hex');
 
-/** Emails a fresh code to the signer whose turn it is. */
+/** Emails or texts (the signer's `otpMethod`, else its document's) a fresh code to the signer whose turn it is. */
 export async function sendOtp(
   deps: AppDeps,
   token: string,
@@ -49,8 +52,13 @@ export async function sendOtp(
     const current = await repo.findSignerById(trx, signer.id);
     if (!locked || !current) throw invalidLink();
     requireOpen(locked, current);
-    if (locked.otp_method !== 'email')
-      throw invalidState('This document does not use emailed codes');
+    const method = otpMethodOf(locked, current);
+    if (method === null) throw invalidState('This signer signs without a one-time code');
+    const phone = method === 'sms' ? e164(current.phone) : null;
+    if (method === 'sms' && (phone === null || current.sms_failed_at))
+      throw invalidState(
+        "Codes cannot be texted to this signer's phone; the sender has been asked to correct it",
+      );
     requireTurn(locked, await listSigners(trx, doc.id), current);
 
     const nowMs = deps.clock.now().getTime();
@@ -66,26 +74,36 @@ export async function sendOtp(
       attempts: 0,
       ...sends,
     });
-    await enqueueJob(
-      trx,
-      deps.clock,
-      'mail',
-      otpMail({
-        doc: locked,
-        signer: current,
-        code,
-        minutes: OTP_TTL_MS / 60_000,
-        orgLocale: (await orgMailOf(trx, locked.org_id)).orgLocale,
-      }),
-    );
+    const text = {
+      doc: locked,
+      signer: current,
+      code,
+      minutes: OTP_TTL_MS / 60_000,
+      orgLocale: (await orgMailOf(trx, locked.org_id)).orgLocale,
+    };
+    // Sent by a job either way: a slow gateway never holds the request.
+    if (phone !== null) {
+      await enqueueJob(trx, deps.clock, 'sms', {
+        to: phone,
+        body: smsCodeText(text),
+        idempotencyKey: newId('sms'),
+        expiresAt,
+        documentId: locked.id,
+        signerId: current.id,
+      });
+    } else await enqueueJob(trx, deps.clock, 'mail', otpMail(text));
+    const sentTo = phone !== null ? maskPhone(phone) : maskEmail(current.email);
     await writeAudit(trx, deps.clock, {
       orgId: locked.org_id,
       documentId: locked.id,
       action: 'signer.otp_sent',
-      details: `Signing code emailed to ${current.name} <${maskEmail(current.email)}>`,
+      details:
+        phone !== null
+          ? `Signing code texted to ${current.name} at ${sentTo}`
+          : `Signing code emailed to ${current.name} <${sentTo}>`,
       meta,
     });
-    return { sentTo: maskEmail(current.email), expiresAt, resendAfter: resendAfter(nowMs) };
+    return { method, sentTo, expiresAt, resendAfter: resendAfter(nowMs) };
   });
 }
 
@@ -106,7 +124,7 @@ export async function verifyOtp(
   if (!code) {
     throw new AppError(
       'otp_required',
-      'This document requires the code we email you: request it with POST /api/v1/signing/{token}/otp and send it as `otp`',
+      'Signing needs a one-time code: request it with POST /api/v1/signing/{token}/otp and send it as `otp`',
     );
   }
   const now = deps.clock.now().toISOString();

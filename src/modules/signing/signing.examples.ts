@@ -35,7 +35,9 @@ export const signingExamples = {
           locale: 'en',
         },
         canReassign: false,
-        otpRequired: false,
+        otpRequired: true,
+        otpMethod: 'sms',
+        otpPhone: '+1 ••• ••• 0123',
         verification: { required: false, status: 'none' },
         fields: [
           {
@@ -79,7 +81,8 @@ export const signingExamples = {
   sendSigningOtp: {
     response: {
       data: {
-        sentTo: 'o***@example.test',
+        method: 'sms',
+        sentTo: '+1 ••• ••• 0123',
         expiresAt: AT.expires,
         resendAfter: '2026-11-25T03:40:46.512Z',
       },

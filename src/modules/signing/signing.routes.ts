@@ -30,7 +30,7 @@ import { signingExamples } from './signing.examples.ts';
 const tags = ['Signing'];
 
 const COMPLETE_RULES =
-  'Sequential documents: only the open signer or approver with the lowest order may complete (409 `not_your_turn`). Every required field needs a value (400 `validation_error`, one detail per field). Signature and initials fields take `signature` (typed: 1-200 characters; drawn: a PNG data URL of at most 1 MB) unless a value is given for them. With `otpMethod: "email"`, `otp` must be the code from `POST …/otp` (401 `otp_required`, 403 `invalid_otp`). With `requireKyc`, the identity evidence must be approved first (409 `verification_required`).';
+  'Sequential documents: only the open signer or approver with the lowest order may complete (409 `not_your_turn`). Every required field needs a value (400 `validation_error`, one detail per field). Signature and initials fields take `signature` (typed: 1-200 characters; drawn: a PNG data URL of at most 1 MB) unless a value is given for them. With an `otpMethod` (`email` or `sms`, the signer’s or else the document’s), `otp` must be the code from `POST …/otp` (401 `otp_required`, 403 `invalid_otp`). With `requireKyc`, the identity evidence must be approved first (409 `verification_required`).';
 
 /**
  * What every token-authenticated route can refuse (no API key, so no `unauthorized`/`insufficient_scope`):
@@ -127,9 +127,9 @@ export async function signingRoutes(fastify: FastifyInstance): Promise<void> {
         security: [],
         operationId: 'sendSigningOtp',
         example: signingExamples.sendSigningOtp,
-        summary: 'Email the signer a 6-digit code (documents with `otpMethod: "email"`)',
+        summary: 'Send the signer a 6-digit code by email or SMS (`otpMethod`)',
         description:
-          'The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`). After 25 wrong codes over the life of its links, every link of the signer answers 403 `link_locked` until the sender issues a new one.',
+          'The signer’s `otpMethod`, else its document’s, says how: `email` mails the code, `sms` texts it to the signer’s `phone` through `SMS_URL` (answered at once, `method: "sms"` and the masked phone in `sentTo`; the message is sent by a background job, retried only while the code is valid; a message that cannot be delivered makes the document `action_required` with `sms_undeliverable`, and asking again is 409 `invalid_state` until the sender corrects the phone). A signer without a code method: 409 `invalid_state`. The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`). After 25 wrong codes over the life of its links, every link of the signer answers 403 `link_locked` until the sender issues a new one.',
         params: TokenParams,
         response: { 200: Data(OtpResult, 'Where the code went and until when it is valid') },
         errorCodes: [...LINK_CODES],

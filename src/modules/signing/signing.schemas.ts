@@ -110,8 +110,14 @@ export const SigningSession = Type.Object({
       'True when the signer may hand over to someone else now (`POST …/reassign`): the document has `allowReassign`, the signer has no access code, and it is their turn',
   }),
   otpRequired: Type.Boolean({
-    description: 'True when `complete` needs an emailed code: call `POST …/otp` first',
+    description: 'True when `complete` needs a one-time code: call `POST …/otp` first',
   }),
+  otpMethod: Nullable(StringEnum(['email', 'sms'] as const), {
+    description: 'How the code goes (the signer’s `otpMethod`, else the document’s); null: none',
+  }),
+  otpPhone: Nullable(
+    Type.String({ description: 'With `otpMethod: "sms"`: the masked phone, `+1 ••• ••• 0123`' }),
+  ),
   verification: Type.Object({
     required: Type.Boolean({ description: 'The document requires identity evidence (KYC)' }),
     status: StringEnum(VERIFICATION_STATUSES, {
@@ -136,8 +142,11 @@ export const SigningSession = Type.Object({
 export type SigningSessionT = Static<typeof SigningSession>;
 
 export const OtpResult = Type.Object({
+  method: StringEnum(['email', 'sms'] as const, {
+    description: 'How the code went: by email, or by SMS to the signer’s phone',
+  }),
   sentTo: Type.String({
-    description: 'The masked address the code went to, e.g. `j***@example.com`',
+    description: 'Where the code went, masked: `j***@example.com`, or a phone as `+1 ••• ••• 0123`',
   }),
   expiresAt: Timestamp,
   resendAfter: Timestamp,
@@ -175,7 +184,7 @@ export const CompleteBody = Type.Object(
     otp: Type.Optional(
       Type.String({
         pattern: '^[0-9]{6}$',
-        description: 'The 6-digit emailed code, when `otpRequired`',
+        description: 'The 6-digit code (emailed or texted), when `otpRequired`',
       }),
     ),
     consent: Type.Optional(

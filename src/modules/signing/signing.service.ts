@@ -30,6 +30,7 @@ import { normalizeDrawnValues, resolveValues } from './signing-values.ts';
 import { uploadsOf } from './signer-uploads.ts';
 import type { CompleteInput, CompleteResultT, SigningSessionT } from './signing.schemas.ts';
 import { lockDocument } from '../documents-core/document-lock.ts';
+import { maskPhone, otpMethodOf } from '../documents-core/signer-phone.ts';
 
 const fieldsOf = (fields: FieldRow[], signer: SignerRow) =>
   fields.filter((f) => f.assigned_to === signer.position);
@@ -127,7 +128,10 @@ export async function getSession(
       locale: consent.locale,
     },
     canReassign: isYourTurn && mayReassign(doc, current),
-    otpRequired: doc.otp_method === 'email',
+    otpRequired: otpMethodOf(doc, current) !== null,
+    otpMethod: otpMethodOf(doc, current),
+    otpPhone:
+      otpMethodOf(doc, current) === 'sms' && current.phone ? maskPhone(current.phone) : null,
     verification: { required: verification !== 'none', status: verification },
     fields: fieldsOf(fields, current).map(fieldView),
     recipients: signers.map((s) => ({
@@ -197,7 +201,7 @@ export async function completeSigning(
   const consentNeeded = consent.required && !consent.given;
   if (consentNeeded && input.consent !== true) throw consentRequired();
   // The code is checked last: a mistake in the values must not cost one of its attempts.
-  if (doc.otp_method === 'email') await verifyOtp(deps, doc, signer, input.otp, meta);
+  if (otpMethodOf(doc, signer) !== null) await verifyOtp(deps, doc, signer, input.otp, meta);
 
   return deps.db.transaction().execute(async (trx) => {
     const locked = await lockDocument(trx, doc.id);

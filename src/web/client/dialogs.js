@@ -108,19 +108,25 @@ export function openDeclineDialog({ maxChars, decline }) {
 }
 
 /**
- * The one-time-code step: sends a code by email on request, then hands the 6 digits to
+ * The one-time-code step: sends a code by email (or by SMS to the masked `phone`) on request, then hands the 6 digits to
  * `confirm(code)` (which completes the signing). Resolves to confirm's result, or null if closed.
  * `confirm` may throw; an OTP error keeps the dialog open with the message.
  */
-export function openOtpDialog({ email, digits, requestOtp, confirm }) {
+export function openOtpDialog({ email, phone, digits, requestOtp, confirm }) {
   return new Promise((resolve) => {
     const codeId = nextId('otp');
     const errorId = nextId('otp-err');
     let result = null;
     let resendTimer;
 
-    const info = h('p', {}, t('otp.explain', { digits, email }));
-    const sendButton = h('button', { type: 'button', class: 'btn btn-secondary' }, t('otp.send'));
+    const sms = Boolean(phone);
+    const sendLabel = sms ? t('otp.sendSms') : t('otp.send');
+    const info = h(
+      'p',
+      { 'aria-live': 'polite' },
+      sms ? t('otp.explainSms', { digits, phone }) : t('otp.explain', { digits, email }),
+    );
+    const sendButton = h('button', { type: 'button', class: 'btn btn-secondary' }, sendLabel);
     const code = h('input', {
       class: 'input otp-input',
       id: codeId,
@@ -157,7 +163,9 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
       async () => {
         const value = code.value.trim();
         if (!new RegExp(`^[0-9]{${digits}}$`).test(value)) {
-          error.textContent = t('otp.enterDigits', { digits });
+          error.textContent = sms
+            ? t('otp.enterDigitsSms', { digits })
+            : t('otp.enterDigits', { digits });
           code.setAttribute('aria-invalid', 'true');
           code.focus();
           return;
@@ -181,11 +189,11 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
       error.textContent = '';
       try {
         const sent = await requestOtp();
-        info.textContent = t('otp.sent', {
-          digits,
-          email: sent.sentTo,
-          time: formatTime(sent.expiresAt),
-        });
+        const time = formatTime(sent.expiresAt);
+        info.textContent =
+          sent.method === 'sms'
+            ? t('otp.sentSms', { digits, phone: sent.sentTo, time })
+            : t('otp.sent', { digits, email: sent.sentTo, time });
         codeRow.hidden = false;
         submit.disabled = false;
         code.focus();
@@ -201,7 +209,7 @@ export function openOtpDialog({ email, digits, requestOtp, confirm }) {
         tick();
       } catch (err) {
         error.textContent = err.message;
-        busy(sendButton, false, t('otp.send'));
+        busy(sendButton, false, sendLabel);
       }
     });
     code.addEventListener('input', () => {

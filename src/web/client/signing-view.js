@@ -301,6 +301,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     if (session.otpRequired) {
       const result = await openOtpDialog({
         email: signer.email,
+        phone: session.otpPhone,
         digits: LIMITS.otpDigits,
         requestOtp: () => api.requestOtp(),
         confirm: async (otp) => {
