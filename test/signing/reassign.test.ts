@@ -43,6 +43,22 @@ async function twoSigners(body: Record<string, unknown> = { allowReassign: true 
 }
 
 describe('POST /api/v1/signing/{token}/reassign', () => {
+  it("with codes by SMS, the new person's phone is required: the codes go to it", async () => {
+    const ada = address('ada-sms');
+    const doc = await sentDocument(t, {
+      signers: [{ name: 'Ada Lovelace', email: ada, phone: '+44 20 7946 0958' }],
+      body: { allowReassign: true, otpMethod: 'sms' },
+    });
+    const token = latestToken(t, ada);
+    const without = await reassign(token, grace());
+    expect(without.status).toBe(400);
+    expect(without.body.error.details[0]).toMatchObject({ path: 'body.phone' });
+    const res = await reassign(token, grace({ phone: '+1 415 555 0123' }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const detail = (await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data;
+    expect(detail.signers[0].phone).toBe('+14155550123');
+  });
+
   it('hands the row over: same id, order and fields; new name, email, phone; the new person is invited', async () => {
     const { doc, ada, adaToken } = await twoSigners();
     expect((await call('GET', adaToken)).body.data.canReassign).toBe(true);
@@ -61,7 +77,7 @@ describe('POST /api/v1/signing/{token}/reassign', () => {
       id: doc.signers[0].id,
       name: 'Grace Hopper',
       email: body.email,
-      phone: '+1 415 555 0123',
+      phone: '+14155550123',
       order: 0,
       status: 'sent',
     });

@@ -7,6 +7,7 @@ import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import { emitEvent } from '../events/emit.ts';
 import { lockDocument } from '../documents-core/document-lock.ts';
 import { updateDocument } from '../documents-core/documents.repository.ts';
+import { otpMethodOf, requireSmsPhone, storedPhone } from '../documents-core/signer-phone.ts';
 import { moveSigner } from '../documents-core/signer-status.ts';
 import { listSigners } from '../documents-core/signers.repository.ts';
 import { requireOpen, requireTurn } from '../documents-core/signing-rules.ts';
@@ -69,6 +70,8 @@ const FRESH_SIGNER: SignerUpdate = {
   consent_locale: null,
   consent_sha256: null,
   consented_at: null,
+  sms_failed_at: null,
+  sms_error: null,
 };
 
 /**
@@ -90,6 +93,8 @@ export async function reassignSigning(
     throw validation('body.email', "is this signer's own address: name the person who takes over");
   const name = input.name.trim();
   const reason = input.reason.trim();
+  // Codes by SMS go to the phone the new person gives: the previous person's is not theirs.
+  requireSmsPhone(otpMethodOf(doc, signer), input.phone, 'body.phone');
 
   return deps.db.transaction().execute(async (trx) => {
     const locked = await lockDocument(trx, doc.id);
@@ -103,7 +108,7 @@ export async function reassignSigning(
       ...FRESH_SIGNER,
       name,
       email,
-      phone: input.phone ?? null,
+      phone: storedPhone(input.phone),
       last_notified_at: now,
       updated_at: now,
     };
