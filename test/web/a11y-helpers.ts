@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import type { TestApp } from '../helpers/build-test-app.ts';
+
+/** The WCAG 2.0 and 2.1 A and AA rules of axe-core. */
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+export const WIDTHS = [375, 1280] as const;
+
+/**
+ * Runs axe on the page as it is, at each width (the same page resized, so its state is kept), and
+ * returns its serious and critical violations, each with the state and width it was found in.
+ */
+export async function axeViolations(page: Page, state: string): Promise<string[]> {
+  const found: string[] = [];
+  const height = page.viewportSize()?.height ?? 800;
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height });
+    await page.waitForTimeout(50);
+    const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+    for (const v of result.violations) {
+      if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+      const nodes = v.nodes
+        .slice(0, 4)
+        .map(
+          (n) =>
+            `    ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 240)}`,
+        );
+      found.push(`${state} @${width}: ${v.id} (${v.impact}) ${v.help}\n${nodes.join('\n')}`);
+    }
+  }
+  if (found.length) console.warn(found.join('\n'));
+  return found;
+}
+
+const catalogs = new Map<string, Record<string, string>>();
+/** A page message in a locale, placeholders filled, read from the catalog the pages use. */
+export function msg(lang: string, key: string, vars: Record<string, string | number> = {}): string {
+  let catalog = catalogs.get(lang);
+  if (!catalog) {
+    const file = new URL(`../../src/i18n/catalogs/${lang}.json`, import.meta.url);
+    catalog = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
+    catalogs.set(lang, catalog);
+  }
+  const text = catalog[key];
+  if (text === undefined) throw new Error(`no message ${key} in ${lang}`);
+  return text.replace(/\{(\w+)\}/g, (_, k: string) => String(vars[k] ?? `{${k}}`));
+}
+
+/** The newest 6-digit code mailed since `before` mails were sent. */
+export function mailedCode(t: TestApp, before: number): string {
+  const sent = (t.mailer as { sent: { text?: string; subject: string }[] }).sent.slice(before);
+  const code = sent
+    .map((m) => /\b(\d{6})\b/.exec(`${m.subject} ${m.text ?? ''}`)?.[1])
+    .filter(Boolean)
+    .at(-1);
+  if (!code) throw new Error(`no code in ${JSON.stringify(sent)}`);
+  return code;
+}
+
+export const mailCount = (t: TestApp) => (t.mailer as { sent: unknown[] }).sent.length;
+
+/** WCAG 2 relative luminance of `rgb(r, g, b)` or `#rrggbb`. */
+export function luminance(colour: string): number {
+  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour);
+  const parts = hex
+    ? hex.slice(1).map((x) => parseInt(x, 16))
+    : (colour.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
+  const [r, g, b] = parts.map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+/** The WCAG contrast ratio of two colours. */
+export function contrast(a: string, b: string): number {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x! + 0.05) / (y! + 0.05);
+}
