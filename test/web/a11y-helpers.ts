@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import type { TestApp } from '../helpers/build-test-app.ts';
@@ -77,4 +78,78 @@ export function luminance(colour: string): number {
 export function contrast(a: string, b: string): number {
   const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
   return (x! + 0.05) / (y! + 0.05);
+}
+
+/** axe-core's own source, as @axe-core/playwright loads it, for its name computation in the page. */
+const axeSource: string = createRequire(import.meta.resolve('@axe-core/playwright'))(
+  'axe-core',
+).source;
+
+/** Puts axe-core in the page (once per document), to compute accessible names as screen readers do. */
+export async function injectAxe(page: Page): Promise<void> {
+  if (await page.evaluate(() => 'axe' in window)) return;
+  await page.evaluate(axeSource);
+}
+
+const CONTROLS =
+  'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="tab"], [tabindex]:not([tabindex="-1"])';
+
+/** The visible interactive elements under `scope` without an accessible name. */
+export function unnamedControls(page: Page, scope = 'body'): Promise<string[]> {
+  return page.evaluate(
+    ([selector, root]) => {
+      const axe = (window as any).axe;
+      axe.setup(document);
+      try {
+        const out: string[] = [];
+        for (const el of document.querySelector(root)?.querySelectorAll(selector) ?? []) {
+          // Out of sight (a closed menu's links, a hidden tab panel): not reachable, so not read.
+          if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true }))
+            continue;
+          const name = axe.commons.text.accessibleText(el).trim();
+          if (!name) out.push(`${el.tagName.toLowerCase()}.${el.className}`);
+        }
+        return out;
+      } finally {
+        axe.teardown();
+      }
+    },
+    [CONTROLS, scope] as const,
+  );
+}
+
+export interface FocusedControl {
+  tag: string;
+  className: string;
+  name: string;
+  text: string;
+  /** Whether a focus indicator is drawn: an outline or a box shadow on it or the box that wraps it. */
+  ring: boolean;
+}
+
+/** The focused element, its accessible name, and whether its focus is visible. */
+export function focusedControl(page: Page): Promise<FocusedControl> {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    const axe = (window as any).axe;
+    let name = '';
+    if (axe) {
+      axe.setup(document);
+      name = axe.commons.text.accessibleText(el).trim();
+      axe.teardown();
+    }
+    const drawn = (node: Element | null) => {
+      if (!node) return false;
+      const s = getComputedStyle(node);
+      const outline = s.outlineStyle !== 'none' && Number.parseFloat(s.outlineWidth) > 0;
+      return outline || (s.boxShadow !== 'none' && s.boxShadow !== '');
+    };
+    return {
+      tag: el.tagName.toLowerCase(),
+      className: String(el.className),
+      name,
+      text: (el.textContent ?? '').trim(),
+      ring: el.matches(':focus-visible') && (drawn(el) || drawn(el.closest('label, .field-box'))),
+    };
+  });
 }
