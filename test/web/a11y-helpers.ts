@@ -153,3 +153,40 @@ export function focusedControl(page: Page): Promise<FocusedControl> {
     };
   });
 }
+
+/**
+ * Tabs through every control from the top of the page (or round an open dialog) until focus
+ * comes back to the first one, and names each control without an accessible name or without a
+ * visible focus indicator.
+ */
+export async function tabThrough(
+  page: Page,
+  max = 80,
+): Promise<{ seen: string[]; problems: string[] }> {
+  await injectAxe(page);
+  await page.evaluate(() => {
+    if (document.querySelector('dialog[open]')) return;
+    document.body.tabIndex = -1;
+    document.body.focus();
+    document.body.removeAttribute('tabindex');
+  });
+  const seen: string[] = [];
+  const problems: string[] = [];
+  let first = '';
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    const id = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      el.dataset.tabSeen ??= String(Math.random());
+      return el.dataset.tabSeen;
+    });
+    if (id === first) return { seen, problems };
+    if (!first) first = id;
+    const c = await focusedControl(page);
+    seen.push(`${c.tag} "${c.name}"`);
+    if (c.tag === 'body') continue;
+    if (!c.name) problems.push(`${c.tag}.${c.className}: no accessible name`);
+    if (!c.ring) problems.push(`${c.tag} "${c.name}": no visible focus indicator`);
+  }
+  return { seen, problems };
+}

@@ -10,7 +10,14 @@ import {
   visible,
 } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
-import { contrast, focusedControl, injectAxe, unnamedControls } from './a11y-helpers.ts';
+import { createCampaign } from '../campaigns/setup.ts';
+import {
+  contrast,
+  focusedControl,
+  injectAxe,
+  tabThrough,
+  unnamedControls,
+} from './a11y-helpers.ts';
 import { getDocument, linkFor, openSigningPage, sendDocument, startServer } from './setup.ts';
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
@@ -184,4 +191,43 @@ describe.skipIf(!hasChromium)('keyboard only, names and focus, brand contrast', 
     expect(poor.slice(0, 5)).toEqual([]);
     await page.close();
   });
+
+  it.each(['en', 'ar'])(
+    'every control of the signing, campaign and verify pages and dialogs is named and shows its focus: %s',
+    async (lang) => {
+      const problems: string[] = [];
+      const walk = async (page: Page, where: string) => {
+        const r = await tabThrough(page);
+        expect(r.seen.length, where).toBeGreaterThan(1);
+        problems.push(...r.problems.map((p) => `${where}: ${p}`));
+      };
+      const { page } = await signingPage(375);
+      await page.goto(`${page.url()}?lang=${lang}`);
+      await eventually(() => page.locator('.page[data-rendered]').count()).toBeGreaterThan(0);
+      await walk(page, 'signing page');
+      await page.locator('.field-sign').click();
+      await visible(page.locator('dialog[open]'));
+      await walk(page, 'signature dialog');
+      await page.keyboard.press('Escape');
+      await page.locator('.actionbar .btn-ghost').click();
+      await visible(page.locator('dialog[open]'));
+      await walk(page, 'decline dialog');
+      await page.keyboard.press('Escape');
+
+      const c = await createCampaign(t, { name: 'Volunteers' });
+      await page.goto(`${new URL(page.url()).origin}/c/${c.slug}?lang=${lang}`);
+      await eventually(() => page.locator('.page[data-rendered]').count()).toBeGreaterThan(0);
+      await walk(page, 'campaign page');
+      await page.goto(`${new URL(page.url()).origin}/verify?lang=${lang}`);
+      await walk(page, 'verify page');
+      // The language picker, open: its 21 links too.
+      await page.locator('.lang-picker summary').focus();
+      await page.keyboard.press('Enter');
+      await visible(page.locator('.lang-list a').first());
+      await walk(page, 'language picker');
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    60_000,
+  );
 });
