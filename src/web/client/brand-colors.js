@@ -50,15 +50,17 @@ export function brandPalette(hex) {
   if (!m) return null;
   const brand = m.slice(1).map((x) => Number.parseInt(x, 16));
   const ink = inkOn(brand);
+  const text = textColour(brand);
   const [r, g, b] = brand;
   return {
     '--brand': hex,
     '--brand-ink': rgb(ink),
     // Hover moves away from the ink, so the button's text stays as readable as at rest.
     '--brand-hover': rgb(ink === WHITE ? mix(brand, BLACK, 0.2) : mix(brand, WHITE, 0.25)),
-    '--brand-text': rgb(textColour(brand)),
+    '--brand-text': rgb(text),
     '--brand-soft': rgb(mix(brand, WHITE, 0.88)),
     '--field': `rgba(${r}, ${g}, ${b}, 0.1)`,
-    '--field-border': `rgba(${r}, ${g}, ${b}, 0.7)`,
+    // A field's outline in the darker text shade, so a light brand's boxes stay visible.
+    '--field-border': `rgba(${text.join(', ')}, 0.7)`,
   };
 }
