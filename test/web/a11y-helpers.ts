@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import type { TestApp } from '../helpers/build-test-app.ts';
 
@@ -8,18 +7,35 @@ import type { TestApp } from '../helpers/build-test-app.ts';
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 export const WIDTHS = [375, 1280] as const;
 
+interface AxeViolation {
+  id: string;
+  impact?: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string }[];
+}
+
 /**
  * Runs axe on the page as it is, at each width (the same page resized, so its state is kept), and
  * returns its serious and critical violations, each with the state and width it was found in.
+ * axe-core goes into the page once per document (what AxeBuilder does on every call), and only
+ * violations are gathered: the same rules, a fraction of the time.
  */
 export async function axeViolations(page: Page, state: string): Promise<string[]> {
   const found: string[] = [];
   const height = page.viewportSize()?.height ?? 800;
+  await injectAxe(page);
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height });
     await page.waitForTimeout(50);
-    const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const v of result.violations) {
+    const violations: AxeViolation[] = await page.evaluate(async (tags) => {
+      const axe = (window as any).axe;
+      const result = await axe.run(document, {
+        runOnly: { type: 'tag', values: tags },
+        resultTypes: ['violations'],
+      });
+      return result.violations;
+    }, TAGS);
+    for (const v of violations) {
       if (v.impact !== 'serious' && v.impact !== 'critical') continue;
       const nodes = v.nodes
         .slice(0, 4)
@@ -149,7 +165,11 @@ export function focusedControl(page: Page): Promise<FocusedControl> {
       className: String(el.className),
       name,
       text: (el.textContent ?? '').trim(),
-      ring: el.matches(':focus-visible') && (drawn(el) || drawn(el.closest('label, .field-box'))),
+      // A date input's calendar button holds the focus inside the input, which then matches
+      // neither :focus nor :focus-visible; its ring comes from the same rule.
+      ring:
+        (el.matches(':focus-visible') || !el.matches(':focus')) &&
+        (drawn(el) || drawn(el.closest('label, .field-box'))),
     };
   });
 }
@@ -186,7 +206,32 @@ export async function tabThrough(
     seen.push(`${c.tag} "${c.name}"`);
     if (c.tag === 'body') continue;
     if (!c.name) problems.push(`${c.tag}.${c.className}: no accessible name`);
-    if (!c.ring) problems.push(`${c.tag} "${c.name}": no visible focus indicator`);
+    if (!c.ring) {
+      problems.push(`${c.tag} "${c.name}": no visible focus indicator`);
+    }
   }
   return { seen, problems };
 }
+
+/** One optional field of each other type, on page 2, so every kind of control is checked. */
+export const EVERY_TYPE = [
+  ['initials', {}],
+  ['name', {}],
+  ['email', {}],
+  ['date', {}],
+  ['number', {}],
+  ['dropdown', { options: ['Red', 'Green'] }],
+  ['radio', { options: ['Yes', 'No'] }],
+  ['file', {}],
+].map(([type, extra], i) => ({
+  type,
+  page: 2,
+  x: 10 + (i % 2) * 45,
+  y: 10 + Math.floor(i / 2) * 18,
+  width: 35,
+  height: type === 'radio' ? 8 : 5,
+  required: false,
+  label: `Optional ${type}`,
+  assignedTo: 0,
+  ...(extra as object),
+}));

@@ -17,6 +17,7 @@ import {
   injectAxe,
   tabThrough,
   unnamedControls,
+  EVERY_TYPE,
 } from './a11y-helpers.ts';
 import { getDocument, linkFor, openSigningPage, sendDocument, startServer } from './setup.ts';
 
@@ -36,10 +37,13 @@ const fields = [
   { type: 'signature', page: 1, x: 10, y: 60, width: 35, height: 7, assignedTo: 0 },
 ];
 
-async function signingPage(width: number): Promise<{ page: Page; id: string }> {
+async function signingPage(
+  width: number,
+  more: object[] = [],
+): Promise<{ page: Page; id: string }> {
   const doc = await sendDocument(t, {
     signers: [{ name: 'Ada Lovelace', email: 'ada@example.test' }],
-    fields,
+    fields: [...fields, ...more],
   });
   const page = await browser.newPage({ width, height: 800 });
   await openSigningPage(page, await linkFor(t, doc.id, doc.signers[0]!.id));
@@ -201,11 +205,11 @@ describe.skipIf(!hasChromium)('keyboard only, names and focus, brand contrast', 
         expect(r.seen.length, where).toBeGreaterThan(1);
         problems.push(...r.problems.map((p) => `${where}: ${p}`));
       };
-      const { page } = await signingPage(375);
+      const { page } = await signingPage(375, EVERY_TYPE);
       await page.goto(`${page.url()}?lang=${lang}`);
       await eventually(() => page.locator('.page[data-rendered]').count()).toBeGreaterThan(0);
       await walk(page, 'signing page');
-      await page.locator('.field-sign').click();
+      await page.locator('.field-sign').first().click();
       await visible(page.locator('dialog[open]'));
       await walk(page, 'signature dialog');
       await page.keyboard.press('Escape');

@@ -19,7 +19,7 @@ import type { TestApp } from '../helpers/build-test-app.ts';
 import { field } from '../helpers/factories.ts';
 import { makePdf, sampleInput, sha256 } from '../pdf/pdf-helpers.ts';
 import { createTemplate, giveTemplateFile } from '../templates/setup.ts';
-import { axeViolations, mailCount, mailedCode, msg } from './a11y-helpers.ts';
+import { axeViolations, EVERY_TYPE, mailCount, mailedCode, msg } from './a11y-helpers.ts';
 import { linkFor, openSigningPage, pageProblems, sendDocument, startServer } from './setup.ts';
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
@@ -88,7 +88,7 @@ describe.skipIf(!hasChromium)('accessibility of the pages (axe, WCAG 2.1 AA)', (
         otpMethod: 'email',
         expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString(),
         signers: [{ name: 'Ada Lovelace', email: 'ada@example.test', accessCode: ACCESS_CODE }],
-        fields,
+        fields: [...fields, ...EVERY_TYPE],
       });
       await t.drainJobs();
       const url = `${await linkFor(t, doc.id, doc.signers[0]!.id)}?lang=${lang}`;
