@@ -185,6 +185,22 @@ describe.skipIf(!hasChromium)('accessibility of the pages (axe, WCAG 2.1 AA)', (
       await page.goto(`${origin}/sign/not%20a%20token?lang=${lang}`);
       await check('malformed link');
 
+      // Declining, to its end.
+      const declined = await sendDocument(t, {
+        signers: [{ name: 'Ada Lovelace', email: 'ada@example.test' }],
+        fields: [fields[0]],
+      });
+      const declineUrl = await linkFor(t, declined.id, declined.signers[0]!.id);
+      await openSigningPage(page, `${declineUrl}?lang=${lang}`);
+      await page.getByRole('button', { name: msg(lang, 'consent.agree'), exact: true }).click();
+      await eventually(() => page.locator('.page[data-rendered]').count()).toBeGreaterThan(0);
+      await page.getByRole('button', { name: msg(lang, 'signing.decline'), exact: true }).click();
+      await openDialog(page);
+      await page.locator('dialog[open] textarea').fill('The fee is wrong.');
+      await page.locator('dialog[open] button[type="submit"]').click();
+      await visible(page.locator('[data-state="you_declined"]'));
+      await check('declined');
+
       await page.close();
       expect(found).toEqual([]);
     },
@@ -242,6 +258,13 @@ describe.skipIf(!hasChromium)('accessibility of the pages (axe, WCAG 2.1 AA)', (
       await page.goto(`${origin}/c/no-such-form-here?lang=${lang}`);
       await visible(page.locator('h1'));
       await check('campaign unknown link');
+      const paused = await t.request('PATCH', `/api/v1/campaigns/${c.id}`, {
+        body: { status: 'paused' },
+      });
+      expect(paused.status).toBe(200);
+      await page.goto(`${origin}/c/${c.slug}?lang=${lang}`);
+      await visible(page.locator('h1'));
+      await check('campaign paused');
       await page.close();
       expect(found).toEqual([]);
     },
