@@ -201,6 +201,21 @@ describe.skipIf(!hasChromium)('accessibility of the pages (axe, WCAG 2.1 AA)', (
       await visible(page.locator('[data-state="you_declined"]'));
       await check('declined');
 
+      // Identity evidence asked first (KYC).
+      const kyc = await sendDocument(t, {
+        requireKyc: true,
+        signers: [{ name: 'Ada Lovelace', email: 'ada@example.test' }],
+        fields: [fields[1]],
+      });
+      const kycUrl = await linkFor(t, kyc.id, kyc.signers[0]!.id);
+      await openSigningPage(page, `${kycUrl}?lang=${lang}`);
+      const agree = page.getByRole('button', { name: msg(lang, 'consent.agree'), exact: true });
+      if (await agree.count()) await agree.click();
+      await eventually(() => textOf(page.getByRole('heading', { level: 1 }))).toBe(
+        msg(lang, 'identity.title'),
+      );
+      await check('identity step');
+
       await page.close();
       expect(found).toEqual([]);
     },
