@@ -3,9 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
-import { finalizePdf } from '../../src/pdf/finalize.ts';
-import { createCampaign } from '../campaigns/setup.ts';
 import {
   eventually,
   hasChromium,
@@ -16,10 +13,15 @@ import {
   visible,
 } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
-import { field } from '../helpers/factories.ts';
-import { makePdf, sampleInput, sha256 } from '../pdf/pdf-helpers.ts';
-import { createTemplate, giveTemplateFile } from '../templates/setup.ts';
-import { axeViolations, EVERY_TYPE, mailCount, mailedCode, msg } from './a11y-helpers.ts';
+import {
+  aSignedPdf,
+  axeViolations,
+  EVERY_TYPE,
+  mailCount,
+  mailedCode,
+  msg,
+  volunteerCampaign,
+} from './a11y-helpers.ts';
 import { linkFor, openSigningPage, pageProblems, sendDocument, startServer } from './setup.ts';
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
@@ -44,20 +46,6 @@ const fields = [
   { type: 'checkbox', page: 1, x: 60, y: 20, width: 3, height: 2, label: 'Agreed', assignedTo: 0 },
 ];
 
-async function aSignedPdf(): Promise<string> {
-  const original = await makePdf({ pages: 1, useObjectStreams: false });
-  await writeFile(path.join(dir, 'in.pdf'), original);
-  const cert = await loadSigningCertificate({
-    dataDir: dir,
-    signingCertP12: undefined,
-    signingCertPassword: undefined,
-    generatedCertPassword: 'a-test-password',
-  });
-  const out = path.join(dir, 'Signed contract.pdf');
-  await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, out);
-  return out;
-}
-
 /** Waits for an open dialog's heading, then checks the page. */
 async function openDialog(page: Page): Promise<void> {
   await visible(page.locator('dialog[open] h2'));
@@ -69,7 +57,7 @@ describe.skipIf(!hasChromium)('accessibility of the pages (axe, WCAG 2.1 AA)', (
     ({ t, origin } = await startServer());
     browser = await launchBrowser();
     dir = await mkdtemp(path.join(os.tmpdir(), 'signet-a11y-'));
-    signedPdf = await aSignedPdf();
+    signedPdf = await aSignedPdf(dir);
     const org = await t.request('PATCH', '/api/v1/organization', {
       body: { requireConsent: true },
     });
@@ -225,22 +213,7 @@ describe.skipIf(!hasChromium)('accessibility of the pages (axe, WCAG 2.1 AA)', (
   it.each(LANGS)(
     'campaign page: %s',
     async (lang) => {
-      const tpl = await createTemplate(t, {
-        name: 'Volunteer agreement',
-        roles: [{ name: 'Volunteer' }],
-        fields: [
-          field({ type: 'text', label: 'City', x: 10, y: 20, width: 40, height: 3 }),
-          field({ type: 'checkbox', label: 'I agree', x: 10, y: 30, width: 3, height: 2 }),
-          field({ type: 'signature', label: 'Signature', x: 10, y: 60, width: 35, height: 7 }),
-        ],
-      });
-      await giveTemplateFile(t, tpl);
-      const c = await createCampaign(t, {
-        templateId: tpl,
-        name: 'Volunteers 2026',
-        welcomeTitle: 'Join our volunteers',
-        welcomeMessage: 'Fill in your details and sign the agreement.',
-      });
+      const c = await volunteerCampaign(t);
       const page = await browser.newPage({ width: 375, height: 800 });
       const found: string[] = [];
       const check = async (state: string) => found.push(...(await axeViolations(page, state)));
