@@ -1,6 +1,8 @@
 // Small DOM helpers: elements are built with h(), never from HTML strings, so no text from the
 // document or the sender can ever become markup.
 
+import { brandPalette } from './brand-colors.js';
+
 /**
  * h('button', {class: 'btn', onclick: fn, 'aria-label': 'Close'}, 'Text', childNode)
  * Properties starting with "on" become listeners; `true`/`false` toggle boolean attributes.
@@ -59,21 +61,12 @@ export function visuallyHidden(text) {
   return h('span', { class: 'visually-hidden' }, text);
 }
 
-/** The sender's colour for buttons, links and focus; darker and lighter shades derived from it. */
+/** The sender's colour for buttons, links and focus, with the shades and ink derived from it. */
 export function applyBrand(hex) {
-  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
-  if (!m) return;
-  const [r, g, b] = m.slice(1).map((x) => parseInt(x, 16));
-  const mix = (t, c) => Math.round(c + (t - c) * 0.88);
+  const palette = brandPalette(hex);
+  if (!palette) return;
   const style = document.documentElement.style;
-  style.setProperty('--brand', hex);
-  style.setProperty(
-    '--brand-strong',
-    `rgb(${Math.round(r * 0.8)}, ${Math.round(g * 0.8)}, ${Math.round(b * 0.8)})`,
-  );
-  style.setProperty('--brand-soft', `rgb(${mix(255, r)}, ${mix(255, g)}, ${mix(255, b)})`);
-  style.setProperty('--field', `rgba(${r}, ${g}, ${b}, 0.1)`);
-  style.setProperty('--field-border', `rgba(${r}, ${g}, ${b}, 0.7)`);
+  for (const [name, value] of Object.entries(palette)) style.setProperty(name, value);
 }
 
 /** The sender's logo in place of Signet's name in the top bar, when they have one. */

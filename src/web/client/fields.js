@@ -84,16 +84,18 @@ export function createFieldControl(field, ctx) {
     disabled: field.readOnly,
     title: name,
   };
+  // A button cannot be required (ARIA 1.2): its name already says "(required)".
+  const buttonProps = { ...common, 'aria-required': undefined, required: undefined };
   const initial = field.defaultValue ?? '';
   let control;
 
   switch (controlOf(field)) {
     case 'signature':
     case 'initials':
-      control = signatureControl(field, element, common, ctx);
+      control = signatureControl(field, element, buttonProps, ctx);
       break;
     case 'file':
-      control = fileControl(field, element, common, ctx);
+      control = fileControl(field, element, buttonProps, ctx);
       break;
     case 'checkbox': {
       const input = h('input', {
