@@ -195,7 +195,7 @@ export interface Config {
   readonly sms: SmsConfig;
 }
 
-export { ConfigError, parseSchedule, parseTrustProxy };
+export { ConfigError };
 export type { ServerTimeouts };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

@@ -9,7 +9,7 @@ import { SmsRejected } from '../sms/sms-sender.ts';
  * are over. Each attempt first checks the code is still valid (Twilio takes no idempotency key, so
  * a message retried late could arrive twice and after its code expired: it is never sent then).
  */
-export const SMS_RETRY_SCHEDULE = [5_000, 15_000, 30_000, 60_000, 120_000, 180_000] as const;
+const SMS_RETRY_SCHEDULE = [5_000, 15_000, 30_000, 60_000, 120_000, 180_000] as const;
 
 /** Job `sms`: sends one code; a message refused for good or never sent makes the document `action_required`. */
 export function registerSmsJob(jobs: JobRunner, deps: AppDeps): void {

@@ -12,7 +12,7 @@ import { renderMessage, renderShell } from './page.ts';
 /** Longest `origin` parameter looked at (an origin is scheme, host and port). */
 const ORIGIN_MAX = 300;
 
-export interface EmbedMode {
+interface EmbedMode {
   /** `?embed=1`: no header. */
   embed: boolean;
   /** The allowed origin the page posts to, as stored in `embedOrigins`. */

@@ -13,7 +13,7 @@ import type { AssetFile } from './static-assets.ts';
 
 const YEAR = 365 * 24 * 3600;
 /** How long `/embed.js` may be used without asking again. */
-export const EMBED_SCRIPT_MAX_AGE = 300;
+const EMBED_SCRIPT_MAX_AGE = 300;
 
 export function embedScriptRoutes(app: FastifyInstance, script: AssetFile): void {
   const hash = createHash('sha256').update(script.body).digest('hex').slice(0, 12);

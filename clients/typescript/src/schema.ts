@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Add a signer to a draft document
-         * @description `order` defaults to after the last signer and must not be taken (400). A document has at most 50 signers (409 `limit_reached`). Draft only (409 `invalid_state`).
+         * @description `order` defaults to after the last signer and must not be taken (400). A document has at most 50 signers (409 `limit_reached`). Draft only (409 `invalid_state`). When the signer’s `otpMethod`, or else the document’s, is `sms`, `phone` must be a valid number in international form (400 `validation_error` on `body.phone`); a number in international form is kept in E.164.
          *
          *     **Scope:** `documents.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -483,7 +483,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a signer
-         * @description In `draft` any field may change; fields assigned to the signer follow a new `order`. In `pending` or `action_required` only `name` and `email` of a signer who has not acted may be corrected, and the signer is sent a fresh invitation; anything else is 409 `invalid_state`.
+         * @description In `draft` any field may change; fields assigned to the signer follow a new `order`. In `pending` or `action_required` only `name`, `email`, `phone` and `accessCode` of a signer who has not acted may be corrected, and the signer is sent a fresh invitation; anything else is 409 `invalid_state`. A corrected `phone` clears an SMS delivery failure (`actionRequired.reason` `sms_undeliverable`) and the document resumes. A signer whose effective `otpMethod` is `sms` needs a valid E.164 `phone` (400 `validation_error`).
          *
          *     **Scope:** `documents.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
          */
@@ -963,7 +963,7 @@ export interface paths {
         put?: never;
         /**
          * Submit the signer's values and signature
-         * @description Sequential documents: only the open signer or approver with the lowest order may complete (409 `not_your_turn`). Every required field needs a value (400 `validation_error`, one detail per field). Signature and initials fields take `signature` (typed: 1-200 characters; drawn: a PNG data URL of at most 1 MB) unless a value is given for them. With `otpMethod: "email"`, `otp` must be the code from `POST …/otp` (401 `otp_required`, 403 `invalid_otp`). With `requireKyc`, the identity evidence must be approved first (409 `verification_required`). When the last signer or approver completes, the signed PDF is produced in the background and the document becomes `completed` once it exists.
+         * @description Sequential documents: only the open signer or approver with the lowest order may complete (409 `not_your_turn`). Every required field needs a value (400 `validation_error`, one detail per field). Signature and initials fields take `signature` (typed: 1-200 characters; drawn: a PNG data URL of at most 1 MB) unless a value is given for them. With an `otpMethod` (`email` or `sms`, the signer’s or else the document’s), `otp` must be the code from `POST …/otp` (401 `otp_required`, 403 `invalid_otp`). With `requireKyc`, the identity evidence must be approved first (409 `verification_required`). When the last signer or approver completes, the signed PDF is produced in the background and the document becomes `completed` once it exists.
          *
          *     **No API key:** the signing link's token in the path authenticates the signer.
          */
@@ -1096,8 +1096,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Email the signer a 6-digit code (documents with `otpMethod: "email"`)
-         * @description The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`). After 25 wrong codes over the life of its links, every link of the signer answers 403 `link_locked` until the sender issues a new one.
+         * Send the signer a 6-digit code by email or SMS (`otpMethod`)
+         * @description The signer’s `otpMethod`, else its document’s, says how: `email` mails the code, `sms` texts it to the signer’s `phone` through `SMS_URL` (answered at once, `method: "sms"` and the masked phone in `sentTo`; the message is sent by a background job, retried only while the code is valid; a message that cannot be delivered makes the document `action_required` with `sms_undeliverable`, and asking again is 409 `invalid_state` until the sender corrects the phone). A signer without a code method: 409 `invalid_state`. The code is valid 10 minutes and may be tried 5 times; a new code voids the previous one. One code per minute and 5 per hour per signer (429 `rate_limited`). Only the signer whose turn it is may ask (409 `not_your_turn`). After 25 wrong codes over the life of its links, every link of the signer answers 403 `link_locked` until the sender issues a new one.
          *
          *     **No API key:** the signing link's token in the path authenticates the signer.
          */
@@ -2199,13 +2199,13 @@ export interface components {
                 fields: number;
                 signers: number;
             };
-            /** @description Why the document is `action_required` (null in every other status): `identity_review` (a signer’s identity evidence awaits `POST …/signers/{signerId}/verification`), `invitation_undeliverable` (correct the signer’s email), `sealing_failed` (every signer signed but the signed PDF could not be produced; `POST …/reseal` tries again). */
+            /** @description Why the document is `action_required` (null in every other status): `identity_review` (a signer’s identity evidence awaits `POST …/signers/{signerId}/verification`), `invitation_undeliverable` (correct the signer’s email), `sms_undeliverable` (a code could not be texted: correct the signer’s `phone`), `sealing_failed` (every signer signed but the signed PDF could not be produced; `POST …/reseal` tries again). */
             actionRequired: {
                 /** @description What happened and what the sender can do */
                 message: string;
                 /** @enum {string} */
-                reason: "identity_review" | "invitation_undeliverable" | "sealing_failed";
-                /** @description The signer concerned (identity_review, invitation_undeliverable) */
+                reason: "identity_review" | "invitation_undeliverable" | "sms_undeliverable" | "sealing_failed";
+                /** @description The signer concerned (identity_review, invitation_undeliverable, sms_undeliverable) */
                 signerId?: string;
             } | null;
             /** @description Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s */
@@ -2264,8 +2264,11 @@ export interface components {
             locale: string | null;
             message: string;
             name: string;
-            /** @enum {string|null} */
-            otpMethod: "email" | null;
+            /**
+             * @description A one-time code the signer must give to sign: `email` (to its email address), `sms` (to its `phone`), or null (none)
+             * @enum {string|null}
+             */
+            otpMethod: "email" | "sms" | null;
             /** @description Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done */
             redirectUrl: string | null;
             /** @enum {string|null} */
@@ -2547,6 +2550,12 @@ export interface components {
             name: string;
             /** @description Zero-based position in the signing order */
             order: number;
+            /**
+             * @description This signer's one-time code method; null: the document's `otpMethod`
+             * @enum {string|null}
+             */
+            otpMethod: "email" | "sms" | null;
+            /** @description E.164 when given in international form */
             phone: string | null;
             /** @enum {string} */
             role: "signer" | "approver" | "cc";
@@ -2654,6 +2663,8 @@ export interface components {
             group: number;
             /** @description Identifier (`rol_…`) */
             id: string;
+            /** @description Locale of this role's signers on documents made from the template (a signer's own wins); null: the document's, else the organization's */
+            locale: string | null;
             /** @description What the role is called, e.g. "Tenant" */
             name: string;
             /** @description Zero-based position in the signing order; fields name it in `assignedTo` */
@@ -2937,17 +2948,31 @@ export interface operations {
                     message?: string;
                     /** @description Default: the template's name */
                     name?: string;
-                    /** @enum {string|null} */
-                    otpMethod?: "email" | null;
+                    /**
+                     * @description A one-time code the signer must give to sign: `email` (to its email address), `sms` (to its `phone`), or null (none)
+                     * @enum {string|null}
+                     */
+                    otpMethod?: "email" | "sms" | null;
                     /** @enum {string|null} */
                     reminderFrequency?: "daily" | "every_3_days" | "weekly" | null;
                     rows: {
+                        /**
+                         * @description This row's document `locale` (a signer's own `locale` wins); default: the role's, else the organization's
+                         * @example de
+                         */
+                        locale?: string;
                         /** @description The document's name; default: the bulk send's name and the first signer's name */
                         name?: string;
                         signers: {
                             /** Format: email */
                             email: string;
+                            /**
+                             * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                             * @example de
+                             */
+                            locale?: string;
                             name: string;
+                            /** @description A number in international form (`+14155550123`) is checked and kept in E.164; codes by SMS need one */
                             phone?: string | null;
                             /** @description A template role (by name, case-insensitive) without a fixed signer */
                             role: string;
@@ -5007,8 +5032,11 @@ export interface operations {
                     message?: string;
                     /** @description 1-200 characters, not blank */
                     name: string;
-                    /** @enum {string|null} */
-                    otpMethod?: "email" | null;
+                    /**
+                     * @description A one-time code the signer must give to sign: `email` (to its email address), `sms` (to its `phone`), or null (none)
+                     * @enum {string|null}
+                     */
+                    otpMethod?: "email" | "sms" | null;
                     /** @description Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done */
                     redirectUrl?: string | null;
                     /** @enum {string|null} */
@@ -5040,6 +5068,12 @@ export interface operations {
                         name: string;
                         /** @description Default: after the last signer */
                         order?: number;
+                        /**
+                         * @description Overrides the document's `otpMethod` for this signer: `email`, `sms` (needs `phone`), or null (the document's)
+                         * @enum {string|null}
+                         */
+                        otpMethod?: "email" | "sms" | null;
+                        /** @description A number in international form (`+14155550123`) is checked and kept in E.164; codes by SMS need one */
                         phone?: string | null;
                         /**
                          * @default signer
@@ -5373,6 +5407,7 @@ export interface operations {
                      *             "locale": null,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
+                     *             "otpMethod": null,
                      *             "phone": null,
                      *             "role": "signer",
                      *             "signedAt": null,
@@ -5776,8 +5811,11 @@ export interface operations {
                     message?: string;
                     /** @description 1-200 characters, not blank */
                     name?: string;
-                    /** @enum {string|null} */
-                    otpMethod?: "email" | null;
+                    /**
+                     * @description A one-time code the signer must give to sign: `email` (to its email address), `sms` (to its `phone`), or null (none)
+                     * @enum {string|null}
+                     */
+                    otpMethod?: "email" | "sms" | null;
                     /** @description Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done */
                     redirectUrl?: string | null;
                     /** @enum {string|null} */
@@ -5877,6 +5915,7 @@ export interface operations {
                      *             "locale": null,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
+                     *             "otpMethod": null,
                      *             "phone": null,
                      *             "role": "signer",
                      *             "signedAt": null,
@@ -7939,6 +7978,7 @@ export interface operations {
                      *             "locale": null,
                      *             "name": "Ada Lovelace",
                      *             "order": 0,
+                     *             "otpMethod": null,
                      *             "phone": null,
                      *             "role": "signer",
                      *             "signedAt": "2026-11-21T10:04:31.276Z",
@@ -8378,6 +8418,7 @@ export interface operations {
                      *           "locale": null,
                      *           "name": "Ada Lovelace",
                      *           "order": 0,
+                     *           "otpMethod": null,
                      *           "phone": null,
                      *           "role": "signer",
                      *           "signedAt": null,
@@ -8392,6 +8433,7 @@ export interface operations {
                      *           "locale": null,
                      *           "name": "Charles Babbage",
                      *           "order": 1,
+                     *           "otpMethod": null,
                      *           "phone": null,
                      *           "role": "approver",
                      *           "signedAt": null,
@@ -8546,9 +8588,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "delivery": "embedded",
                  *       "email": "charles@example.com",
                  *       "name": "Charles Babbage",
+                 *       "otpMethod": "sms",
+                 *       "phone": "+1 415 555 0123",
                  *       "role": "approver"
                  *     }
                  */
@@ -8573,6 +8616,12 @@ export interface operations {
                     name: string;
                     /** @description Default: after the last signer */
                     order?: number;
+                    /**
+                     * @description Overrides the document's `otpMethod` for this signer: `email`, `sms` (needs `phone`), or null (the document's)
+                     * @enum {string|null}
+                     */
+                    otpMethod?: "email" | "sms" | null;
+                    /** @description A number in international form (`+14155550123`) is checked and kept in E.164; codes by SMS need one */
                     phone?: string | null;
                     /**
                      * @default signer
@@ -8600,7 +8649,8 @@ export interface operations {
                      *         "locale": null,
                      *         "name": "Charles Babbage",
                      *         "order": 1,
-                     *         "phone": null,
+                     *         "otpMethod": "sms",
+                     *         "phone": "+14155550123",
                      *         "role": "approver",
                      *         "signedAt": null,
                      *         "status": "pending"
@@ -9021,6 +9071,12 @@ export interface operations {
                     locale?: string | null;
                     name?: string;
                     order?: number;
+                    /**
+                     * @description Overrides the document's `otpMethod` for this signer: `email`, `sms` (needs `phone`), or null (the document's)
+                     * @enum {string|null}
+                     */
+                    otpMethod?: "email" | "sms" | null;
+                    /** @description A number in international form (`+14155550123`) is checked and kept in E.164; codes by SMS need one */
                     phone?: string | null;
                     /** @enum {string} */
                     role?: "signer" | "approver" | "cc";
@@ -9045,6 +9101,7 @@ export interface operations {
                      *         "locale": null,
                      *         "name": "Charles Babbage",
                      *         "order": 1,
+                     *         "otpMethod": null,
                      *         "phone": null,
                      *         "role": "approver",
                      *         "signedAt": null,
@@ -12973,6 +13030,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "expiresAt": "2030-12-31T17:00:00.000Z",
+                     *         "method": "email",
                      *         "resendAfter": "2026-11-25T03:40:47.553Z",
                      *         "sentTo": "m***@example.com"
                      *       }
@@ -12986,11 +13044,16 @@ export interface operations {
                              */
                             expiresAt: string;
                             /**
+                             * @description How the code went: by email, or by SMS to the signer’s phone
+                             * @enum {string}
+                             */
+                            method: "email" | "sms";
+                            /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
                              */
                             resendAfter: string;
-                            /** @description The masked address the code went to, e.g. `j***@example.com` */
+                            /** @description Where the code went, masked: `j***@example.com`, or a phone as `+1 ••• ••• 0123` */
                             sentTo: string;
                         };
                     };
@@ -13489,7 +13552,9 @@ export interface operations {
                      *           }
                      *         ],
                      *         "isYourTurn": true,
-                     *         "otpRequired": false,
+                     *         "otpMethod": "sms",
+                     *         "otpPhone": "+1 ••• ••• 0123",
+                     *         "otpRequired": true,
                      *         "recipients": [
                      *           {
                      *             "group": 0,
@@ -13580,7 +13645,14 @@ export interface operations {
                             }[];
                             /** @description False in sequential mode while a signer or approver of an earlier group has not finished */
                             isYourTurn: boolean;
-                            /** @description True when `complete` needs an emailed code: call `POST …/otp` first */
+                            /**
+                             * @description How the code goes (the signer’s `otpMethod`, else the document’s); null: none
+                             * @enum {string|null}
+                             */
+                            otpMethod: "email" | "sms" | null;
+                            /** @description With `otpMethod: "sms"`: the masked phone, `+1 ••• ••• 0123` */
+                            otpPhone: string | null;
+                            /** @description True when `complete` needs a one-time code: call `POST …/otp` first */
                             otpRequired: boolean;
                             /** @description Everyone on the document, in signing order (no email addresses) */
                             recipients: {
@@ -13961,7 +14033,7 @@ export interface operations {
                 "application/json": {
                     /** @description true: the signer accepts the consent text of the session (`consent.text`), when `consent.required` and not yet `given`; without it such a signer gets 409 `consent_required` */
                     consent?: boolean;
-                    /** @description The 6-digit emailed code, when `otpRequired` */
+                    /** @description The 6-digit code (emailed or texted), when `otpRequired` */
                     otp?: string;
                     signature?: {
                         /** @enum {string} */
@@ -15206,8 +15278,9 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "expiresAt": "2030-12-31T17:00:00.000Z",
+                     *         "method": "sms",
                      *         "resendAfter": "2026-11-25T03:40:46.512Z",
-                     *         "sentTo": "o***@example.test"
+                     *         "sentTo": "+1 ••• ••• 0123"
                      *       }
                      *     }
                      */
@@ -15219,11 +15292,16 @@ export interface operations {
                              */
                             expiresAt: string;
                             /**
+                             * @description How the code went: by email, or by SMS to the signer’s phone
+                             * @enum {string}
+                             */
+                            method: "email" | "sms";
+                            /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
                              */
                             resendAfter: string;
-                            /** @description The masked address the code went to, e.g. `j***@example.com` */
+                            /** @description Where the code went, masked: `j***@example.com`, or a phone as `+1 ••• ••• 0123` */
                             sentTo: string;
                         };
                     };
@@ -15411,6 +15489,7 @@ export interface operations {
                     email: string;
                     /** @description The name of the person who takes over (1-200 characters, not blank) */
                     name: string;
+                    /** @description A number in international form (`+14155550123`) is checked and kept in E.164; codes by SMS need one */
                     phone?: string | null;
                     /** @description Why (1-1000 characters, as a decline reason); the sender reads it */
                     reason: string;
@@ -15855,6 +15934,11 @@ export interface operations {
                     roles?: {
                         /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
                         group?: number;
+                        /**
+                         * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                         * @example de
+                         */
+                        locale?: string | null;
                         /** @description 1-200 characters, not blank */
                         name: string;
                         /** @description Default: after the last role */
@@ -15930,6 +16014,7 @@ export interface operations {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *             "locale": null,
                      *             "name": "Volunteer",
                      *             "order": 0,
                      *             "signerEmail": null,
@@ -16191,6 +16276,7 @@ export interface operations {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *             "locale": null,
                      *             "name": "Volunteer",
                      *             "order": 0,
                      *             "signerEmail": null,
@@ -16610,6 +16696,7 @@ export interface operations {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *             "locale": null,
                      *             "name": "Volunteer",
                      *             "order": 0,
                      *             "signerEmail": null,
@@ -17718,6 +17805,7 @@ export interface operations {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
                      *           "group": 0,
                      *           "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *           "locale": null,
                      *           "name": "Volunteer",
                      *           "order": 0,
                      *           "signerEmail": null,
@@ -17728,6 +17816,7 @@ export interface operations {
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
                      *           "group": 1,
                      *           "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *           "locale": null,
                      *           "name": "Coordinator",
                      *           "order": 1,
                      *           "signerEmail": "grace@example.org",
@@ -17892,6 +17981,11 @@ export interface operations {
                 "application/json": {
                     /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
                     group?: number;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     /** @description 1-200 characters, not blank */
                     name: string;
                     /** @description Default: after the last role */
@@ -17916,6 +18010,7 @@ export interface operations {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "group": 1,
                      *         "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *         "locale": null,
                      *         "name": "Coordinator",
                      *         "order": 1,
                      *         "signerEmail": "grace@example.org",
@@ -18305,6 +18400,11 @@ export interface operations {
                 "application/json": {
                     /** @description Signing group (sequential documents): signers sharing a group sign in any order among themselves; the next group starts once every member has finished. Default: `order` */
                     group?: number | null;
+                    /**
+                     * @description A language tag matched to a supported locale (en, de, fr, es, it, pt, nl, pl, cs, sv, da, nb, fi, tr, ru, uk, ar, he, ja, zh, zh-Hant); a regional tag is matched to its language (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`). See GET /api/v1/locales.
+                     * @example de
+                     */
+                    locale?: string | null;
                     /** @description 1-200 characters, not blank */
                     name?: string;
                     order?: number;
@@ -18327,6 +18427,7 @@ export interface operations {
                      *         "createdAt": "2026-11-21T09:30:00.000Z",
                      *         "group": 1,
                      *         "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *         "locale": null,
                      *         "name": "Coordinator",
                      *         "order": 1,
                      *         "signerEmail": "grace.hopper@example.org",
@@ -20941,6 +21042,7 @@ export interface operations {
                      *             "createdAt": "2026-11-21T09:30:00.000Z",
                      *             "group": 0,
                      *             "id": "rol_01jdx1f2g3h4j5k6m7n8p9q0r2",
+                     *             "locale": null,
                      *             "name": "Volunteer",
                      *             "order": 0,
                      *             "signerEmail": null,
@@ -22553,6 +22655,7 @@ export interface operations {
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
+                 *           "otpMethod": null,
                  *           "phone": null,
                  *           "role": "signer",
                  *           "signedAt": null,
@@ -22812,6 +22915,7 @@ export interface operations {
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
+                 *           "otpMethod": null,
                  *           "phone": null,
                  *           "role": "signer",
                  *           "signedAt": "2026-11-21T10:04:31.276Z",
@@ -22960,6 +23064,7 @@ export interface operations {
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
+                 *           "otpMethod": null,
                  *           "phone": null,
                  *           "role": "signer",
                  *           "signedAt": null,
@@ -23111,6 +23216,7 @@ export interface operations {
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
+                 *           "otpMethod": null,
                  *           "phone": null,
                  *           "role": "signer",
                  *           "signedAt": null,
@@ -23408,6 +23514,7 @@ export interface operations {
                  *           "locale": null,
                  *           "name": "Ada Lovelace",
                  *           "order": 0,
+                 *           "otpMethod": null,
                  *           "phone": null,
                  *           "role": "signer",
                  *           "signedAt": null,

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DOCUMENT_STATUSES } from '../../db/database.ts';
 import { LocaleTag } from '../../http/locale-input.ts';
+import { REDIRECT_URL_MAX } from './redirect-url.ts';
 import {
   Id,
   Nullable,
@@ -37,7 +38,7 @@ const Name = Type.String({
 const Message = Type.String({ maxLength: 5000 });
 
 /** One wording of what `allowReassign` does, for documents, templates and bulk sends. */
-export const AllowReassignText =
+const AllowReassignText =
   'Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s';
 
 export const DocumentListItem = Type.Object(
@@ -180,7 +181,7 @@ const editable = {
     Type.Boolean({ default: true, description: SEND_COMPLETED_COPY_TEXT }),
   ),
   redirectUrl: Type.Optional(
-    Nullable(Type.String({ minLength: 1, maxLength: 2000, description: REDIRECT_URL_TEXT })),
+    Nullable(Type.String({ minLength: 1, maxLength: REDIRECT_URL_MAX, description: REDIRECT_URL_TEXT })),
   ),
 };
 

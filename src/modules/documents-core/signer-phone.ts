@@ -7,7 +7,7 @@ import { AppError } from '../../http/errors.ts';
  * and kept in E.164 (`+14155550123`); codes by SMS need such a number.
  */
 
-export type OtpMethodName = 'email' | 'sms';
+type OtpMethodName = 'email' | 'sms';
 
 /** The signer's own `otpMethod`, else its document's; null when no code is asked. */
 export function otpMethodOf(

@@ -12,8 +12,7 @@ import {
 
 export const SIGNER_ROLES = ['signer', 'approver', 'cc'] as const;
 /** How a signer gets their signing link (README "Embedding"). */
-export const SIGNER_DELIVERIES = ['email', 'embedded'] as const;
-export type SignerDelivery = (typeof SIGNER_DELIVERIES)[number];
+const SIGNER_DELIVERIES = ['email', 'embedded'] as const;
 const DELIVERY_TEXT =
   '`email` (default): invitation, your-turn and reminder mails carry the link; `embedded`: none of those mails, you get the link from `POST /api/v1/documents/{id}/signers/{signerId}/link` and show it in your own site (README "Embedding")';
 /** Roles whose completion the document waits for; `cc` only receives copies. */

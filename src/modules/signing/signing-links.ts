@@ -98,7 +98,7 @@ export async function revokeSigningLinks(
 }
 
 /** The link of a signer who handed over: says so, and nothing of who took over. */
-export const linkReplaced = () =>
+const linkReplaced = () =>
   new AppError(
     'link_replaced',
     'This signing link was handed over to someone else and no longer works; the new person received a link of their own',
