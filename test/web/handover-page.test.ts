@@ -10,6 +10,7 @@ import {
   visible,
 } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
+import { axeViolations } from './a11y-helpers.ts';
 import { getDocument, linkFor, openSigningPage, sendDocument, startServer } from './setup.ts';
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
@@ -41,6 +42,13 @@ async function handOverDocument(email: string, body: Record<string, unknown> = {
     ...body,
   });
   return { doc, url: await linkFor(t, doc.id, doc.signers[0].id) };
+}
+
+/** axe's serious and critical findings at 375 and 1280 px (a11y-helpers.ts), back at 375 px after. */
+async function axeAt(page: Page, state: string): Promise<string[]> {
+  const found = await axeViolations(page, state);
+  await page.setViewportSize({ width: 375, height: 740 });
+  return found;
 }
 
 async function openAt375(url: string) {
@@ -81,11 +89,13 @@ describe.skipIf(!hasChromium)('signing page: hand over to someone else', () => {
     const box = (await dialog.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(375);
 
+    const found = await axeAt(page, 'hand-over dialog');
     const submit = dialog.getByRole('button', { name: 'Hand over', exact: true });
     await submit.click();
     await eventually(() => textOf(dialog.getByRole('alert'))).toBe(
       'Enter the name of the person who takes over.',
     );
+    found.push(...(await axeAt(page, 'hand-over dialog, error')));
     expect(await name.getAttribute('aria-invalid')).toBe('true');
     await name.fill('Grace Hopper');
     await email.fill('ada@example.test');
@@ -105,11 +115,14 @@ describe.skipIf(!hasChromium)('signing page: hand over to someone else', () => {
       name: 'Grace Hopper',
       email: 'grace@example.test',
     });
+    found.push(...(await axeAt(page, 'handed over')));
 
     // The old link, opened again: a page of its own, not the document.
     await openSigningPage(page, url);
     await visible(page.locator('[data-state="link_replaced"]'));
     expect(await textOf(page.getByRole('heading', { level: 1 }))).toBe('This link was handed over');
+    found.push(...(await axeAt(page, 'link handed over')));
+    expect(found).toEqual([]);
     await page.close();
   });
 
@@ -136,6 +149,7 @@ describe.skipIf(!hasChromium)('signing page: hand over to someone else', () => {
     await page.getByRole('button', { name: 'التسليم إلى شخص آخر' }).click();
     await visible(page.locator('dialog[open]').getByLabel('الاسم الكامل للشخص'));
     expect(await smallTargets(page, 'dialog[open]')).toEqual([]);
+    expect(await axeAt(page, 'hand-over dialog (ar)')).toEqual([]);
     await page.close();
   });
 });

@@ -11,6 +11,7 @@ import {
   type TestBrowser,
 } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
+import { axeViolations } from './a11y-helpers.ts';
 import { getDocument, linkFor, openSigningPage, sendDocument, startServer } from './setup.ts';
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
@@ -45,8 +46,12 @@ describe.skipIf(!hasChromium)('signing page: codes by SMS', () => {
     const dialog = page.getByRole('dialog', { name: 'Confirm your identity' });
     await visible(dialog);
     expect(await textOf(dialog)).toContain('text a 6-digit code to +1 ••• ••• 0123');
+    // axe (serious and critical, WCAG 2.1 AA) at 375 and 1280 px, before and after the code is sent.
+    const found = await axeViolations(page, 'SMS code dialog');
     await dialog.getByRole('button', { name: 'Text me a code' }).click();
     await eventually(() => textOf(dialog)).toContain('We texted a 6-digit code to +1 ••• ••• 0123');
+    found.push(...(await axeViolations(page, 'SMS code dialog, code sent')));
+    expect(found).toEqual([]);
     const input = dialog.getByLabel('6-digit code');
     expect(await input.getAttribute('autocomplete')).toBe('one-time-code');
     await t.drainJobs();
