@@ -372,6 +372,8 @@ describe.skipIf(dialectName !== 'postgres')(
         otp_method: 'email',
         require_kyc: 1,
         allow_reassign: 1,
+        send_completed_copy: 0,
+        redirect_url: 'https://example.test/done',
         expires_at: '2027-01-01T00:00:00.000Z',
         completed_at: '2026-12-01T00:00:00.000Z',
         sent_at: '2026-11-01T00:00:00.000Z',
@@ -421,6 +423,11 @@ describe.skipIf(dialectName !== 'postgres')(
         verification_status: 'pending',
         verification_note: 'note',
         last_notified_at: '2026-01-06T00:00:00.000Z',
+        delivery: 'embedded',
+        signing_group: 2,
+        otp_method: 'sms',
+        sms_failed_at: '2026-01-08T00:00:00.000Z',
+        sms_error: 'gateway 400',
       };
       const fieldRow = {
         id: 'fld_batch_every',
