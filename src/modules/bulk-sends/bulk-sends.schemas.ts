@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
-import { OtpMethod, ReminderFrequency } from '../documents-core/documents.schemas.ts';
+import { OtpMethod, ReminderFrequency } from '../documents-core/document-settings.schemas.ts';
 import { Email, Phone } from '../documents-core/signers.schemas.ts';
 import { LocaleTag } from '../../http/locale-input.ts';
 

@@ -13,33 +13,19 @@ import {
 import { SignerInput, SignerSchema } from './signers.schemas.ts';
 import { FieldInput, FieldSchema, type FieldInputT } from './fields.schemas.ts';
 import { AnchoredFieldInput } from './anchors.ts';
+import {
+  AllowReassignText,
+  Message,
+  Name,
+  OtpMethod,
+  REDIRECT_URL_TEXT,
+  ReminderFrequency,
+  SEND_COMPLETED_COPY_TEXT,
+  SigningType,
+} from './document-settings.schemas.ts';
 
 /** The list filter accepts every status but `action_required` (documented in /openapi.json). */
 const LISTABLE_STATUSES = DOCUMENT_STATUSES.filter((s) => s !== 'action_required');
-
-export const SigningType = StringEnum(['sequential', 'parallel'] as const);
-const SEND_COMPLETED_COPY_TEXT =
-  'Whether signers and cc recipients get the completed copy by mail once everyone signed (default true)';
-const REDIRECT_URL_TEXT =
-  'Where a signer who is not embedded is sent after completing or declining (https only in production; at most 2000 characters); null: nowhere, the page says it is done';
-
-export const OtpMethod = Nullable(StringEnum(['email', 'sms'] as const), {
-  description:
-    'A one-time code the signer must give to sign: `email` (to its email address), `sms` (to its `phone`), or null (none)',
-});
-export const ReminderFrequency = Nullable(StringEnum(['daily', 'every_3_days', 'weekly'] as const));
-
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: '\\S',
-  description: '1-200 characters, not blank',
-});
-const Message = Type.String({ maxLength: 5000 });
-
-/** One wording of what `allowReassign` does, for documents, templates and bulk sends. */
-const AllowReassignText =
-  'Whether the signer whose turn it is may hand over to someone else (`POST /api/v1/signing/{token}/reassign`); default false, or the template’s';
 
 export const DocumentListItem = Type.Object(
   {
@@ -181,7 +167,9 @@ const editable = {
     Type.Boolean({ default: true, description: SEND_COMPLETED_COPY_TEXT }),
   ),
   redirectUrl: Type.Optional(
-    Nullable(Type.String({ minLength: 1, maxLength: REDIRECT_URL_MAX, description: REDIRECT_URL_TEXT })),
+    Nullable(
+      Type.String({ minLength: 1, maxLength: REDIRECT_URL_MAX, description: REDIRECT_URL_TEXT }),
+    ),
   ),
 };
 

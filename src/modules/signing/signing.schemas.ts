@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/database.ts';
-import { SigningType } from '../documents-core/documents.schemas.ts';
+import { SigningType } from '../documents-core/document-settings.schemas.ts';
 import { SIGNER_ROLES } from '../documents-core/signers.schemas.ts';
 import { FIELD_TYPES } from '../documents-core/fields.schemas.ts';
 import { VALUE_MAX_CHARS } from '../documents-core/field-types.ts';

@@ -1,7 +1,7 @@
 import { LocaleTag } from '../../http/locale-input.ts';
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, Timestamp } from '../../http/schemas.ts';
-import { SigningType } from '../documents-core/documents.schemas.ts';
+import { SigningType } from '../documents-core/document-settings.schemas.ts';
 import { FieldInput, FieldSchema } from '../documents-core/fields.schemas.ts';
 import { SigningGroup } from '../documents-core/signers.schemas.ts';
 
