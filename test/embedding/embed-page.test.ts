@@ -19,7 +19,7 @@ import { createCampaign } from '../campaigns/setup.ts';
 import { getDocument, linkFor, pageProblems, sendDocument } from '../web/setup.ts';
 
 /*
- * docs/embedding.md in a real Chromium: its host page, served by a second server on
+ * README "Embedding" in a real Chromium: its host page, served by a second server on
  * another origin (http://127.0.0.1:<port> around Signet at http://localhost:<port>), loads
  * /embed.js, frames the signing page, is signed inside the iframe, and hears `signet:completed`.
  * An origin the organization does not list gets an error page that posts nothing.
@@ -27,15 +27,15 @@ import { getDocument, linkFor, pageProblems, sendDocument } from '../web/setup.t
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
 
-const GUIDE = fs.readFileSync(
-  path.join(path.dirname(fileURLToPath(import.meta.url)), '../../docs/embedding.md'),
+const README = fs.readFileSync(
+  path.join(path.dirname(fileURLToPath(import.meta.url)), '../../README.md'),
   'utf8',
 );
 
-/** The guide's host page (the html block after `<!-- embed-example -->`). */
+/** The README's host page (the html block after `<!-- embed-example -->`). */
 function readmeExample(): string {
-  const match = /<!-- embed-example -->\n```html\n([\s\S]*?)```/.exec(GUIDE);
-  if (!match) throw new Error('docs/embedding.md: no embed example');
+  const match = /<!-- embed-example -->\n```html\n([\s\S]*?)```/.exec(README);
+  if (!match) throw new Error('README: no embed example');
   return match[1];
 }
 
