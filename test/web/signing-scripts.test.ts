@@ -130,9 +130,12 @@ describe.skipIf(!hasChromium || !hasPoppler)(
       }
       expect(pageProblems(problems)).toEqual([]);
 
-      await t.drainJobs();
+      // Sealing is a job, which the last completion may enqueue just after its page showed done.
+      await eventually(async () => {
+        await t.drainJobs();
+        return (await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data.status;
+      }).toBe('completed');
       const detail = (await t.request('GET', `/api/v1/documents/${doc.id}`)).body.data;
-      expect(detail.status).toBe('completed');
       const download = await t.app.inject({
         method: 'GET',
         url: `/api/v1/documents/${doc.id}/download`,
