@@ -14,7 +14,7 @@ import type { MemoryMailer, TestApp } from '../helpers/build-test-app.ts';
 import { field } from '../helpers/factories.ts';
 import { createTemplate, giveTemplateFile } from '../templates/setup.ts';
 import { drawOnPad, pageProblems, startServer } from '../web/setup.ts';
-import { createCampaign } from './setup.ts';
+import { createCampaign, volunteerCampaign } from './setup.ts';
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
 
@@ -25,27 +25,8 @@ let browser: TestBrowser;
 let thanks: http.Server;
 let thanksUrl: string;
 
-async function campaignOnTemplate(extra: Record<string, unknown> = {}) {
-  const tpl = await createTemplate(t, {
-    name: 'Volunteer agreement',
-    roles: [{ name: 'Volunteer' }],
-    fields: [
-      field({ type: 'text', label: 'City', x: 10, y: 20, width: 40, height: 3 }),
-      field({ type: 'checkbox', label: 'I agree', x: 10, y: 30, width: 3, height: 2 }),
-      field({ type: 'signature', label: 'Signature', x: 10, y: 60, width: 35, height: 7 }),
-    ],
-  });
-  await giveTemplateFile(t, tpl);
-  return createCampaign(t, {
-    templateId: tpl,
-    name: 'Volunteers 2026',
-    welcomeTitle: 'Join our volunteers',
-    welcomeMessage: 'Fill in your details and sign the agreement.',
-    brandColor: '#0F766E',
-    redirectUrl: thanksUrl,
-    ...extra,
-  });
-}
+const campaignOnTemplate = (extra: Record<string, unknown> = {}) =>
+  volunteerCampaign(t, { brandColor: '#0F766E', redirectUrl: thanksUrl, ...extra });
 
 describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import type { TestApp } from '../helpers/build-test-app.ts';
-import { readyTemplate } from '../templates/setup.ts';
+import { field } from '../helpers/factories.ts';
+import { createTemplate, giveTemplateFile, readyTemplate } from '../templates/setup.ts';
 
 /** Creates a campaign (on a new ready template unless `templateId` is given) and returns the create response's data. */
 export async function createCampaign(
@@ -81,3 +82,24 @@ export const CREATE_KEYS = [
   'templateId',
   'url',
 ];
+
+/** A campaign on a template with a text field, a tick box and a signature. */
+export async function volunteerCampaign(t: TestApp, extra: Record<string, unknown> = {}) {
+  const tpl = await createTemplate(t, {
+    name: 'Volunteer agreement',
+    roles: [{ name: 'Volunteer' }],
+    fields: [
+      field({ type: 'text', label: 'City', x: 10, y: 20, width: 40, height: 3 }),
+      field({ type: 'checkbox', label: 'I agree', x: 10, y: 30, width: 3, height: 2 }),
+      field({ type: 'signature', label: 'Signature', x: 10, y: 60, width: 35, height: 7 }),
+    ],
+  });
+  await giveTemplateFile(t, tpl);
+  return createCampaign(t, {
+    templateId: tpl,
+    name: 'Volunteers 2026',
+    welcomeTitle: 'Join our volunteers',
+    welcomeMessage: 'Fill in your details and sign the agreement.',
+    ...extra,
+  });
+}

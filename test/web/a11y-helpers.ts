@@ -5,11 +5,8 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
 import { finalizePdf } from '../../src/pdf/finalize.ts';
-import { createCampaign } from '../campaigns/setup.ts';
 import type { TestApp } from '../helpers/build-test-app.ts';
-import { field } from '../helpers/factories.ts';
 import { makePdf, sampleInput, sha256 } from '../pdf/pdf-helpers.ts';
-import { createTemplate, giveTemplateFile } from '../templates/setup.ts';
 
 /** The WCAG 2.0 and 2.1 A and AA rules of axe-core. */
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -257,24 +254,4 @@ export async function aSignedPdf(dir: string): Promise<string> {
   const out = path.join(dir, 'Signed contract.pdf');
   await finalizePdf(sampleInput(path.join(dir, 'in.pdf'), sha256(original), []), cert, out);
   return out;
-}
-
-/** A campaign on a template with a text field, a tick box and a signature. */
-export async function volunteerCampaign(t: TestApp) {
-  const tpl = await createTemplate(t, {
-    name: 'Volunteer agreement',
-    roles: [{ name: 'Volunteer' }],
-    fields: [
-      field({ type: 'text', label: 'City', x: 10, y: 20, width: 40, height: 3 }),
-      field({ type: 'checkbox', label: 'I agree', x: 10, y: 30, width: 3, height: 2 }),
-      field({ type: 'signature', label: 'Signature', x: 10, y: 60, width: 35, height: 7 }),
-    ],
-  });
-  await giveTemplateFile(t, tpl);
-  return createCampaign(t, {
-    templateId: tpl,
-    name: 'Volunteers 2026',
-    welcomeTitle: 'Join our volunteers',
-    welcomeMessage: 'Fill in your details and sign the agreement.',
-  });
 }

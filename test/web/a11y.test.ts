@@ -20,8 +20,8 @@ import {
   mailCount,
   mailedCode,
   msg,
-  volunteerCampaign,
 } from './a11y-helpers.ts';
+import { volunteerCampaign } from '../campaigns/setup.ts';
 import { linkFor, openSigningPage, pageProblems, sendDocument, startServer } from './setup.ts';
 
 if (!hasChromium) console.warn(NO_CHROMIUM_REASON);
