@@ -16,7 +16,14 @@ import { ROOT } from './harness.ts';
 const RUNS = Number(process.argv[2] ?? 7);
 const BIN = path.join(ROOT, 'bin/signet.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-startup-'));
-const env = { PATH: process.env.PATH ?? '', HOME: dataDir, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: dataDir,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  // PERF_OFF=lazy-schemas times the start with every schema compiled up front.
+  PERF_OFF: process.env.PERF_OFF ?? '',
+};
 const TICK_MS = 10; // /proc reports CPU time in clock ticks of 1/100 s on Linux
 
 /** User + system CPU time, in ms, of the reaped children of this process (fields 16-17 of stat). */

@@ -133,7 +133,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     trustProxy: config.trustProxy.length > 0 ? trustedPeers(config.trustProxy) : false,
     frameworkErrors,
     ajv: undefined,
-    schemaController,
+    schemaController: schemaController(!config.perfOff.has('lazy-schemas')),
   });
 
   const clock = options.clock ?? systemClock;
@@ -203,7 +203,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   });
 
   registerLingeringClose(app, config.exposure.lingerMs);
-  registerValidation(app);
+  registerValidation(app, !config.perfOff.has('lazy-schemas'));
   registerEmptyBody(app);
   registerMetrics(app, deps.metrics, config.exposure.metricsToken);
   registerErrorHandler(app, {

@@ -8,7 +8,7 @@ import { compileOnce } from './schema-compilers.ts';
  * Two validators: bodies are checked strictly (no type coercion, unknown fields refused), while
  * query strings and path parameters arrive as text and are coerced to the declared types.
  */
-export function registerValidation(app: FastifyInstance): void {
+export function registerValidation(app: FastifyInstance, lazy: boolean): void {
   const make = (coerceTypes: boolean | 'array') => {
     const ajv = new Ajv({
       allErrors: true,
@@ -43,11 +43,14 @@ export function registerValidation(app: FastifyInstance): void {
     (schema) => textAjv.compile(schema),
   );
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    const validate = (httpPart === 'body' ? compileBody : compileText)(schema as object);
+    const compile = httpPart === 'body' ? compileBody : compileText;
+    // Compiled on the first request that needs it (http/schema-compilers.ts); errors are read after.
+    let validate = lazy ? undefined : compile(schema as object);
     const checked = Object.assign(
       // Fastify passes only `parentData` and `parentDataProperty` of the context; Ajv's compiled
       // function defaults the rest (instancePath '', rootData the data).
       (data: unknown, context?: DataValidationCxt): boolean => {
+        validate ??= compile(schema as object);
         if (!validate(data, context)) {
           checked.errors = validate.errors ?? null;
           return false;
@@ -67,8 +70,9 @@ export function registerValidation(app: FastifyInstance): void {
               ];
         return at === null;
       },
-      // Fastify passes the parent object to Ajv functions (so a root value can be coerced); keep that.
-      { schemaEnv: validate.schemaEnv, errors: null as FastifySchemaValidationError[] | null },
+      // Fastify passes the parent object to Ajv functions (so a root value can be coerced) when
+      // the function has a `schemaEnv`, which every Ajv function has; keep that.
+      { schemaEnv: true, errors: null as FastifySchemaValidationError[] | null },
     );
     return checked;
   });
