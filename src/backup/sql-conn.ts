@@ -98,8 +98,10 @@ export interface ColumnInfo {
 export interface TableInfo {
   name: string;
   columns: ColumnInfo[];
-  /** Empty for a table without one (then SQLite's rowid or PostgreSQL's ctid orders its pages). */
+  /** Empty for a table without one. */
   primaryKey: string[];
+  /** SQLite: a WITHOUT ROWID table (stored in its primary key's order). */
+  withoutRowid?: boolean;
   /** Foreign keys: this table's column → the table it references. */
   references: { column: string; table: string; nullable: boolean }[];
 }
@@ -134,8 +136,10 @@ async function sqliteTable(conn: SqlConn, name: string): Promise<TableInfo> {
   const cols = await conn.query(`select * from pragma_table_info(?) order by cid`, [name]);
   const fks = await conn.query(`select * from pragma_foreign_key_list(?)`, [name]);
   const notNull = new Map(cols.map((c) => [str(c.name), Number(c.notnull) === 1]));
+  const [listed] = await conn.query(`select wr from pragma_table_list(?)`, [name]);
   return {
     name,
+    withoutRowid: Number(listed?.wr) === 1,
     columns: cols.map((c) => ({ name: str(c.name), type: columnTypeOf(str(c.type)) })),
     primaryKey: cols
       .filter((c) => Number(c.pk) > 0)

@@ -2,37 +2,64 @@ import { decodeValue, type ColumnType, type Encoded } from './row-codec.ts';
 import { quote, type ColumnInfo, type SqlConn, type TableInfo } from './sql-conn.ts';
 
 /**
- * The rows of `table` a page at a time, in key order: each page starts after the last key of the
- * page before (keyset), so every page costs one index range scan however deep into the table it
- * is, and only one page is held at a time. Inside the snapshot's transaction, the pages together
- * are the table as it was when the snapshot began.
+ * The rows of `table` a page at a time, in storage order, holding one page at a time. Inside the
+ * snapshot's transaction, the pages together are the table as it was when the snapshot began.
+ *
+ * Storage order, not key order: a table read through its primary key index visits its rows in
+ * the index's order, which for a text key is random across the table's pages. At 1,000,000
+ * documents (744 MB) that made a SQLite backup read pages one at a time from all over the file,
+ * 7.6 MB/s; in storage order the same pages are read once each, in sequence.
+ * - SQLite: keyset pages on the rowid (each page one range scan of the table's own b-tree);
+ *   a WITHOUT ROWID table is stored in its primary key's order, so its key is used.
+ * - PostgreSQL: a cursor over a plain scan of the table, fetched a page at a time.
  */
 export async function* readPages(
   conn: SqlConn,
   table: TableInfo,
   pageRows: number,
 ): AsyncGenerator<unknown[][]> {
-  const names = table.columns.map((c) => c.name);
-  const rowKey = table.primaryKey.length === 0;
-  // A table without a primary key is paged by the row's physical address, stable in a snapshot.
-  const keys = rowKey
-    ? [conn.dialect === 'sqlite' ? 'rowid' : 'ctid']
-    : table.primaryKey.map(quote);
-  const keyAt = rowKey ? [names.length] : table.primaryKey.map((k) => names.indexOf(k));
-  const cast = rowKey && conn.dialect === 'postgres' ? '::tid' : '';
-  const select = `select ${[...names.map(quote), ...(rowKey ? keys : [])].join(', ')} from ${quote(table.name)}`;
+  const select = `select ${table.columns.map((c) => quote(c.name)).join(', ')} from ${quote(table.name)}`;
+  if (conn.dialect === 'postgres') {
+    yield* cursorPages(conn, select, pageRows);
+    return;
+  }
+  const width = table.columns.length;
+  const byRowid = !table.withoutRowid;
+  const keys = byRowid ? ['rowid'] : table.primaryKey.map(quote);
+  const keyAt = byRowid
+    ? [width]
+    : table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
+  const selectKeys = byRowid ? `${select.replace(' from ', ', rowid from ')}` : select;
   const order = `order by ${keys.join(', ')} limit ${pageRows}`;
   let last: unknown[] | null = null;
   for (;;) {
     const after = last
-      ? `where (${keys.join(', ')}) > (${last.map((_, i) => `${conn.param(i + 1)}${cast}`).join(', ')})`
+      ? `where (${keys.join(', ')}) > (${last.map((_, i) => conn.param(i + 1)).join(', ')})`
       : '';
-    const rows = await conn.rows(`${select} ${after} ${order}`, last ?? []);
+    const rows = await conn.rows(`${selectKeys} ${after} ${order}`, last ?? []);
     if (rows.length === 0) return;
     const tail = rows[rows.length - 1];
-    last = keyAt.map((i) => (rowKey && conn.dialect === 'postgres' ? String(tail[i]) : tail[i]));
-    yield rowKey ? rows.map((r) => r.slice(0, names.length)) : rows;
+    last = keyAt.map((i) => tail[i]);
+    yield byRowid ? rows.map((r) => r.slice(0, width)) : rows;
     if (rows.length < pageRows) return;
+  }
+}
+
+/** The rows of `select` through a cursor of the snapshot's transaction, `pageRows` at a time. */
+async function* cursorPages(
+  conn: SqlConn,
+  select: string,
+  pageRows: number,
+): AsyncGenerator<unknown[][]> {
+  await conn.run(`declare backup_pages no scroll cursor for ${select}`);
+  try {
+    for (;;) {
+      const rows = await conn.rows(`fetch forward ${pageRows} from backup_pages`);
+      if (rows.length > 0) yield rows;
+      if (rows.length < pageRows) return;
+    }
+  } finally {
+    await conn.run('close backup_pages');
   }
 }
 
