@@ -72,6 +72,8 @@ async function main() {
     DATA_DIR: dataDir,
     PUBLIC_URL: 'http://signet.invalid',
     RATE_LIMIT_PER_MINUTE: '100000',
+    // Unset, the server's default (half the cores); set, to compare another bound in a run.
+    PUBLIC_VERIFY_QUEUE: process.env.PUBLIC_VERIFY_QUEUE,
   });
   const server = await serve(env);
   try {
