@@ -13,8 +13,9 @@ import { signatureBombPdf } from './signature-bomb.ts';
 
 /*
  * Public work is bounded by a queue, not only a rate: the public check (`/verify`, no key) takes
- * PUBLIC_VERIFY_QUEUE files at once (2 here) and refuses more with 503 `busy` before reading their
- * bodies; checks with a key have their own queue and thread, never behind strangers' files; and
+ * PUBLIC_VERIFY_QUEUE files at once (2 here; half the cores by default) and refuses more with 503
+ * `busy` before reading their bodies; its thread runs at the lowest CPU priority; checks with a
+ * key have their own queue and thread, never behind strangers' files; and
  * each PDF thread (here the one that reads uploads) refuses work past its queue instead of
  * queueing without bound. Idempotency-Key on the verify endpoint (a raw-body POST that stores
  * nothing) is ignored rather than a 500.
