@@ -5,34 +5,55 @@ import { detachedCms, signatureBombPdf } from '../test/hostile/signature-bomb.ts
 /*
  * The strangers of bench/hostile-verify.ts, on a thread of their own: producing 8 × 50 MB bodies
  * must not slow the customer's requests in the benchmark's own event loop, or the figures would
- * measure the benchmark. Each sends the PDF to /verify again as soon as it is answered, until
- * told to stop, then reports the answers by status.
+ * measure the benchmark. Told 'attack', each sends the PDF to /verify again as soon as it is
+ * answered; told 'hold', each stops after its answer, and the thread says 'idle' once none is
+ * waiting for one; told 'stop', it reports the answers by status and ends.
  */
 
 const { url, strangers, bytes } = workerData as { url: string; strangers: number; bytes: number };
 const cms = detachedCms();
 const answers = new Map<string, number>();
-let done = false;
-parentPort?.on('message', () => {
-  done = true;
+let mode: 'attack' | 'hold' | 'stop' = 'hold';
+const modeNow = () => mode;
+let sending = 0;
+let wake: () => void = () => undefined;
+let woken = new Promise<void>((resolve) => (wake = resolve));
+parentPort?.on('message', (message: 'attack' | 'hold' | 'stop') => {
+  mode = message;
+  wake();
+  woken = new Promise<void>((resolve) => (wake = resolve));
+  if (mode === 'hold' && sending === 0) parentPort?.postMessage('idle');
 });
 
+async function send(): Promise<string> {
+  try {
+    const res = await fetch(`${url}/verify/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf' },
+      body: Readable.toWeb(
+        Readable.from(signatureBombPdf(bytes, 50, cms, 'distinct')),
+      ) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    await res.arrayBuffer();
+    return String(res.status);
+  } catch (err) {
+    return (err as { cause?: { code?: string } }).cause?.code ?? 'error';
+  }
+}
+
 async function stranger(): Promise<void> {
-  while (!done) {
-    let status: string;
-    try {
-      const res = await fetch(`${url}/verify/check`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/pdf' },
-        body: Readable.toWeb(Readable.from(signatureBombPdf(bytes, 50, cms))) as ReadableStream,
-        duplex: 'half',
-      } as RequestInit);
-      await res.arrayBuffer();
-      status = String(res.status);
-    } catch (err) {
-      status = (err as { cause?: { code?: string } }).cause?.code ?? 'error';
+  while (mode !== 'stop') {
+    if (mode === 'hold') {
+      await woken;
+      continue;
     }
+    sending++;
+    const status = await send();
+    sending--;
     answers.set(status, (answers.get(status) ?? 0) + 1);
+    // `mode` may have changed while the request was out.
+    if (modeNow() === 'hold' && sending === 0) parentPort?.postMessage('idle');
   }
 }
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Type } from 'typebox';
 
 /*
@@ -23,11 +24,21 @@ export interface ExposureConfig {
    * the answer (http/lingering-close.ts).
    */
   readonly lingerMs: number;
-  /** Public checks (`/verify`, no key) in progress or waiting at once; more answer 503 `busy`. */
+  /**
+   * Public checks (`/verify`, no key) in progress or waiting at once; more answer 503 `busy`.
+   * By default half the cores (at least one): one on a 2-core machine.
+   */
   readonly publicVerifyQueue: number;
   /** `POST /api/v1/verify` (with a key) in progress or waiting at once; more answer 503 `busy`. */
   readonly verifyQueue: number;
 }
+
+/**
+ * The public checks one instance admits unless `PUBLIC_VERIFY_QUEUE` says otherwise: half the
+ * cores, at least one. Their thread runs at the lowest priority, but receiving each 50 MB body
+ * and the temporary disk are not, so a small machine admits one stranger's file at a time.
+ */
+const defaultPublicVerifyQueue = (cores: number) => Math.max(1, Math.floor(cores / 2));
 
 export function exposureConfig(
   e: {
@@ -37,7 +48,9 @@ export function exposureConfig(
   return {
     metricsToken: e.METRICS_TOKEN,
     lingerMs: Number(e.LINGER_TIMEOUT_MS ?? 10_000),
-    publicVerifyQueue: Number(e.PUBLIC_VERIFY_QUEUE ?? 2),
+    publicVerifyQueue: e.PUBLIC_VERIFY_QUEUE
+      ? Number(e.PUBLIC_VERIFY_QUEUE)
+      : defaultPublicVerifyQueue(os.availableParallelism()),
     verifyQueue: Number(e.VERIFY_QUEUE ?? 8),
   };
 }

@@ -43,6 +43,11 @@ interface BoundedWorkerOptions {
   rebuild?: (name: string, message: string) => Error | undefined;
   /** Tasks that may wait behind the running one; more are refused (`WorkerBusyError`). */
   maxWaiting: number;
+  /**
+   * The thread's nice value (Linux, where it is per thread): 19 lets every other thread of the
+   * process have the CPU first. Ignored elsewhere, where it would lower the whole process.
+   */
+  niceness?: number;
 }
 
 type Response =
@@ -111,7 +116,11 @@ export class BoundedWorker<In, Out> {
       : `import(${JSON.stringify(HOST)})`;
     const w = new Worker(bootstrap, {
       eval: true,
-      workerData: { module: this.options.moduleUrl, exportName: this.options.exportName },
+      workerData: {
+        module: this.options.moduleUrl,
+        exportName: this.options.exportName,
+        niceness: this.options.niceness,
+      },
       resourceLimits: this.options.resourceLimits,
     });
     w.on('message', (msg: Response) => {

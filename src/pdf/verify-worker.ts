@@ -6,10 +6,15 @@ import type { VerificationReport } from './verify.ts';
  * `verifyPdf` on a bounded worker thread: hashing up to 50 MB and parsing an untrusted file
  * never runs on the API's event loop, and a file that asks for too much memory or time fails
  * alone (WorkerLimitError / PdfLimitError). Two threads: one for the public check (no key) and
- * one for callers with a key, so a customer's file never waits behind strangers' files.
+ * one for callers with a key, so a customer's file never waits behind strangers' files. The
+ * public one runs at the lowest CPU priority (nice 19, on Linux): a stranger's costly file takes
+ * only the CPU that customers' requests leave.
  */
 
 const VERIFY_LIMITS = { heapMb: 256, deadlineMs: 60_000, maxWaiting: 64 };
+
+/** The public thread's nice value: the lowest priority there is. */
+const PUBLIC_NICENESS = 19;
 
 /** Whose file it is: anyone's (the public `/verify` page) or a caller's with an API key. */
 export type VerifyLane = 'public' | 'keyed';
@@ -33,6 +38,7 @@ export function verifyInWorker(path: string, lane: VerifyLane): Promise<Verifica
       resourceLimits: { maxOldGenerationSizeMb: VERIFY_LIMITS.heapMb },
       rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
       maxWaiting: VERIFY_LIMITS.maxWaiting,
+      niceness: lane === 'public' ? PUBLIC_NICENESS : undefined,
     });
     workers.set(lane, worker);
   }

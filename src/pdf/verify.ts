@@ -14,6 +14,7 @@ import {
 import { readDss, type Dss } from './dss-read.ts';
 import { type CertificateFacts, certificateFacts, claimedTime } from './signature-facts.ts';
 import type { PadesLevel } from './long-term.ts';
+import { type RangeDigest, rangeDigests } from './range-digests.ts';
 import { PdfFile } from './reader.ts';
 import {
   PdfRaw,
@@ -49,7 +50,6 @@ export interface VerificationReport {
 
 const MAX_SIGNATURES = 50;
 const MAX_FIELDS = 5_000;
-const CHUNK = 1 << 20;
 
 interface FoundSignature {
   dict: PdfDict;
@@ -62,14 +62,15 @@ export function verifyPdf(path: string): VerificationReport {
   try {
     const found = findSignatures(file);
     const dss = readDss(file);
+    const digest = rangeDigests(file);
     const stamps: Array<{ end: number; valid: boolean }> = [];
     const reports: Array<{ end: number; report: SignatureReport }> = [];
     for (const sig of found) {
       const end = sig.byteRange ? sig.byteRange[2] + sig.byteRange[3] : 0;
       if (isName(sig.dict.get('SubFilter'), 'ETSI.RFC3161')) {
-        stamps.push({ end, valid: documentTimestampValid(file, sig) });
+        stamps.push({ end, valid: documentTimestampValid(sig, digest) });
       } else {
-        reports.push({ end, report: describe(file, sig, dss) });
+        reports.push({ end, report: describe(file, sig, dss, digest) });
       }
     }
     for (const { end, report } of reports) {
@@ -153,33 +154,21 @@ function readSignature(file: PdfFile, dict: PdfDict): FoundSignature {
   };
 }
 
-function hashRanges(file: PdfFile, range: number[], algorithm: string): Buffer {
-  const hash = createHash(algorithm);
-  const buf = Buffer.allocUnsafe(CHUNK);
-  for (const [start, length] of [
-    [range[0], range[1]],
-    [range[2], range[3]],
-  ]) {
-    for (let pos = start; pos < start + length; ) {
-      const n = file.readInto(buf.subarray(0, Math.min(CHUNK, start + length - pos)), pos);
-      if (n <= 0) break;
-      hash.update(buf.subarray(0, n));
-      pos += n;
-    }
-  }
-  return hash.digest();
-}
-
-function documentTimestampValid(file: PdfFile, sig: FoundSignature): boolean {
+function documentTimestampValid(sig: FoundSignature, digest: RangeDigest): boolean {
   if (!sig.byteRange || !sig.contents) return false;
   try {
-    return readTimestampToken(sig.contents, (alg) => hashRanges(file, sig.byteRange!, alg)).valid;
+    return readTimestampToken(sig.contents, (alg) => digest(sig.byteRange!, alg)).valid;
   } catch {
     return false;
   }
 }
 
-function describe(file: PdfFile, sig: FoundSignature, dss: Dss): SignatureReport {
+function describe(
+  file: PdfFile,
+  sig: FoundSignature,
+  dss: Dss,
+  digest: RangeDigest,
+): SignatureReport {
   const claimed = claimedTime(sig.dict);
   const report: SignatureReport = {
     valid: false,
@@ -200,7 +189,7 @@ function describe(file: PdfFile, sig: FoundSignature, dss: Dss): SignatureReport
   const cert = signerCertificate(sd);
   if (cert) report.certificate = certificateFacts(cert);
   try {
-    report.valid = signerInfoValid(sd, hashRanges(file, sig.byteRange, digestName(sd)));
+    report.valid = signerInfoValid(sd, digest(sig.byteRange, digestName(sd)));
   } catch {
     report.valid = false;
   }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /*
@@ -5,7 +6,14 @@ import { parentPort, workerData } from 'node:worker_threads';
  * each message with the result of its export, one at a time (the caller sends one at a time).
  */
 
-const { module, exportName } = workerData as { module: string; exportName: string };
+const { module, exportName, niceness } = workerData as {
+  module: string;
+  exportName: string;
+  niceness?: number;
+};
+// On Linux a nice value belongs to a thread: this lowers this thread only, before any work (the
+// thread is never reused at a higher priority; a new one starts from its parent's).
+if (niceness !== undefined && process.platform === 'linux') os.setPriority(niceness);
 const handler = ((await import(module)) as Record<string, (task: unknown) => Promise<unknown>>)[
   exportName
 ];

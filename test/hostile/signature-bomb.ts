@@ -3,9 +3,12 @@ import forge from 'node-forge';
 
 /*
  * A PDF that is cheap to send and dear to verify: `signatures` signature fields, each with a real
- * (parseable) CMS whose byte range is the whole file, so a verifier hashes the file once per
- * signature (50 × 50 MB is 2.5 GB of SHA-256). Its bulk is an unreferenced stream of zeros, so it
- * is produced 64 KB at a time and never held whole. Used by the verify queue tests and
+ * (parseable) CMS whose byte range is the whole file. With `shared` ranges every field names one
+ * signature dictionary (one range: a verifier that hashes each range once reads the file once);
+ * with `distinct` ones each field has its own dictionary whose range skips a different number of
+ * leading bytes, so no two digests can be shared and a verifier hashes the file once per signature
+ * (50 × 50 MB is 2.5 GB of SHA-256). Its bulk is an unreferenced stream of zeros, so it is
+ * produced 64 KB at a time and never held whole. Used by the verify tests and
  * `npm run bench -- hostile`.
  */
 
@@ -45,20 +48,26 @@ export async function* signatureBombPdf(
   size: number,
   signatures = 50,
   cms: Buffer = detachedCms(),
+  ranges: 'shared' | 'distinct' = 'shared',
 ): AsyncGenerator<Buffer> {
   const width = 12;
-  const total = String(size).padStart(width, '0');
+  const digits = (n: number) => String(n).padStart(width, '0');
+  const dictionaries = ranges === 'shared' ? 1 : signatures;
   const sigObj = 4 + signatures;
-  const padObj = sigObj + 1;
+  const padObj = sigObj + dictionaries;
+  // Dictionary i covers the file from byte i on (its gap is the first i bytes).
+  const sigDict = (i: number) =>
+    `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 ${digits(0)} ${digits(i)} ${digits(size - i)}] /Contents <${cms.toString('hex')}> >>`;
   const objects: string[] = [
     `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${Array.from({ length: signatures }, (_, i) => `${4 + i} 0 R`).join(' ')}] >> >>`,
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
     ...Array.from(
       { length: signatures },
-      (_, i) => `<< /FT /Sig /T (Signature ${i + 1}) /V ${sigObj} 0 R >>`,
+      (_, i) =>
+        `<< /FT /Sig /T (Signature ${i + 1}) /V ${sigObj + (ranges === 'shared' ? 0 : i)} 0 R >>`,
     ),
-    `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 ${total} ${total} 0] /Contents <${cms.toString('hex')}> >>`,
+    ...Array.from({ length: dictionaries }, (_, i) => sigDict(i)),
   ];
   let head = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
   const offsets: number[] = [];

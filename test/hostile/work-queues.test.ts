@@ -13,8 +13,9 @@ import { signatureBombPdf } from './signature-bomb.ts';
 
 /*
  * Public work is bounded by a queue, not only a rate: the public check (`/verify`, no key) takes
- * PUBLIC_VERIFY_QUEUE files at once (2 here) and refuses more with 503 `busy` before reading their
- * bodies; checks with a key have their own queue and thread, never behind strangers' files; and
+ * PUBLIC_VERIFY_QUEUE files at once (2 here; half the cores by default) and refuses more with 503
+ * `busy` before reading their bodies; its thread runs at the lowest CPU priority; checks with a
+ * key have their own queue and thread, never behind strangers' files; and
  * each PDF thread (here the one that reads uploads) refuses work past its queue instead of
  * queueing without bound. Idempotency-Key on the verify endpoint (a raw-body POST that stores
  * nothing) is ignored rather than a 500.
@@ -39,8 +40,8 @@ async function verifyKeyed(pdf: Buffer, headers: Record<string, string> = {}) {
 }
 
 /** Opens a public check whose body never finishes: it holds a place in the queue until destroyed. */
-function holdPublicCheck(): Promise<net.Socket> {
-  const { port } = new URL(base);
+function holdPublicCheck(url = base): Promise<net.Socket> {
+  const { port } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect(Number(port), '127.0.0.1', () => {
       socket.write(
@@ -147,18 +148,96 @@ describe('public checks', () => {
     const stranger = fetch(`${base}/verify/check`, {
       method: 'POST',
       headers: { 'content-type': 'application/pdf' },
-      body: Readable.toWeb(Readable.from(signatureBombPdf(16 * 1024 * 1024, 50))) as ReadableStream,
+      body: Readable.toWeb(
+        Readable.from(signatureBombPdf(8 * 1024 * 1024, 25, undefined, 'distinct')),
+      ) as ReadableStream,
       duplex: 'half',
     } as RequestInit).then(async (res) => {
       publicDone = true;
       return res.status;
     });
-    // Let the stranger's 16 MB arrive and its 50 hashes of the whole file begin.
+    // Let the stranger's 8 MB arrive and its 25 hashes of (nearly) the whole file begin.
     await new Promise((r) => setTimeout(r, 500));
     const keyed = await verifyKeyed(small);
     expect(keyed.status).toBe(200);
     expect(publicDone).toBe(false);
     expect(await stranger).toBe(200);
+  });
+});
+
+describe('the public queue by default', () => {
+  it('admits half the cores (at least one) public checks at once: one on a 2-core machine', async () => {
+    const plain = await buildTestApp();
+    try {
+      const url = await listen(plain);
+      const places = Math.max(1, Math.floor(os.availableParallelism() / 2));
+      const holders: net.Socket[] = [];
+      for (let i = 0; i < places; i++) holders.push(await holdPublicCheck(url));
+      try {
+        const refused = await plain.app.inject({
+          method: 'POST',
+          url: '/verify/check',
+          headers: { 'content-type': 'application/pdf' },
+          payload: await samplePdf(),
+        });
+        expect(refused.statusCode).toBe(503);
+        expect(refused.json().error.code).toBe('busy');
+      } finally {
+        for (const h of holders) h.destroy();
+      }
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+/** Each thread of this process: CPU time so far (clock ticks) and nice value, from /proc. */
+async function threads(): Promise<Map<string, { ticks: number; nice: number }>> {
+  const out = new Map<string, { ticks: number; nice: number }>();
+  for (const tid of await fs.readdir('/proc/self/task')) {
+    const stat = await fs.readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => '');
+    // The fields after the command's closing parenthesis, from the third (state) on.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (f.length > 16) out.set(tid, { ticks: Number(f[11]) + Number(f[12]), nice: Number(f[16]) });
+  }
+  return out;
+}
+
+/** The nice value of the thread that spent the most CPU while `work` ran. */
+async function niceOfBusiestThread(work: () => Promise<unknown>): Promise<number> {
+  const before = await threads();
+  await work();
+  const after = await threads();
+  let busiest = { spent: -1, nice: Number.NaN };
+  for (const [tid, { ticks, nice }] of after) {
+    const spent = ticks - (before.get(tid)?.ticks ?? 0);
+    if (spent > busiest.spent) busiest = { spent, nice };
+  }
+  return busiest.nice;
+}
+
+describe.skipIf(process.platform !== 'linux')('CPU priority', () => {
+  it("spends a public check's CPU at the lowest priority (nice 19), a customer's at the server's own", async () => {
+    // 50 signatures over 50 different ranges: 200 MB to hash, on the check's thread.
+    const chunks: Buffer[] = [];
+    for await (const c of signatureBombPdf(4 * 1024 * 1024, 50, undefined, 'distinct'))
+      chunks.push(Buffer.from(c));
+    const bomb = Buffer.concat(chunks);
+    const publicCheck = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/verify/check',
+        headers: { 'content-type': 'application/pdf' },
+        payload: bomb,
+      });
+    const publicNice = await niceOfBusiestThread(async () =>
+      expect((await publicCheck()).statusCode).toBe(200),
+    );
+    const keyedNice = await niceOfBusiestThread(async () =>
+      expect((await verifyKeyed(bomb)).status).toBe(200),
+    );
+    expect(publicNice).toBe(19);
+    expect(keyedNice).toBe(os.getPriority());
   });
 });
 
