@@ -5,7 +5,7 @@
 
 import { ApiError } from './api.js';
 import { announce, h, showMain } from './dom.js';
-import { t } from './i18n.js';
+import { t, tNodes } from './i18n.js';
 import { openPdf, renderPages } from './pdf-view.js';
 import { builderCanvas, typeName } from './builder-canvas.js';
 import { propertiesPanel } from './builder-panel.js';
@@ -171,7 +171,11 @@ async function start() {
     h(
       'div',
       { class: 'builder' },
-      h('div', { class: 'intro' }, h('h1', {}, t('builder.heading', { name: view.name }))),
+      h(
+        'div',
+        { class: 'intro' },
+        h('h1', {}, tNodes('builder.heading', { name: h('bdi', {}, view.name) })),
+      ),
       problems,
       h(
         'div',
