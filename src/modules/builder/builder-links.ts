@@ -14,7 +14,7 @@ import { parseEmbedOrigins } from '../orgs/embed-origins.ts';
  */
 
 /** How long a builder link works. */
-export const BUILDER_LINK_LIFETIME_MS = 3600 * 1000;
+const BUILDER_LINK_LIFETIME_MS = 3600 * 1000;
 
 export type BuilderLinkRow = Selectable<BuilderLinksTable>;
 

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { FieldInput, FieldSchema } from '../documents-core/fields.schemas.ts';
 
@@ -58,4 +58,3 @@ export const BuilderSaveBody = Type.Object(
   },
   { additionalProperties: false, $id: 'BuilderSave' },
 );
-export type BuilderSaveBodyT = Static<typeof BuilderSaveBody>;
