@@ -202,6 +202,16 @@ describe('the builder of a template', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const fields = await t.request('GET', `/api/v1/templates/${id}/fields`);
     expect(fields.body.data).toMatchObject([{ label: 'Landlord signs', assignedTo: 1 }]);
+
+    // A deleted template takes its links with it.
+    expect((await t.request('DELETE', `/api/v1/templates/${id}`)).status).toBe(204);
+    expect((await view(token)).status).toBe(403);
+    const left = await t.database.handle.db
+      .selectFrom('builder_links')
+      .select('token_hash')
+      .where('template_id', '=', id)
+      .execute();
+    expect(left).toEqual([]);
   });
 });
 
