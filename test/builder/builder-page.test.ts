@@ -174,6 +174,43 @@ describe.skipIf(!hasChromium)('the builder page in Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('places and moves a field with a finger (touch pointer events)', async () => {
+    const { id, url } = await builderFor();
+    const page = await browser.newPage({ width: 1280, height: 900 });
+    await openBuilder(page, url);
+    const cdp = await page.context().newCDPSession(page);
+    /** One finger: down at `from`, moving in steps, up at `to`. */
+    const swipe = async (from: { x: number; y: number }, to: { x: number; y: number }) => {
+      const at = (p: { x: number; y: number }) => [{ x: p.x, y: p.y, id: 1 }];
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(from) });
+      for (let i = 1; i <= 8; i++) {
+        const p = { x: from.x + ((to.x - from.x) * i) / 8, y: from.y + ((to.y - from.y) * i) / 8 };
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(p) });
+      }
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    };
+    const item = await box(page, '.palette-item[data-type="checkbox"]');
+    const sheet = await box(page, '.page[data-page="1"]');
+    const drop = { x: sheet.x + sheet.width / 2, y: sheet.y + 400 };
+    await swipe({ x: item.x + item.width / 2, y: item.y + item.height / 2 }, drop);
+    const placed = page.locator('.b-field[data-type="checkbox"]');
+    await eventually(() => placed.count()).toBe(1);
+    const b = (await placed.boundingBox())!;
+    expect(Math.abs(b.x + b.width / 2 - drop.x)).toBeLessThan(3);
+
+    await swipe(
+      { x: b.x + b.width / 2, y: b.y + b.height / 2 },
+      { x: b.x + b.width / 2 - 80, y: b.y + b.height / 2 + 40 },
+    );
+    const moved = (await placed.boundingBox())!;
+    expect(Math.round(moved.x - b.x)).toBe(-80);
+    expect(Math.round(moved.y - b.y)).toBe(40);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await eventually(() => textOf(page.locator('.actionbar-status'))).toBe('All fields are saved.');
+    expect((await fieldsOf(id)).map((f: { type: string }) => f.type)).toEqual(['text', 'checkbox']);
+    await page.close();
+  }, 60_000);
+
   it('posts saved to a host page on another origin that frames it', async () => {
     const { id, url } = await builderFor();
     hostPages.set(
