@@ -69,7 +69,14 @@ export function builderCanvas({ pages, state, types, partyName, changed, selecte
       if (!el) {
         el = h(
           'div',
-          { class: 'b-field', role: 'button', tabindex: '0', dataset: { key: f.key } },
+          {
+            class: 'b-field',
+            role: 'button',
+            tabindex: '0',
+            // The palette's hint says which keys move, resize and remove a field.
+            'aria-describedby': 'b-hint',
+            dataset: { key: f.key },
+          },
           h('span', { class: 'b-field-name', 'aria-hidden': 'true' }),
           h('span', { class: 'b-handle', 'aria-hidden': 'true' }),
         );
