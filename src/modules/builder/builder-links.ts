@@ -20,7 +20,7 @@ export type BuilderLinkRow = Selectable<BuilderLinksTable>;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** Issues a link to the builder of a document or a template; the raw token exists only in the URL. */
+/** Issues a link to the builder of a document or template; the raw token exists only in the URL. */
 export async function issueBuilderLink(
   deps: Pick<AppDeps, 'db' | 'clock' | 'config'>,
   orgId: string,

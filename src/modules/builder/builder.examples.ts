@@ -37,7 +37,10 @@ const signatureField = {
   options: null,
 };
 
-/** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
+/**
+ * Realistic calls of these operations, shown in the API reference and sent to a real server by
+ * test/docs/examples-live.test.ts.
+ */
 export const builderExamples = {
   createDocumentBuilderLink: { response: link(EX.builderToken) },
   createTemplateBuilderLink: { response: link('Xq4Nw8Rz1Lk6Ty3Pb9Vm2Hc5Jd7Fs0Ga4Ue8Ko1Mi6') },

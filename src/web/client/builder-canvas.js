@@ -24,7 +24,8 @@ export function typeName(type) {
 
 /**
  * `pages`: what renderPages made; `state`: {fields, selected}; `types`: the registry's entries by
- * type; `partyName(order)`; `changed()`: after every change; `selected()`: after the selection moved.
+ * type; `partyName(order)`; `changed()`: after every change; `selected()`: after the selection
+ * moved.
  */
 export function builderCanvas({ pages, state, types, partyName, changed, selected }) {
   const elements = new Map();
