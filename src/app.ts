@@ -71,6 +71,8 @@ import { eventsRoutes } from './modules/events/events.routes.ts';
 import { verifyRoutes } from './modules/verify/verify.routes.ts';
 import { verifyPageRoutes } from './web/verify-page.ts';
 import { localesRoutes } from './modules/locales/locales.routes.ts';
+import { builderRoutes } from './modules/builder/builder.routes.ts';
+import { builderPageRoutes } from './modules/builder/builder-page.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -265,6 +267,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(campaignsRoutes);
   await app.register(publicCampaignRoutes);
   await app.register(campaignPageRoutes);
+  await app.register(builderRoutes);
+  await app.register(builderPageRoutes);
   await app.register(webRoutes, {
     pageOfLink: (token) => pageOfLink(deps.db, token),
     fieldTypes: JSON.stringify(fieldTypesForClient()),

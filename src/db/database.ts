@@ -8,6 +8,7 @@ import type {
 import type {
   AttachmentsTable,
   AuditLogsTable,
+  BuilderLinksTable,
   DocumentsTable,
   FieldsTable,
   FoldersTable,
@@ -70,6 +71,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   jobs: JobsTable;
   signing_tokens: SigningTokensTable;
+  builder_links: BuilderLinksTable;
   signing_otps: SigningOtpsTable;
   templates: TemplatesTable;
   template_roles: TemplateRolesTable;

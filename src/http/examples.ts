@@ -25,6 +25,8 @@ export const EX = {
   exp: 'exp_01jdxbq2r3s4t5v6w7x8y9z0a1',
   /** A signing link's token (the part after `/sign/`). */
   token: 'pTx3Vd8qLw2mZ7kHc9nRb4yFj6sGe1aU5oXi0tNvQrE',
+  /** A builder link's token (the part after `/build/`). */
+  builderToken: 'b7Hk2Qw9Lm4Xp1Zr8Tc5Vn3Jy6Fd0Gs2Ae7Ku4Ow9Pi',
   /** An upload URL's token (the part after `/uploads/`). */
   uploadToken: 'eyJkIjoiZG9jXzAxamR4M200bjVwNnE3cjhzOXQwdjF3MngzIn0.Qm9vZ2xlLXNpZ25hdHVyZQ',
   slug: 'volunteers-2026-k3m9qz',

@@ -8,6 +8,8 @@ import type { FastifyRequest } from 'fastify';
 const TOKEN_PATHS: readonly RegExp[] = [
   /^(\/sign\/)[^?#]+/,
   /^(\/api\/v1\/signing\/)[^/?#]+/,
+  /^(\/build\/)[^?#]+/,
+  /^(\/api\/v1\/build\/)[^/?#]+/,
   /^(\/uploads\/)[^?#]+/,
   // Campaign pages: the slug is public; anything after it is not logged.
   /^(\/c\/[^/?#]+\/)[^?#]+/,

@@ -140,6 +140,7 @@ const PARAM_EXAMPLES: Record<string, string> = {
   deliveries: EX.dlv,
   attachments: EX.att,
   signing: EX.token,
+  build: EX.builderToken,
 };
 
 /** Example values of a route's path parameters, derived from its URL; a template's fields (and a campaign form's) have their own example id. */
@@ -167,6 +168,8 @@ function whoMayCall(route: RouteOptions): string {
     return `**Scope:** \`${scope}\` (an API key carrying it, as \`Authorization: Bearer sk_…\`).`;
   if (route.url.startsWith('/api/v1/signing/'))
     return "**No API key:** the signing link's token in the path authenticates the signer.";
+  if (route.url.startsWith('/api/v1/build/'))
+    return "**No API key:** the builder link's token in the path authenticates the person placing fields.";
   if (route.url.startsWith('/uploads/'))
     return '**No API key:** the signed token in the upload URL authenticates the upload.';
   if (route.url.endsWith('/download') && route.url.startsWith('/api/v1/organization/exports/'))

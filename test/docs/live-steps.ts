@@ -110,6 +110,7 @@ export const STEPS: Step[] = [
   { op: 'removeTemplateRole' },
   { op: 'addTemplateField', after: (c, b) => at(c, EX.tfld, b.data.id) },
   { op: 'listTemplateFields' },
+  { op: 'createTemplateBuilderLink' },
   { op: 'updateTemplateField' },
   {
     op: 'removeTemplateField',
@@ -167,6 +168,13 @@ export const STEPS: Step[] = [
   { op: 'listFields' },
   { op: 'updateField' },
   { op: 'removeField', after: (c) => at(c, EX.fld, c.last.dateField) },
+  {
+    op: 'createDocumentBuilderLink',
+    after: (c, b) => at(c, EX.builderToken, tokenOf(b.data.url)),
+  },
+  { op: 'getBuilder' },
+  { op: 'getBuilderFile' },
+  { op: 'saveBuilderFields' },
   { op: 'sendDocument', after: (c) => c.t.settle() },
   { op: 'createSigningLink', after: (c, b) => at(c, EX.token, tokenOf(b.data.url)) },
   { op: 'getSigningSession' },

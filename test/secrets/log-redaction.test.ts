@@ -55,6 +55,8 @@ describe('request logs carry no token', () => {
     expect(redactUrl('/sign/abc123?x=1')).toBe('/sign/[redacted]?x=1');
     expect(redactUrl('/api/v1/signing/abc/complete')).toBe('/api/v1/signing/[redacted]/complete');
     expect(redactUrl('/uploads/aaa.bbb')).toBe('/uploads/[redacted]');
+    expect(redactUrl('/build/abc?embed=1')).toBe('/build/[redacted]?embed=1');
+    expect(redactUrl('/api/v1/build/abc/fields')).toBe('/api/v1/build/[redacted]/fields');
     expect(redactUrl('/c/my-form-abc123/secret-part')).toBe('/c/my-form-abc123/[redacted]');
     expect(redactUrl('/c/my-form-abc123')).toBe('/c/my-form-abc123');
     expect(redactUrl('/x?token=t1&a=b&X-Amz-Signature=s')).toBe(
@@ -122,6 +124,19 @@ describe('request logs carry no token', () => {
     });
     expect(done.status).toBe(200);
 
+    // A builder link, its page and its API.
+    const draft = await api(server, key, 'POST', '/api/v1/documents', { name: 'Draft' });
+    const builder = await api(
+      server,
+      key,
+      'POST',
+      `/api/v1/documents/${draft.body.data.id}/builder-link`,
+    );
+    const builderToken = builder.body.data.url.split('/build/')[1];
+    secrets.push(builderToken);
+    expect((await fetch(local(builder.body.data.url))).status).toBe(200);
+    expect((await api(server, null, 'GET', `/api/v1/build/${builderToken}`)).status).toBe(200);
+
     const download = await waitFor(
       async () => (await mailedLinks()).find((l) => l.includes('/file')),
       'the download link',
@@ -142,6 +157,8 @@ describe('request logs carry no token', () => {
     expect(log).toContain('/sign/[redacted]');
     expect(log).toContain('/api/v1/signing/[redacted]');
     expect(log).toContain('/uploads/[redacted]');
+    expect(log).toContain('/build/[redacted]');
+    expect(log).toContain('/api/v1/build/[redacted]');
     // … and no credential is anywhere in the output.
     for (const secret of secrets) {
       expect(secret.length).toBeGreaterThan(15);

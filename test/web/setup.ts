@@ -19,12 +19,12 @@ export interface SentDocument {
   fields: { id: string; type: string; label: string; assignedTo: number }[];
 }
 
-/** Creates a document with signers and fields, uploads a real PDF through the upload URL, and sends it. */
-export async function sendDocument(
+/** Creates a draft with signers and fields and uploads a real PDF through the upload URL; answers its id. */
+export async function draftWithFile(
   t: TestApp,
   body: Record<string, unknown>,
   pages = 2,
-): Promise<SentDocument> {
+): Promise<string> {
   const created = await t.request('POST', '/api/v1/documents', {
     body: { name: 'Service Agreement', ...body },
   });
@@ -43,7 +43,16 @@ export async function sendDocument(
     body: new Uint8Array(pdf),
   });
   expect(put.status, await put.clone().text()).toBeLessThan(300);
+  return id;
+}
 
+/** Creates a document with signers and fields, uploads a real PDF through the upload URL, and sends it. */
+export async function sendDocument(
+  t: TestApp,
+  body: Record<string, unknown>,
+  pages = 2,
+): Promise<SentDocument> {
+  const id = await draftWithFile(t, body, pages);
   const sent = await t.request('POST', `/api/v1/documents/${id}/send`);
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
   const detail = await t.request('GET', `/api/v1/documents/${id}`);

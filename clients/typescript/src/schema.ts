@@ -4,6 +4,76 @@
  */
 
 export interface paths {
+    "/api/v1/build/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the builder shows: pages, signers or roles, fields
+         * @description Authenticated by the builder link’s token (403 `forbidden` when it is not valid or has expired). A document that is no longer a draft: 409 `invalid_state`.
+         *
+         *     **No API key:** the builder link's token in the path authenticates the person placing fields.
+         *
+         *     **No API key:** the builder link's token in the path authenticates the person placing fields.
+         */
+        get: operations["getBuilder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/build/{token}/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save the builder: the fields become exactly these
+         * @description Fields with the `id` of an existing field are kept and edited, the other existing fields are removed, fields without `id` are added: one change, checked by the same rules as the fields API (400 `validation_error` with a detail per problem at `body.fields.<i>`, 409 `limit_reached` past 500 fields, 409 `invalid_state` once a document was sent). A document’s audit log records each `field.added`, `field.updated` and `field.removed`. Answers every field, oldest first.
+         *
+         *     **No API key:** the builder link's token in the path authenticates the person placing fields.
+         */
+        put: operations["saveBuilderFields"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/build/{token}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The PDF the builder shows
+         * @description The document’s or template’s file, as signers will see it (404 `not_found` before one is uploaded). Authenticated by the builder link’s token.
+         *
+         *     **No API key:** the builder link's token in the path authenticates the person placing fields.
+         *
+         *     **No API key:** the builder link's token in the path authenticates the person placing fields.
+         */
+        get: operations["getBuilderFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bulk-sends": {
         parameters: {
             query?: never;
@@ -278,6 +348,28 @@ export interface paths {
         get: operations["listDocumentAudit"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/{id}/builder-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A link to the field builder of a draft document
+         * @description A link to the builder page (`PUBLIC_URL/build/{token}`), where a person drags fields onto the pages, moves and resizes them, sets their label, required, options and assignee, deletes them and saves, with mouse, touch or keyboard. The link works for one hour; a new link does not void earlier ones. With `?embed=1&origin=…` (or `<signet-builder url="…">` of `/embed.js`) the page can be framed by an origin in the organization’s `embedOrigins`, and posts `saved` after each save. Draft only (409 `invalid_state`); saving after the document was sent is refused the same way.
+         *
+         *     **Scope:** `documents.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
+         */
+        post: operations["createDocumentBuilderLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1196,6 +1288,28 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/api/v1/templates/{id}/builder-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A link to the field builder of a template
+         * @description A link to the builder page (`PUBLIC_URL/build/{token}`), where a person drags fields onto the pages, moves and resizes them, sets their label, required, options and assignee, deletes them and saves, with mouse, touch or keyboard. The link works for one hour; a new link does not void earlier ones. With `?embed=1&origin=…` (or `<signet-builder url="…">` of `/embed.js`) the page can be framed by an origin in the organization’s `embedOrigins`, and posts `saved` after each save. The builder shows the template’s roles.
+         *
+         *     **Scope:** `templates.write` (an API key carrying it, as `Authorization: Bearer sk_…`).
+         */
+        post: operations["createTemplateBuilderLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/templates/{id}/fields": {
         parameters: {
             query?: never;
@@ -2021,6 +2135,60 @@ export interface components {
             /** @description Field width in points (default: the field type’s) */
             width?: number;
         };
+        BuilderLink: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expiresAt: string;
+            /** @description `PUBLIC_URL/build/{token}`: the builder page; works 1 hour */
+            url: string;
+        };
+        BuilderView: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expiresAt: string;
+            fields: {
+                /** @description The `order` of the signer (or role) who fills it */
+                assignedTo: number;
+                defaultValue: string | null;
+                /** @description % of page height */
+                height: number;
+                /** @description Identifier (`fld_…`) */
+                id: string;
+                label: string;
+                options: string[] | null;
+                /** @description 1-based page number */
+                page: number;
+                placeholder: string | null;
+                readOnly: boolean;
+                required: boolean;
+                /** @enum {string} */
+                type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
+                /** @description % of page width */
+                width: number;
+                /** @description Left edge, % of page width from the left */
+                x: number;
+                /** @description Top edge, % of page height from the top */
+                y: number;
+            }[];
+            /** @description The document or template id */
+            id: string;
+            /** @enum {string} */
+            kind: "document" | "template";
+            name: string;
+            /** @description Null until a file is uploaded */
+            pageCount: number | null;
+            /** @description The signers (document) or roles (template) */
+            parties: {
+                /** @description The signer's name, or the role's */
+                name: string;
+                /** @description What `assignedTo` names */
+                order: number;
+            }[];
+        };
         /** @description A bulk send: one template sent to many recipients, one document per row */
         BulkSend: {
             /**
@@ -2750,6 +2918,623 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getBuilder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The builder link's token
+                 * @example b7Hk2Qw9Lm4Xp1Zr8Tc5Vn3Jy6Fd0Gs2Ae7Ku4Ow9Pi
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The builder */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2026-11-21T09:35:02.118Z",
+                     *         "fields": [
+                     *           {
+                     *             "assignedTo": 0,
+                     *             "defaultValue": null,
+                     *             "height": 4,
+                     *             "id": "fld_01jdx3m4n5p6q7r8s9t0v1w2z6",
+                     *             "label": "Date",
+                     *             "options": null,
+                     *             "page": 1,
+                     *             "placeholder": null,
+                     *             "readOnly": false,
+                     *             "required": true,
+                     *             "type": "date",
+                     *             "width": 20,
+                     *             "x": 60,
+                     *             "y": 80
+                     *           }
+                     *         ],
+                     *         "id": "doc_01jdx3m4n5p6q7r8s9t0v1w2x3",
+                     *         "kind": "document",
+                     *         "name": "Consulting agreement",
+                     *         "pageCount": 1,
+                     *         "parties": [
+                     *           {
+                     *             "name": "Ada Lovelace",
+                     *             "order": 0
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BuilderView"];
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This link is no longer valid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    saveBuilderFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The builder link's token
+                 * @example b7Hk2Qw9Lm4Xp1Zr8Tc5Vn3Jy6Fd0Gs2Ae7Ku4Ow9Pi
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fields": [
+                 *         {
+                 *           "assignedTo": 0,
+                 *           "defaultValue": null,
+                 *           "height": 4,
+                 *           "id": "fld_01jdx3m4n5p6q7r8s9t0v1w2z6",
+                 *           "label": "Date",
+                 *           "options": null,
+                 *           "page": 1,
+                 *           "placeholder": null,
+                 *           "readOnly": false,
+                 *           "required": true,
+                 *           "type": "date",
+                 *           "width": 20,
+                 *           "x": 60,
+                 *           "y": 80
+                 *         },
+                 *         {
+                 *           "assignedTo": 0,
+                 *           "defaultValue": null,
+                 *           "height": 6,
+                 *           "label": "Signature",
+                 *           "options": null,
+                 *           "page": 1,
+                 *           "placeholder": null,
+                 *           "readOnly": false,
+                 *           "required": true,
+                 *           "type": "signature",
+                 *           "width": 30,
+                 *           "x": 10,
+                 *           "y": 78
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Every field, as it should be (at most 500) */
+                    fields: {
+                        assignedTo?: number;
+                        defaultValue?: string | null;
+                        /** @description % of page height (0-100] */
+                        height: number;
+                        /** @description An existing field to keep */
+                        id?: string;
+                        label?: string;
+                        options?: string[] | null;
+                        page: number;
+                        placeholder?: string | null;
+                        readOnly?: boolean;
+                        required?: boolean;
+                        /** @enum {string} */
+                        type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
+                        /** @description % of page width (0-100] */
+                        width: number;
+                        /** @description Left edge, % of page width (0-100) */
+                        x: number;
+                        /** @description Top edge, % of page height (0-100) */
+                        y: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The fields, as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "assignedTo": 0,
+                     *           "defaultValue": null,
+                     *           "height": 4,
+                     *           "id": "fld_01jdx3m4n5p6q7r8s9t0v1w2z6",
+                     *           "label": "Date",
+                     *           "options": null,
+                     *           "page": 1,
+                     *           "placeholder": null,
+                     *           "readOnly": false,
+                     *           "required": true,
+                     *           "type": "date",
+                     *           "width": 20,
+                     *           "x": 60,
+                     *           "y": 80
+                     *         },
+                     *         {
+                     *           "assignedTo": 0,
+                     *           "defaultValue": null,
+                     *           "height": 6,
+                     *           "id": "fld_01jdx3m4n5p6q7r8s9t0v1w2z7",
+                     *           "label": "Signature",
+                     *           "options": null,
+                     *           "page": 1,
+                     *           "placeholder": null,
+                     *           "readOnly": false,
+                     *           "required": true,
+                     *           "type": "signature",
+                     *           "width": 30,
+                     *           "x": 10,
+                     *           "y": 78
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The `order` of the signer (or role) who fills it */
+                            assignedTo: number;
+                            defaultValue: string | null;
+                            /** @description % of page height */
+                            height: number;
+                            /** @description Identifier (`fld_…`) */
+                            id: string;
+                            label: string;
+                            options: string[] | null;
+                            /** @description 1-based page number */
+                            page: number;
+                            placeholder: string | null;
+                            readOnly: boolean;
+                            required: boolean;
+                            /** @enum {string} */
+                            type: "signature" | "initials" | "name" | "email" | "date" | "text" | "number" | "checkbox" | "dropdown" | "radio" | "file";
+                            /** @description % of page width */
+                            width: number;
+                            /** @description Left edge, % of page width from the left */
+                            x: number;
+                            /** @description Top edge, % of page height from the top */
+                            y: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This link is no longer valid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `limit_reached`: an organization or campaign limit is reached. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBuilderFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The builder link's token
+                 * @example b7Hk2Qw9Lm4Xp1Zr8Tc5Vn3Jy6Fd0Gs2Ae7Ku4Ow9Pi
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the link is forged, replaced or expired. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This link is no longer valid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`; `storage_unavailable`: file storage is unreachable; nothing was stored; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listBulkSends: {
         parameters: {
             query?: {
@@ -6491,6 +7276,209 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createDocumentBuilderLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example doc_01jdx3m4n5p6q7r8s9t0v1w2x3 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The builder link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2026-11-21T10:30:00.000Z",
+                     *         "url": "https://sign.example.com/build/b7Hk2Qw9Lm4Xp1Zr8Tc5Vn3Jy6Fd0Gs2Ae7Ku4Ow9Pi"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BuilderLink"];
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "The API key is unknown or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `insufficient_scope`: the key lacks the scope this operation requires; `details` names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "This API key lacks the scope documents.read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `invalid_state`: the resource's status forbids the action; `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_state",
+                     *         "message": "Cannot send the document: it is pending, not draft"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported media type. `unsupported_media_type`: the body is not of an accepted type, or its bytes are not the declared type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Send the request body as application/json"
                      *       }
                      *     }
                      */
@@ -16776,6 +17764,209 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large. `payload_too_large`: the body or file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body is larger than this endpoint accepts (1048576 bytes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported media type. `unsupported_media_type`: the body is not of an accepted type, or its bytes are not the declared type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Send the request body as application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests. `rate_limited`: too many requests; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limit of 600 requests per minute exceeded; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error. `internal_error`: unexpected; logged with the `X-Request-Id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service unavailable. `database_unavailable`: the database is unreachable; nothing was changed; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "database_unavailable",
+                     *         "message": "The database is unavailable; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTemplateBuilderLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example tpl_01jdx1f2g3h4j5k6m7n8p9q0r1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The builder link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2026-11-21T10:30:00.000Z",
+                     *         "url": "https://sign.example.com/build/Xq4Nw8Rz1Lk6Ty3Pb9Vm2Hc5Jd7Fs0Ga4Ue8Ko1Mi6"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BuilderLink"];
+                    };
+                };
+            };
+            /** @description Bad request. `validation_error`: the request breaks a rule; `details` lists each `{path, message}`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "body.name must not be blank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "The API key is unknown or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden. `insufficient_scope`: the key lacks the scope this operation requires; `details` names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "This API key lacks the scope documents.read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. `not_found`: no such resource in your organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Document not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict. `idempotency_conflict`: the `Idempotency-Key` was used with a different request; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "This Idempotency-Key was used with a different request"
                      *       }
                      *     }
                      */

@@ -173,6 +173,18 @@ export interface SigningTokensTable {
   created_at: string;
 }
 
+/** A builder link (migration 0022b): one draft document's or one template's field builder. */
+export interface BuilderLinksTable {
+  /** SHA-256 (hex) of the token in `PUBLIC_URL/build/{token}`. */
+  token_hash: string;
+  org_id: string;
+  /** Exactly one of document_id and template_id is set. */
+  document_id: string | null;
+  template_id: string | null;
+  expires_at: string;
+  created_at: string;
+}
+
 /** The current emailed one-time code of a signer (at most one). */
 export interface SigningOtpsTable {
   signer_id: string;

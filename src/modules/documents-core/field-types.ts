@@ -270,3 +270,14 @@ export function fieldTypeSpec(type: string): FieldTypeSpec {
 export function fieldTypesForClient(): Record<string, ClientSpec> {
   return Object.fromEntries(FIELD_TYPES.map((t) => [t, FIELD_TYPE_REGISTRY[t].client]));
 }
+
+/**
+ * What the builder page needs of every type, in palette order: whether it takes options, the
+ * size a new field gets and the smallest it may be made (points).
+ */
+export function fieldTypesForBuilder() {
+  return FIELD_TYPES.map((type) => {
+    const { options, defaultSize, minSize } = FIELD_TYPE_REGISTRY[type];
+    return { type, options, defaultSize, minSize };
+  });
+}

@@ -54,6 +54,7 @@ export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
   let tokens = count(
     await db.deleteFrom('signing_tokens').where('expires_at', '<', expired).execute(),
   );
+  tokens += count(await db.deleteFrom('builder_links').where('expires_at', '<', expired).execute());
   tokens += count(
     await db
       .deleteFrom('signing_otps')
@@ -113,6 +114,7 @@ async function eraseDocument(deps: AppDeps, doc: DocumentRow): Promise<boolean> 
     const signers = trx.selectFrom('signers').select('id').where('document_id', '=', doc.id);
     await trx.deleteFrom('signing_otps').where('signer_id', 'in', signers).execute();
     await trx.deleteFrom('signing_tokens').where('document_id', '=', doc.id).execute();
+    await trx.deleteFrom('builder_links').where('document_id', '=', doc.id).execute();
     await trx.deleteFrom('attachments').where('document_id', '=', doc.id).execute();
     await trx.deleteFrom('fields').where('document_id', '=', doc.id).execute();
     await trx.deleteFrom('signers').where('document_id', '=', doc.id).execute();

@@ -74,6 +74,7 @@ export async function updateTemplate(
 export async function deleteTemplate(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('template_fields').where('template_id', '=', id).execute();
   await db.deleteFrom('template_roles').where('template_id', '=', id).execute();
+  await db.deleteFrom('builder_links').where('template_id', '=', id).execute();
   await db.deleteFrom('templates').where('id', '=', id).execute();
 }
 
