@@ -4,7 +4,7 @@
  * SQLite → PostgreSQL; each command in its own process as an operator runs it. Prints, in one
  * run: each command's time, throughput (MB of database per second) and peak RSS; the API's p99
  * (`GET /api/v1/documents`, 10 requests a second) on the source while the backup runs next to
- * its p99 with nothing else running; and the time of this work's migrations (0017…, or the names
+ * its p99 with nothing else running; and the time of migrations of this release (0016a on, or the names
  * in BENCH_MIGRATIONS) run down and up again on the seeded database. Goals: backup ≥ 50 MB/s,
  * RSS < 300 MB, p99 during backup ≤ 2 × without.
  */
@@ -130,7 +130,7 @@ async function newPostgres(adminUrl: string) {
 async function timeMigrations(db: BenchDatabase) {
   const names =
     process.env.BENCH_MIGRATIONS?.split(',') ??
-    Object.keys(migrations).filter((n) => n.startsWith('0017'));
+    Object.keys(migrations).filter((n) => n >= '0016');
   const handle = createDb({
     databaseUrl: db.env.DATABASE_URL,
     sqliteFile: path.join(db.dataDir, 'signet.db'),
