@@ -3,6 +3,8 @@
  * request (user and system, from /proc), which moves less between runs than throughput does.
  * Each endpoint gets 3,000 unmeasured requests, then BENCH_REQUESTS (default 100,000) measured,
  * at 50 connections, on a fresh SQLite database of 100,000 documents. Linux only.
+ * `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles the server (one endpoint a run gives
+ * that endpoint's profile; `bench/profile-summary.ts` breaks it down by stage).
  */
 import fs from 'node:fs';
 import autocannon from 'autocannon';
@@ -31,7 +33,10 @@ const db = await openBenchDatabase('sqlite');
 try {
   const seeded = await seedDocuments(db, 100_000);
   await db.handle.close();
-  const server = await startSignet(db.env);
+  const server = await startSignet(
+    db.env,
+    process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
+  );
   const headers = { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' };
   const at = (path: string) => `${server.url}${path}`;
   const targets: Record<string, autocannon.Options> = {
