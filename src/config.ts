@@ -25,6 +25,7 @@ const PERF_MECHANISMS = [
   'mail-layout-cache',
   'bulk-groups',
   'read-connection',
+  'sqlite-cache',
 ] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');

@@ -14,5 +14,6 @@ export function openDatabase(config: Config, options: { server?: boolean } = {})
     watchChanges: options.server === true && !config.perfOff.has('key-cache'),
     namedStatements: !config.perfOff.has('named-statements'),
     readConnection: !config.perfOff.has('read-connection'),
+    pageCache: !config.perfOff.has('sqlite-cache'),
   });
 }
