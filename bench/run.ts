@@ -186,7 +186,7 @@ async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
 async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>> {
   const names =
     ctx.db.name === 'sqlite'
-      ? ['read-connection', 'sqlite-cache']
+      ? ['read-connection']
       : ['key-cache', 'batched-creates', 'named-statements'];
   const wanted = process.env.BENCH_SWITCHES ? process.env.BENCH_SWITCHES.split(',') : names;
   const variants = await Promise.all(

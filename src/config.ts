@@ -25,7 +25,6 @@ const PERF_MECHANISMS = [
   'mail-layout-cache',
   'bulk-groups',
   'read-connection',
-  'sqlite-cache',
 ] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');

@@ -119,8 +119,6 @@ interface DbOptions {
   watchChanges?: boolean;
   /** PostgreSQL: the hottest statements named (named-statements.ts); default on. */
   namedStatements?: boolean;
-  /** SQLite: a page cache and memory map sized for a working set (sizedForWorkingSet); default on. */
-  pageCache?: boolean;
   /** SQLite: reads outside transactions on a read-only connection of their own (sqlite-driver.ts); default on. */
   readConnection?: boolean;
 }
@@ -183,7 +181,6 @@ export function createDb(options: DbOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   // Sorts that no index serves (Signet's queries have indexes) are done in memory.
   sqlite.pragma('temp_store = MEMORY');
-  if (options.pageCache !== false) sizedForWorkingSet(sqlite);
   const availability = new SqliteAvailability(sqlite, SQLITE_BUSY_TIMEOUT_MS);
   const writer = withStatementCache(sqlite, availability);
   // A second connection for reads, once the file is in WAL mode (a :memory: database has one).
@@ -191,7 +188,6 @@ export function createDb(options: DbOptions): DbHandle {
   if (options.sqliteFile !== ':memory:' && options.readConnection !== false) {
     const readOnly = new SQLite(options.sqliteFile, { readonly: true });
     readOnly.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-    if (options.pageCache !== false) sizedForWorkingSet(readOnly);
     reader = withStatementCache(readOnly);
   }
   const db = new Kysely<Database>({ dialect: new TwoConnectionSqliteDialect(writer, reader) });
@@ -201,16 +197,6 @@ export function createDb(options: DbOptions): DbHandle {
     writable: () => availability.writable(),
     close: () => db.destroy(),
   };
-}
-
-/**
- * SQLite's page cache is 2 MB per connection by default; each connection gets 64 MB (filled only
- * as pages are read), and the file is mapped into memory up to 256 MB, so reads of mapped pages
- * copy nothing through the cache (the kernel's page cache holds them once for every connection).
- */
-function sizedForWorkingSet(sqlite: SQLite.Database): void {
-  sqlite.pragma('cache_size = -65536');
-  sqlite.pragma('mmap_size = 268435456');
 }
 
 /**

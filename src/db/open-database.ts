@@ -14,6 +14,5 @@ export function openDatabase(config: Config, options: { server?: boolean } = {})
     watchChanges: options.server === true && !config.perfOff.has('key-cache'),
     namedStatements: !config.perfOff.has('named-statements'),
     readConnection: !config.perfOff.has('read-connection'),
-    pageCache: !config.perfOff.has('sqlite-cache'),
   });
 }
