@@ -22,7 +22,10 @@ const named =
 /** First match wins at each frame; frames are tried from the leaf up. */
 const RULES: Rule[] = [
   ['writev (sending answers)', named('writev', 'writevGeneric', 'writeGeneric', 'writeBuffer')],
-  ['statement', inUrl('/db/create-db.', 'better-sqlite3', '/pg/lib', 'pg-protocol', '/db/named')],
+  [
+    'statement',
+    inUrl('/db/create-db.', '/db/sqlite-', 'better-sqlite3', '/pg/lib', 'pg-protocol', '/db/named'),
+  ],
   ['Kysely (building, executing)', inUrl('/kysely/', '/db/prepared.')],
   ['authentication', inUrl('/http/auth.')],
   ['rate limit', inUrl('@fastify/rate-limit', '/http/rate-limit.', '/http/counters.')],
@@ -58,8 +61,8 @@ export function stageOf(stack: Frame[]): string {
     const asker = stack.slice(i + 1).find((g) => ours(g) && !g.url.includes('/db/'));
     const where = asker
       ? `${asker.url.replace(/^.*\/(dist|src)\//, '')} ${asker.functionName}`
-      : '?';
-    return `statement: ${where}`;
+      : 'after an await, asker not on the stack';
+    return `statements (SQLite): ${where}`;
   }
   return 'other (Node internals, native)';
 }

@@ -1,11 +1,12 @@
 /**
- * `node --import tsx bench/profile-summary.ts FILE.cpuprofile [N] [REQUESTS]`: where a CPU profile
+ * `node --import tsx bench/profile-summary.ts FILE.cpuprofile [N] [CPU_US]`: where a CPU profile
  * of the server (`BENCH_NODE_ARGS=--cpu-prof npm run bench -- read-mix`, or `npm run bench:cpu`
  * with it for one endpoint) spent its time: the share of samples by kind of code (idle, garbage
  * collection, the database driver, Fastify and Node's HTTP, Signet's own code, the rest), by
  * stage of a request (bench/profile-stages.ts; start-up left out), and the N functions with the
- * most self time. With REQUESTS (how many the profiled server answered), each stage's busy time
- * per request in µs, from the samples' own time deltas.
+ * most self time. With CPU_US (the server's CPU time per request that `npm run bench:cpu`
+ * printed, user plus system), each stage's share of it in µs: the samples' own time deltas count
+ * wall time, which a busy machine stretches.
  */
 import fs from 'node:fs';
 import { isStartup, stageOf, type Frame } from './profile-stages.ts';
@@ -15,7 +16,7 @@ interface Node {
   callFrame: Frame & { lineNumber: number };
   children?: number[];
 }
-const [file, top = '25', requests] = process.argv.slice(2);
+const [file, top = '25', cpuUs] = process.argv.slice(2);
 const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as {
   nodes: Node[];
   samples: number[];
@@ -90,9 +91,9 @@ for (const [i, id] of profile.samples.entries()) {
   stages.set(s.stage, (stages.get(s.stage) ?? 0) + us);
   busy += us;
 }
-console.log(`\nBy stage (busy time after start-up${requests ? ', µs per request' : ''}):`);
+console.log(`\nBy stage (busy time after start-up${cpuUs ? ', CPU µs per request' : ''}):`);
 for (const [k, us] of [...stages].sort((a, b) => b[1] - a[1])) {
-  const perRequest = requests ? `${(us / Number(requests)).toFixed(1).padStart(7)} µs  ` : '';
+  const perRequest = cpuUs ? `${((us / busy) * Number(cpuUs)).toFixed(1).padStart(7)} µs  ` : '';
   console.log(`${pct(us, busy)}  ${perRequest}${k}`);
 }
 console.log('');
