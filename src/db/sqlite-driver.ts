@@ -1,8 +1,12 @@
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
+  IdentifierNode,
+  RawNode,
   SelectQueryNode,
   SqliteDialect,
+  createQueryId,
+  type QueryCompiler,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
@@ -125,6 +129,10 @@ class WriteLock {
   }
 }
 
+/** A savepoint statement, as Kysely builds it for its own drivers. */
+const savepointCommand = (command: string, name: string) =>
+  RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]);
+
 class TwoConnectionDriver implements Driver {
   private readonly lock = new WriteLock();
 
@@ -149,6 +157,27 @@ class TwoConnectionDriver implements Driver {
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  // Savepoints as Kysely's own SQLite driver writes them (`trx.savepoint()`).
+  async savepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await c.executeQuery(compile(savepointCommand('savepoint', name), createQueryId()));
+  }
+
+  async rollbackToSavepoint(
+    c: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ) {
+    await c.executeQuery(compile(savepointCommand('rollback to', name), createQueryId()));
+  }
+
+  async releaseSavepoint(
+    c: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ) {
+    await c.executeQuery(compile(savepointCommand('release', name), createQueryId()));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {

@@ -130,4 +130,14 @@ describe.skipIf(testDatabaseUrl)('SQLite: the write connection (SQLite only)', (
     });
     expect(rows[0].timeout).toBe(60_000);
   });
+  it('keeps savepoints inside a transaction as Kysely writes them', async () => {
+    const db = open(true);
+    const trx = await db.startTransaction().execute();
+    await trx.insertInto('settings').values({ key: 'kept', value: '1' }).execute();
+    const inner = await trx.savepoint('inner').execute();
+    await inner.insertInto('settings').values({ key: 'undone', value: '2' }).execute();
+    await inner.rollbackToSavepoint('inner').execute();
+    await trx.commit().execute();
+    expect([await settingOf(db, 'kept'), await settingOf(db, 'undone')]).toEqual(['1', undefined]);
+  });
 });
