@@ -117,7 +117,7 @@ try {
     // Signet's one JSON-aggregated detail statement, through its repository function and Kysely
     // (its connection as Signet opens it: the label's pragmas apply to the lines above only).
     if (tuned) continue;
-    const signet = createDb({ databaseUrl: undefined, sqliteFile: file, readConnection: false });
+    const signet = createDb({ databaseUrl: undefined, sqliteFile: file });
     await time("Signet's detail statement (findDocumentDetail, via Kysely)", () => {
       const org = pick(seeded.orgs);
       return findDocumentDetail(signet.db, 'sqlite', org.id, pick(org.documents));

@@ -24,7 +24,6 @@ const PERF_MECHANISMS = [
   'named-statements',
   'mail-layout-cache',
   'bulk-groups',
-  'read-connection',
 ] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');

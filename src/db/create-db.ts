@@ -8,6 +8,7 @@ import {
   Migrator,
   PostgresDialect,
   SqliteAdapter,
+  SqliteDialect,
   sql,
   type Migration,
   type MigrationProvider,
@@ -16,11 +17,6 @@ import type { Database, Db } from './database.ts';
 import { withNamedStatements } from './named-statements.ts';
 import { PgChangeFeed } from './pg-change-feed.ts';
 import { SqliteAvailability } from './sqlite-availability.ts';
-import {
-  TwoConnectionSqliteDialect,
-  withStatementCache,
-  type StatementSource,
-} from './sqlite-driver.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0003 from './migrations/0003-signing.ts';
 import * as m0004 from './migrations/0004-templates-campaigns.ts';
@@ -119,8 +115,6 @@ interface DbOptions {
   watchChanges?: boolean;
   /** PostgreSQL: the hottest statements named (named-statements.ts); default on. */
   namedStatements?: boolean;
-  /** SQLite: reads outside transactions on a read-only connection of their own (sqlite-driver.ts); default on. */
-  readConnection?: boolean;
 }
 
 /** How long a SQLite write waits for another process's write lock (the CLI, a second start) before failing. */
@@ -182,21 +176,64 @@ export function createDb(options: DbOptions): DbHandle {
   // Sorts that no index serves (Signet's queries have indexes) are done in memory.
   sqlite.pragma('temp_store = MEMORY');
   const availability = new SqliteAvailability(sqlite, SQLITE_BUSY_TIMEOUT_MS);
-  const writer = withStatementCache(sqlite, availability);
-  // A second connection for reads, once the file is in WAL mode (a :memory: database has one).
-  let reader: StatementSource | undefined;
-  if (options.sqliteFile !== ':memory:' && options.readConnection !== false) {
-    const readOnly = new SQLite(options.sqliteFile, { readonly: true });
-    readOnly.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-    reader = withStatementCache(readOnly);
-  }
-  const db = new Kysely<Database>({ dialect: new TwoConnectionSqliteDialect(writer, reader) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, availability) }),
+  });
   return {
     db,
     dialect: 'sqlite',
     writable: () => availability.writable(),
     close: () => db.destroy(),
   };
+}
+
+type Statement = Pick<SQLite.Statement, 'reader' | 'all' | 'run' | 'iterate'>;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a point lookup. Queries
+ * are built from a fixed set of shapes, so prepared statements are kept by their SQL text
+ * (bounded, least recently used dropped first). Reuse is safe: statements run synchronously.
+ * Each statement also makes its string parameters well-formed (wellFormed).
+ */
+function withStatementCache(sqlite: SQLite.Database, availability: SqliteAvailability, max = 1000) {
+  const cache = new Map<string, Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sqlText: string): Statement {
+      let entry = cache.get(sqlText);
+      if (entry) {
+        cache.delete(sqlText);
+      } else {
+        const stmt = sqlite.prepare(sqlText);
+        entry = {
+          reader: stmt.reader,
+          all: (params: unknown[]) =>
+            availability.run(!stmt.readonly, () => stmt.all(wellFormed(params))),
+          run: (params: unknown[]) =>
+            availability.run(!stmt.readonly, () => stmt.run(wellFormed(params))),
+          iterate: (params: unknown[]) => stmt.iterate(wellFormed(params)),
+        } as Statement;
+        if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sqlText, entry);
+      return entry;
+    },
+  };
+}
+
+/**
+ * The parameters with every string valid UTF-16. A lone surrogate (half a character, possible in
+ * JSON text as `"\udfff"`) has no UTF-8 form: the driver would store its three WTF-8 bytes, read
+ * back as three U+FFFD. It is stored as one U+FFFD instead, as PostgreSQL's driver does. The
+ * check is cheap (V8 answers at once for strings of one-byte characters); copies only when needed.
+ */
+function wellFormed(parameters: unknown[]): unknown[] {
+  for (const p of parameters) {
+    if (typeof p === 'string' && !p.isWellFormed()) {
+      return parameters.map((v) => (typeof v === 'string' ? v.toWellFormed() : v));
+    }
+  }
+  return parameters;
 }
 
 /**

@@ -13,6 +13,5 @@ export function openDatabase(config: Config, options: { server?: boolean } = {})
     sqliteFile: path.join(config.dataDir, 'signet.db'),
     watchChanges: options.server === true && !config.perfOff.has('key-cache'),
     namedStatements: !config.perfOff.has('named-statements'),
-    readConnection: !config.perfOff.has('read-connection'),
   });
 }
