@@ -4,7 +4,8 @@
  * list page and a create, and Signet's detail statement through its own repository function, on
  * a fresh SQLite database of 100 organizations and 100,000 documents (BENCH_SCALE as bench/run.ts),
  * each request a random organization and document as in read-mix. Each with SQLite's default page
- * cache and again with `cache_size`/`mmap_size` as Signet sets them, in alternating rounds.
+ * cache and again with `cache_size`/`mmap_size` (not kept), in alternating rounds. Last, whether
+ * a transaction commits before another request's read could run.
  * Prints CPU µs per request (user and system): the median of the rounds after each setting's first.
  */
 import { hash, randomBytes } from 'node:crypto';
@@ -131,6 +132,42 @@ try {
       `${median.toFixed(1).padStart(8)} µs  ${what}; rounds ${runs.map((r) => r.toFixed(0)).join(' ')}`,
     );
   }
+  console.log(await committedWithinOneTurn(file));
 } finally {
   await bench.drop();
+}
+
+/**
+ * Whether a transaction through Signet's handle (Kysely on the synchronous driver) commits before
+ * the event loop's next turn, where another request's read would run: if it does, no read ever
+ * waits behind a commit, and a second connection for reads has nothing to win.
+ */
+async function committedWithinOneTurn(file: string): Promise<string> {
+  const signet = createDb({ databaseUrl: undefined, sqliteFile: file });
+  let committed = 0;
+  const tries = 50;
+  for (let i = 0; i < tries; i++) {
+    const key = `turn-${i}`;
+    const transaction = signet.db.transaction().execute(async (trx) => {
+      for (let j = 0; j < 6; j++)
+        await trx
+          .insertInto('settings')
+          .values({ key: `${key}-${j}`, value: 'v' })
+          .execute();
+    });
+    const probe = new Promise<void>((resolve) =>
+      setImmediate(async () => {
+        const row = await signet.db
+          .selectFrom('settings')
+          .select('key')
+          .where('key', '=', `${key}-5`)
+          .executeTakeFirst();
+        if (row) committed++;
+        resolve();
+      }),
+    );
+    await Promise.all([transaction, probe]);
+  }
+  await signet.close();
+  return `a read in the next turn of the event loop found a 6-statement transaction committed ${committed} of ${tries} times`;
 }
