@@ -119,8 +119,12 @@ async function versusNaive(
       ctx.seeded,
       streams,
     );
-    if (signet.non2xx > 0 || signet.errors > 0)
-      console.warn(`  ! ${signet.non2xx} non-2xx and ${signet.errors} errors under load`);
+    for (const [name, r] of [
+      ['signet', signet],
+      ['naive', n],
+    ] as const)
+      if (r.non2xx > 0 || r.errors > 0)
+        console.warn(`  ! ${name}: ${r.non2xx} non-2xx and ${r.errors} errors under load`);
     const p99 = Object.entries(signet.classes)
       .map(([c, f]) => `${c} ${f.p99Ms}`)
       .join(', ');
