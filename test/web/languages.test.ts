@@ -111,6 +111,20 @@ describe.skipIf(!hasChromium)('signing page languages', () => {
     expect(await page.getAttribute('html', 'dir')).toBe('rtl');
     await page.close();
   });
+
+  it('draws the picker’s marker instead of a character the page’s fonts lack', async () => {
+    // A "▾" had to be looked up in the system's other fonts before the first paint of every page.
+    const url = await linkFor(t, doc.id, doc.signers[1]!.id);
+    const page = await open(url);
+    const marker = await page.$eval('.lang-picker summary', (summary) => {
+      const after = getComputedStyle(summary, '::after');
+      return { content: after.content, width: after.width, border: after.borderBottomWidth };
+    });
+    expect(marker.content).toBe('""');
+    expect(Number.parseFloat(marker.width)).toBeGreaterThan(3);
+    expect(Number.parseFloat(marker.border)).toBeGreaterThan(0);
+    await page.close();
+  });
 });
 
 describe('locales', () => {
