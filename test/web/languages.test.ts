@@ -125,6 +125,16 @@ describe.skipIf(!hasChromium)('signing page languages', () => {
     expect(Number.parseFloat(marker.border)).toBeGreaterThan(0);
     await page.close();
   });
+
+  it('names no font family between the system’s interface font and its sans-serif', async () => {
+    // The browser looks up every family named before one that has a character: on a Japanese or
+    // Arabic page, each name ("Segoe UI", Roboto, Arial…) was one more lookup before first paint.
+    const url = await linkFor(t, doc.id, doc.signers[0]!.id);
+    const page = await open(`${url}?lang=ja`);
+    const family = await page.$eval('.loading, main', (el) => getComputedStyle(el).fontFamily);
+    expect(family).toBe('system-ui, sans-serif');
+    await page.close();
+  });
 });
 
 describe('locales', () => {
