@@ -136,8 +136,9 @@ try {
     encoding: 'utf8',
   });
   const base = await serve(tree);
+  procs.push(base.proc);
   const current = await serve(ROOT);
-  procs.push(base.proc, current.proc);
+  procs.push(current.proc);
   const variants: Variant[] = [
     {
       name: `English, before languages (${commit.trim()})`,
