@@ -5,7 +5,9 @@
  * that brought them), served from a git worktree of that commit in the same run. Each round
  * loads every variant once, in turns, in a fresh browser context (nothing cached): the median of
  * RUNS rounds (default 20) of first contentful paint and of the first PDF page drawn, and the
- * HTML's size (a page inlines its own locale's words only: test/web/languages.test.ts).
+ * HTML's size (a page inlines its own locale's words only: test/web/languages.test.ts); then,
+ * from one traced load each, how many fonts the page asked the browser for before its first paint
+ * (a count that, unlike the times, the machine's load does not move).
  *
  * Goal: no locale more than 10% over the base English page.
  */
@@ -13,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { samplePdf } from '../test/helpers/factories.ts';
 import { ROOT, type RunningProcess, startSignet } from './harness.ts';
 
@@ -85,6 +87,40 @@ async function signingLink(base: string, key: string, locale?: string): Promise<
   return (await call('POST', `/api/v1/documents/${doc.id}/signers/${signer.id}/link`)).url;
 }
 
+const FONT_LOOKUPS = new Set([
+  'FontDataService::MatchFamilyName',
+  'WebSandboxSupportLinux::GetFallbackFontForCharacter',
+  'WebSandboxSupportLinux::GetWebFontRenderStyleForStrike',
+]);
+
+/** Font requests from the page's renderer to the browser between navigation and first paint. */
+async function fontLookupsBeforePaint(browser: Browser, url: string): Promise<number> {
+  const context = await browser.newContext({ viewport: { width: 375, height: 740 } });
+  const page = await context.newPage();
+  await browser.startTracing(page, {
+    categories: ['blink.user_timing', 'loading', 'devtools.timeline', 'fonts', 'mojom'],
+  });
+  await page.goto(url);
+  await page.waitForSelector('canvas', { timeout: 30_000 });
+  const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
+  await context.close();
+  const events: Array<{ name: string; ts: number; pid: number; tid: number; args?: any }> =
+    trace.traceEvents;
+  const paint = events.find((e) => e.name === 'firstContentfulPaint');
+  const start = events.find(
+    (e) => e.name === 'navigationStart' && e.args?.data?.documentLoaderURL === url,
+  );
+  if (!paint || !start) return Number.NaN;
+  return events.filter(
+    (e) =>
+      FONT_LOOKUPS.has(e.name) &&
+      e.pid === paint.pid &&
+      e.tid === paint.tid &&
+      e.ts >= start.ts &&
+      e.ts <= paint.ts,
+  ).length;
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -100,8 +136,9 @@ try {
     encoding: 'utf8',
   });
   const base = await serve(tree);
+  procs.push(base.proc);
   const current = await serve(ROOT);
-  procs.push(base.proc, current.proc);
+  procs.push(current.proc);
   const variants: Variant[] = [
     {
       name: `English, before languages (${commit.trim()})`,
@@ -136,6 +173,18 @@ try {
       await context.close();
     }
   }
+  // Then one traced load each: how often the page asked the browser for a font before its first
+  // paint (a family by name, a fallback for a character, a face's rendering settings). Each is a
+  // round trip to the browser process that holds up layout; unlike times, a count the machine's
+  // load does not change.
+  const fontLookups: number[] = [];
+  for (const v of variants) {
+    // A trace now and then lacks the paint event; a second load then counts.
+    let n = Number.NaN;
+    for (let tries = 0; tries < 3 && Number.isNaN(n); tries++)
+      n = await fontLookupsBeforePaint(browser, v.url);
+    fontLookups.push(n);
+  }
   await browser.close();
   const ref = { paint: median(times[0].paint), drawn: median(times[0].drawn) };
   console.log(
@@ -145,13 +194,13 @@ try {
       .join(' ')}, ${RUNS} rounds`,
   );
   console.log(
-    'variant                                  | first paint ms (×base) | PDF drawn ms (×base) | HTML bytes',
+    'variant                                  | first paint ms (×base) | PDF drawn ms (×base) | HTML bytes | font lookups',
   );
   for (const [i, v] of variants.entries()) {
     const p = median(times[i].paint);
     const d = median(times[i].drawn);
     console.log(
-      `${v.name.padEnd(40)} | ${p.toFixed(0).padStart(6)} (${(p / ref.paint).toFixed(2)}×)        | ${d.toFixed(0).padStart(6)} (${(d / ref.drawn).toFixed(2)}×)      | ${htmlBytes[i]}`,
+      `${v.name.padEnd(40)} | ${p.toFixed(0).padStart(6)} (${(p / ref.paint).toFixed(2)}×)        | ${d.toFixed(0).padStart(6)} (${(d / ref.drawn).toFixed(2)}×)      | ${String(htmlBytes[i]).padStart(10)} | ${fontLookups[i]}`,
     );
   }
   const worst = Math.max(...times.slice(1).map((t) => median(t.paint) / ref.paint));

@@ -148,7 +148,13 @@ export async function startSignet(
     stdio: ['ignore', process.env.BENCH_STDOUT ? 'inherit' : 'ignore', 'pipe'],
   });
   const proc = track(child, port);
-  await waitForPort(port, child);
+  try {
+    await waitForPort(port, child);
+  } catch (err) {
+    // A server that did not listen in time is not left running behind the bench.
+    await proc.stop();
+    throw err;
+  }
   return proc;
 }
 

@@ -115,7 +115,8 @@ export function renderShell(options: ShellOptions): string {
   const script = options.script
     ? `\n  <script type="module" src="${escapeHtml(options.assetBase + options.script)}"></script>`
     : '';
-  // Only pages with a script read the catalog; a static page is already in its language.
+  // Only pages with a script read the catalog; a static page is already in its language. It comes
+  // last, after what the page shows: the browser parses and paints the page before its 20 KB.
   const messages = options.script
     ? `\n  <script type="application/json" id="signet-messages">${pageCatalogJson(locale)}</script>`
     : '';
@@ -140,12 +141,12 @@ export function renderShell(options: ShellOptions): string {
   <meta name="color-scheme" content="light">
   <title>${escapeHtml(options.title)}</title>
   <link rel="icon" href="${escapeHtml(options.assetBase)}favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="${escapeHtml(options.assetBase)}signing.css">${script}${messages}
+  <link rel="stylesheet" href="${escapeHtml(options.assetBase)}signing.css">${script}
 </head>
 <body${data}>
   <a class="skip-link" href="#main">${escapeHtml(t('page.skipToContent'))}</a>${header}
   <main id="main" tabindex="-1">${options.main ?? ''}</main>
-  <div id="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
+  <div id="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>${messages}
 </body>
 </html>
 `;

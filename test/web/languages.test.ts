@@ -111,6 +111,30 @@ describe.skipIf(!hasChromium)('signing page languages', () => {
     expect(await page.getAttribute('html', 'dir')).toBe('rtl');
     await page.close();
   });
+
+  it('draws the picker’s marker instead of a character the page’s fonts lack', async () => {
+    // A "▾" had to be looked up in the system's other fonts before the first paint of every page.
+    const url = await linkFor(t, doc.id, doc.signers[1]!.id);
+    const page = await open(url);
+    const marker = await page.$eval('.lang-picker summary', (summary) => {
+      const after = getComputedStyle(summary, '::after');
+      return { content: after.content, width: after.width, border: after.borderBottomWidth };
+    });
+    expect(marker.content).toBe('""');
+    expect(Number.parseFloat(marker.width)).toBeGreaterThan(3);
+    expect(Number.parseFloat(marker.border)).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it('names no font family between the system’s interface font and its sans-serif', async () => {
+    // The browser looks up every family named before one that has a character: on a Japanese or
+    // Arabic page, each name ("Segoe UI", Roboto, Arial…) was one more lookup before first paint.
+    const url = await linkFor(t, doc.id, doc.signers[0]!.id);
+    const page = await open(`${url}?lang=ja`);
+    const family = await page.$eval('.loading, main', (el) => getComputedStyle(el).fontFamily);
+    expect(family).toBe('system-ui, sans-serif');
+    await page.close();
+  });
 });
 
 describe('locales', () => {

@@ -40,6 +40,9 @@ describe('GET /sign/{token}', () => {
     expect(html).toMatch(/data-pdfjs="\/assets\/pdfjs\/\d+\.\d+\.\d+\/"/);
     expect(html).toContain('<main id="main"');
     expect(html).toContain('aria-live="polite"');
+    // The catalog (some 20 KB) comes after everything the page shows, so the browser reaches the
+    // page's content, and paints it, without reading through the words first.
+    expect(html.indexOf('id="signet-messages"')).toBeGreaterThan(html.indexOf('id="announcer"'));
   });
 
   it('answers a malformed token with a readable 404 page, without the client', async () => {
