@@ -137,6 +137,19 @@ describe.skipIf(!hasChromium)('signing page languages', () => {
   });
 });
 
+describe('the pages’ stylesheets', () => {
+  it('write no words of their own: text drawn by CSS comes from the page, in its language', () => {
+    const dir = new URL('../../src/web/client/', import.meta.url);
+    const css = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.css'))
+      .map((f) => fs.readFileSync(new URL(f, dir), 'utf8'))
+      .join('\n');
+    // A quoted `content` with a letter in it is a word no catalog translates.
+    expect(css.match(/content:\s*["'][^"']*\p{L}[^"']*["']/gu) ?? []).toEqual([]);
+  });
+});
+
 describe('locales', () => {
   let t: TestApp;
   beforeAll(async () => {

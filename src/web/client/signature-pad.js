@@ -190,7 +190,12 @@ export function openSignaturePad({ mode = 'signature', name = '', maxChars = 200
       value: isInitials ? initialsOf(name) : name,
       'aria-describedby': errorId,
     });
-    const preview = h('div', { class: 'typed-preview', 'aria-hidden': 'true' });
+    const preview = h('div', {
+      class: 'typed-preview',
+      'aria-hidden': 'true',
+      // Shown (by the stylesheet) while nothing is typed, in the page's language.
+      'data-placeholder': t(isInitials ? 'field.initials' : 'field.signature'),
+    });
     const syncPreview = () => {
       preview.textContent = typed.value.trim();
       preview.className = `typed-preview ${typedSignatureClass(preview.textContent)}`;
