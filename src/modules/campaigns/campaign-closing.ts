@@ -21,7 +21,7 @@ export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) =
 /** `campaign.closed` with the campaign as it is now and why it closed. */
 export async function emitClosed(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   campaign: CampaignRow,
   reason: CloseReason,
 ): Promise<void> {
@@ -37,7 +37,7 @@ export async function emitClosed(
  */
 export async function closeCampaign(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   campaign: CampaignRow,
   reason: CloseReason,
 ): Promise<{ campaign: CampaignRow; closed: boolean }> {
@@ -50,7 +50,7 @@ export async function closeCampaign(
 }
 
 async function expire(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   campaign: CampaignRow,
 ): Promise<{ campaign: CampaignRow; closed: boolean }> {
   return deps.db.transaction().execute(async (trx) => {
@@ -66,14 +66,20 @@ async function expire(
  * The campaign as it should be seen now: an active campaign past its `expiresAt` is closed first.
  * Reads never show an active campaign that can no longer take submissions.
  */
-export async function closeIfExpired(deps: AppDeps, campaign: CampaignRow): Promise<CampaignRow> {
+export async function closeIfExpired(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  campaign: CampaignRow,
+): Promise<CampaignRow> {
   if (campaign.status !== 'active' || !isExpired(campaign, deps.clock.now().getTime()))
     return campaign;
   return (await expire(deps, campaign)).campaign;
 }
 
 /** The scheduler's sweep: closes every active campaign whose `expiresAt` has passed; returns how many it closed. */
-export async function closeExpiredCampaigns(deps: AppDeps, batch = 100): Promise<number> {
+export async function closeExpiredCampaigns(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  batch = 100,
+): Promise<number> {
   const due = await repo.listExpiredActive(deps.db, deps.clock.now().toISOString(), batch);
   let closed = 0;
   for (const { id, org_id } of due) {

@@ -56,7 +56,11 @@ async function uniqueSlug(trx: Executor, name: string): Promise<string> {
 }
 
 /** Creates an active campaign on a usable template of the organization. */
-export async function createCampaign(deps: AppDeps, orgId: string, input: CreateCampaignInput) {
+export async function createCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  orgId: string,
+  input: CreateCampaignInput,
+) {
   checkFutureExpiry(input.expiresAt, deps.clock.now().getTime());
   checkRedirectUrl(input.redirectUrl);
   return deps.db.transaction().execute(async (trx) => {
@@ -89,14 +93,22 @@ export async function createCampaign(deps: AppDeps, orgId: string, input: Create
   });
 }
 
-export async function getCampaign(deps: AppDeps, orgId: string, id: string) {
+export async function getCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  orgId: string,
+  id: string,
+) {
   return toCampaign(
     await closeIfExpired(deps, await requireCampaign(deps.db, orgId, id)),
     deps.config.publicUrl,
   );
 }
 
-export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCampaignsQueryT) {
+export async function listCampaigns(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  orgId: string,
+  query: ListCampaignsQueryT,
+) {
   const { rows, meta } = await repo.listCampaigns(
     deps.db,
     orgId,
@@ -120,7 +132,7 @@ export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCam
  * the submissions already received (400); set to exactly that number, it closes the campaign.
  */
 export async function updateCampaign(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   orgId: string,
   id: string,
   input: UpdateCampaignInput,
@@ -196,7 +208,11 @@ export async function updateCampaign(
 }
 
 /** Deletes a campaign for good; its submissions stay as documents, still carrying its id in `campaignId`. */
-export async function deleteCampaign(deps: AppDeps, orgId: string, id: string): Promise<void> {
+export async function deleteCampaign(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  id: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     if (!(await repo.lockCampaign(trx, orgId, id))) throw notFound('Campaign');
     await repo.deleteCampaign(trx, id);
@@ -205,7 +221,7 @@ export async function deleteCampaign(deps: AppDeps, orgId: string, id: string): 
 
 /** The documents submitted through the campaign, newest first, each with its signers. */
 export async function listSubmissions(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   id: string,
   query: ListSubmissionsQueryT,

@@ -71,7 +71,10 @@ interface OpenCampaign {
  * template edited since the campaign was made so that it can no longer back the link is a 409
  * too, without the template's details (the visitor cannot fix them).
  */
-export async function openCampaign(deps: AppDeps, slug: string): Promise<OpenCampaign> {
+export async function openCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  slug: string,
+): Promise<OpenCampaign> {
   const found = await repo.findCampaignBySlug(deps.db, slug);
   if (!found) throw notFound('Campaign');
   const campaign = await closeIfExpired(deps, found);
@@ -99,7 +102,10 @@ export const visitorFields = (open: OpenCampaign) =>
   open.parts.fields.filter((f) => f.assigned_to === open.plan.submitterOrder);
 
 /** What the public page shows. */
-export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<PublicCampaignT> {
+export async function getPublicCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  slug: string,
+): Promise<PublicCampaignT> {
   const open = await openCampaign(deps, slug);
   const { campaign, parts, plan } = open;
   return {
@@ -122,7 +128,7 @@ export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<Pu
 
 /** The template's PDF, for the page to render. */
 export async function openPublicFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock'>,
   slug: string,
 ): Promise<{ stream: Readable; size: number; name: string }> {
   const { parts } = await openCampaign(deps, slug);
@@ -134,7 +140,7 @@ export async function openPublicFile(
 
 /** `acceptLanguage`: the visitor's `Accept-Language` (its page sends the page's own locale first). */
 export async function requestOtp(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'secret' | 'counters'>,
   slug: string,
   email: string,
   acceptLanguage?: string,
@@ -146,7 +152,7 @@ export async function requestOtp(
 
 /** The organization's name and logo, as the campaign page shows them. */
 async function brandOf(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db'>,
   orgId: string,
 ): Promise<{ senderName: string; logoUrl: string | null }> {
   const brand = await orgBrandOf(deps.db, deps.config.publicUrl, orgId);

@@ -231,7 +231,7 @@ interface RecordOptions {
  * declined; rethrows (likewise) whatever the transaction threw.
  */
 export async function recordFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
   ref: { orgId: string; documentId: string },
   file: IngestedFile,
   options: RecordOptions,
