@@ -18,7 +18,7 @@ import {
   type TemplateParts,
 } from '../templates/template-copy.ts';
 import type { StoredRow } from './bulk-rows.ts';
-import { completeIfDone, countRows } from './bulk-send-status.ts';
+import { completeIfDone, countRows, isOpenBulkSend } from './bulk-send-status.ts';
 import * as repo from './bulk-sends.repository.ts';
 import type { StoredSettings } from './bulk-sends.service.ts';
 
@@ -122,7 +122,7 @@ async function processRows(
   to: number,
 ): Promise<void> {
   const bulk = await repo.findBulkSendById(deps.db, bulkSendId);
-  if (!bulk || bulk.status === 'cancelled' || bulk.status === 'completed') return;
+  if (!bulk || !isOpenBulkSend(bulk)) return;
   const { settings, meta } = JSON.parse(bulk.settings) as StoredSettings;
   const parts = await loadTemplateParts(deps.db, bulk.org_id, bulk.template_id);
   const chunk: Chunk = {

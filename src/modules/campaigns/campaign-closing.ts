@@ -3,7 +3,7 @@ import type { CampaignRow, Executor } from '../../db/database.ts';
 import { emitEvent } from '../events/emit.ts';
 import type { CLOSE_REASONS } from './campaign-events.ts';
 import * as repo from './campaigns.repository.ts';
-import { moveCampaign } from './campaign-status.ts';
+import { closesAsExpired, moveCampaign } from './campaign-status.ts';
 import { toCampaign } from './campaigns.mappers.ts';
 
 /*
@@ -14,9 +14,6 @@ import { toCampaign } from './campaigns.mappers.ts';
  */
 
 type CloseReason = (typeof CLOSE_REASONS)[number];
-
-export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) =>
-  row.expires_at !== null && Date.parse(row.expires_at) <= nowMs;
 
 /** `campaign.closed` with the campaign as it is now and why it closed. */
 export async function emitClosed(
@@ -56,7 +53,7 @@ async function expire(
   return deps.db.transaction().execute(async (trx) => {
     const locked = await repo.lockCampaign(trx, campaign.org_id, campaign.id);
     if (!locked) return { campaign, closed: false };
-    if (locked.status !== 'active' || !isExpired(locked, deps.clock.now().getTime()))
+    if (!closesAsExpired(locked, deps.clock.now().getTime()))
       return { campaign: locked, closed: false };
     return closeCampaign(trx, deps, locked, 'expired');
   });
@@ -70,8 +67,7 @@ export async function closeIfExpired(
   deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   campaign: CampaignRow,
 ): Promise<CampaignRow> {
-  if (campaign.status !== 'active' || !isExpired(campaign, deps.clock.now().getTime()))
-    return campaign;
+  if (!closesAsExpired(campaign, deps.clock.now().getTime())) return campaign;
   return (await expire(deps, campaign)).campaign;
 }
 

@@ -4,10 +4,10 @@ import type { CampaignRow, CampaignUpdate, Executor } from '../../db/database.ts
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { loadTemplateParts } from '../templates/template-copy.ts';
-import { closeCampaign, closeIfExpired, emitClosed, isExpired } from './campaign-closing.ts';
+import { closeCampaign, closeIfExpired, emitClosed } from './campaign-closing.ts';
 import { checkFutureExpiry, checkRedirectUrl, newSlug, planSubmission } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
-import { moveCampaign } from './campaign-status.ts';
+import { closesAsExpired, isExpired, isFull, moveCampaign } from './campaign-status.ts';
 import {
   toCampaign,
   toCampaignListItem,
@@ -118,9 +118,7 @@ export async function listCampaigns(
   // Campaigns found past their expiresAt are closed now rather than shown active until the next sweep.
   const nowMs = deps.clock.now().getTime();
   const current = await Promise.all(
-    rows.map((row) =>
-      row.status === 'active' && isExpired(row, nowMs) ? closeIfExpired(deps, row) : row,
-    ),
+    rows.map((row) => (closesAsExpired(row, nowMs) ? closeIfExpired(deps, row) : row)),
   );
   return { data: current.map((row) => toCampaignListItem(row, deps.config.publicUrl)), meta };
 }
@@ -155,7 +153,7 @@ export async function updateCampaign(
     }
     const expiresAt =
       input.expiresAt === undefined ? current.expires_at : isoOrNull(input.expiresAt);
-    const full = current.submission_count >= maxSubmissions;
+    const full = isFull({ ...current, max_submissions: maxSubmissions });
     const expired = isExpired({ expires_at: expiresAt }, nowMs);
     if (input.status === 'active') {
       if (full) {

@@ -5,7 +5,8 @@ import type { CampaignRow, FieldRow, TemplateFieldRow } from '../../db/database.
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { loadTemplateParts, type TemplateParts } from '../templates/template-copy.ts';
-import { closeIfExpired, isExpired } from './campaign-closing.ts';
+import { closeIfExpired } from './campaign-closing.ts';
+import { isExpired, isFull } from './campaign-status.ts';
 import { sendCampaignOtp } from './campaign-otp.ts';
 import { planSubmission, type SubmissionPlan } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
@@ -26,7 +27,7 @@ export function unavailability(campaign: CampaignRow, nowMs: number): Unavailabl
       message: 'The organizer has paused this form for now. Please try again later.',
     };
   }
-  if (campaign.submission_count >= campaign.max_submissions) {
+  if (isFull(campaign)) {
     return {
       reason: 'full',
       title: 'This form is closed',

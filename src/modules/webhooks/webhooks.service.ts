@@ -16,8 +16,9 @@ import type {
 import { MAX_WEBHOOKS_PER_ORG } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './signature.ts';
 import { addressPolicy, checkWebhookUrl } from './ssrf.ts';
-import { moveWebhook } from './webhook-status.ts';
+import { isDelivering, moveWebhook } from './webhook-status.ts';
 import { probeNow, releaseDeliveries } from './deliveries.repository.ts';
+import { cancelPendingDeliveries, requeueDelivery } from './delivery-status.ts';
 
 /** Refuses a URL that is not http(s), not HTTPS in production, or whose host is or resolves to a blocked address. */
 async function requireDeliverableUrl(config: Config, url: string): Promise<void> {
@@ -130,7 +131,7 @@ export async function deleteWebhook(
   await requireWebhook(deps.db, orgId, id);
   await deps.db.transaction().execute(async (trx) => {
     await repo.deleteWebhook(trx, id);
-    await repo.cancelPendingDeliveries(trx, id, deps.clock.now().toISOString());
+    await cancelPendingDeliveries(trx, id, deps.clock.now().toISOString());
   });
 }
 
@@ -178,7 +179,7 @@ async function deliveryView(db: Executor, webhookId: string, deliveryId: string)
 }
 
 function requireActive(hook: WebhookRow, action: string): void {
-  if (hook.status !== 'active')
+  if (!isDelivering(hook))
     throw invalidState(
       `Cannot ${action}: the webhook is inactive; reactivate it with PATCH {"status": "active"} first`,
     );
@@ -198,7 +199,7 @@ export async function retryDelivery(
   if (!(await repo.findDelivery(deps.db, id, deliveryId))) throw notFound('Delivery');
   requireActive(hook, 'retry a delivery');
   const now = deps.clock.now().toISOString();
-  await repo.requeueDelivery(deps.db, deliveryId, now);
+  await requeueDelivery(deps.db, deliveryId, now);
   // A failing webhook waits for its next probe; asked for by hand, that probe goes now.
   await probeNow(deps.db, id, now);
   return deliveryView(deps.db, id, deliveryId);
