@@ -42,7 +42,6 @@ import { CertificateCheck } from './pdf/certificate-check.ts';
 import { serializeRequest } from './http/log-redaction.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
 import { signingCertConfig } from './pdf/certificate.ts';
-import { sealPlaintextWebhookSecrets } from './modules/webhooks/webhook-secrets.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { filesRoutes } from './modules/documents/files.routes.ts';
@@ -103,7 +102,10 @@ interface BuildOptions {
   jobLeaseMs?: number;
 }
 
-/** Builds the application; it never listens and never starts workers (see server.ts). */
+/**
+ * Builds the application: wiring only. It never listens, never starts workers and writes nothing
+ * to the database (start-up writes are server.ts's, after migrating).
+ */
 export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
@@ -145,7 +147,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const counters = new Counters(redis);
   const secretKey = options.secretKey ?? (await loadSecretKey(config));
   const webhookKey = deriveKey(secretKey, 'webhook-secrets');
-  await sealPlaintextWebhookSecrets(options.database.db, webhookKey);
   const jobs = new JobRunner(
     options.database.db,
     options.database.dialect,

@@ -4,7 +4,7 @@ import { ConfigError, type Config } from './config.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
 import { signingCertConfig } from './pdf/certificate.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
-import { webhookSecretsProblem } from './modules/webhooks/webhook-secrets.ts';
+import { prepareWebhookSecrets } from './modules/webhooks/webhook-secrets.ts';
 import { migrate } from './db/create-db.ts';
 import { openDatabase } from './db/open-database.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
@@ -31,13 +31,11 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   }
   const database = openDatabase(config, { server: true });
   await migrate(database.db);
-  const secretsProblem = await webhookSecretsProblem(
-    database.db,
-    deriveKey(secretKey, 'webhook-secrets'),
-  );
-  if (secretsProblem !== null) {
+  try {
+    await prepareWebhookSecrets(database.db, deriveKey(secretKey, 'webhook-secrets'));
+  } catch (err) {
     await database.close();
-    throw new ConfigError(secretsProblem);
+    throw err;
   }
   const app = await buildApp({ config, database, secretKey });
 
