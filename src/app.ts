@@ -39,6 +39,7 @@ import { createStorage } from './storage/create-storage.ts';
 import type { Storage } from './storage/storage.ts';
 import type { AppDeps } from './deps.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
+import { PdfWorkers } from './pdf/pdf-workers.ts';
 import { serializeRequest } from './http/log-redaction.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
 import { signingCertConfig } from './pdf/certificate.ts';
@@ -191,8 +192,14 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     databaseWritable: options.database.writable ?? (() => true),
     certificate: new CertificateCheck(await signingCertConfig(config, secretKey)),
     metrics,
+    pdf: new PdfWorkers(),
   };
   app.decorate('deps', deps);
+  // The app's worker threads end with it, once the jobs in hand (sealing) have finished.
+  app.addHook('onClose', async () => {
+    await jobs.stop();
+    await deps.pdf.close();
+  });
   app.decorate('jobs', jobs);
   app.decorate('deliveries', deliveries);
   await registerGeo(app, config);

@@ -78,7 +78,7 @@ export async function documentEventData(db: Executor, orgId: string, id: string)
  * kept in the read cache.
  */
 export async function getDocument(
-  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
   orgId: string,
   id: string,
 ) {

@@ -84,7 +84,7 @@ async function refuse(
 }
 
 async function verify(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   doc: DocumentRow,
   pending: PendingUpload,
 ): Promise<DocumentRow> {
@@ -112,7 +112,7 @@ async function verify(
     // A fresh key per attempt: two requests verifying at once never write the same object, and a
     // second PUT to the still-valid URL can never change a file once it is recorded.
     file = await ingestFile(
-      deps.storage,
+      deps,
       newUploadKey(ref.orgId, ref.documentId, pending.key.split('/').at(-1)!),
       body,
       pending,
@@ -152,7 +152,7 @@ const underWay = new WeakMap<object, Map<string, Promise<DocumentRow>>>();
  * or instances settle one document at once: exactly one records the file.
  */
 export async function settlePendingUpload(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   doc: DocumentRow,
 ): Promise<DocumentRow> {
   const pending = pendingOf(doc);

@@ -30,7 +30,7 @@ export const UPLOAD_URL_TTL_SECONDS = 3600;
  * replacing the file anyway); the earlier URL is void from then on.
  */
 async function presignedUpload(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   doc: DocumentRow,
   presign: NonNullable<AppDeps['storage']['presignPut']>,
   limits: FileLimits,
@@ -103,7 +103,7 @@ export function signetUploadTicket(
  * driver the URL is Signet's own, carrying a signed token; with S3 it is a presigned PUT.
  */
 export async function createUploadTicket(
-  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'secret'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'secret' | 'pdf'>,
   actor: Actor,
   id: string,
   input: UploadInput,
@@ -179,7 +179,7 @@ export async function receiveUpload(
  * intact until this upload has fully succeeded, so the bytes then go to a fresh key beside it.
  */
 export async function ingestGranted(
-  deps: Pick<AppDeps, 'storage'>,
+  deps: Pick<AppDeps, 'storage' | 'pdf'>,
   grant: UploadGrant,
   body: Readable,
   fresh: () => string,
@@ -187,7 +187,7 @@ export async function ingestGranted(
 ) {
   const inUse = grant.fileKey === current.original_file_key || grant.fileKey === current.file_key;
   try {
-    return await ingestFile(deps.storage, inUse ? fresh() : grant.fileKey, body, grant);
+    return await ingestFile(deps, inUse ? fresh() : grant.fileKey, body, grant);
   } catch (err) {
     if (err instanceof UploadAborted)
       throw new AppError(
@@ -203,7 +203,7 @@ export async function ingestGranted(
  * the document. A later upload in draft replaces the file; the replaced objects are deleted.
  */
 export async function receiveDocumentUpload(
-  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
   grant: UploadGrant,
   body: Readable,
   meta: RequestMeta,

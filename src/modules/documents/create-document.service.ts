@@ -150,7 +150,7 @@ export async function insertNewDocuments(
  * (src/modules/documents-core/anchors.ts).
  */
 export async function createDocument(
-  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'storage' | 'clock' | 'secret'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'storage' | 'clock' | 'secret' | 'pdf'>,
   actor: Actor,
   body: CreateDocumentBodyT,
 ) {

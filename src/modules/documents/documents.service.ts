@@ -32,7 +32,7 @@ import { lockDocumentForEdit } from '../documents-core/document-lock.ts';
  */
 
 export async function updateDocument(
-  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
   actor: Actor,
   id: string,
   input: UpdateDocumentInput,

@@ -178,7 +178,7 @@ async function mailSignedCopies(
  * that loses the race removes the file it stored.
  */
 export async function finalizeDocument(
-  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'metrics' | 'certificate'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'metrics' | 'certificate' | 'pdf'>,
   documentId: string,
 ): Promise<void> {
   const doc = await findDocumentById(deps.db, documentId);
@@ -202,6 +202,7 @@ export async function finalizeDocument(
     let sealed: FinalizeResult;
     try {
       sealed = await finalizeInWorker(
+        deps.pdf,
         finalizeInput(
           doc,
           sourcePath,

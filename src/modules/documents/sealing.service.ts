@@ -59,7 +59,7 @@ export async function onSealingFailed(
 
 /** `POST /api/v1/documents/{id}/reseal`: back to `pending` and the finalize job queued again. */
 export async function resealDocument(
-  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
   actor: Actor,
   id: string,
 ) {

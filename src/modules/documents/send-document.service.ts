@@ -27,7 +27,7 @@ import { currentTurn } from '../documents-core/signing-rules.ts';
  * upload is settled first; one still pending then is dropped, since only drafts take files.
  */
 export async function sendDocument(
-  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'pdf'>,
   actor: Actor,
   id: string,
 ) {

@@ -28,7 +28,7 @@ import type {
  * not occur and `ignoreIfMissing` is set).
  */
 export async function addAnchoredFields(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   actor: Actor,
   documentId: string,
   input: AnchoredFieldInputT,

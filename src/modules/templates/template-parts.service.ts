@@ -182,7 +182,7 @@ export async function addField(
  * set). The same rules as a document's anchored fields (src/modules/documents-core/anchors.ts).
  */
 export async function addAnchoredFields(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   orgId: string,
   templateId: string,
   input: AnchoredFieldInputT,

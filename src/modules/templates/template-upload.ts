@@ -55,7 +55,7 @@ export async function createTemplateUploadTicket(
  * copies; later ones get the new file.
  */
 export async function receiveTemplateUpload(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   grant: UploadGrant,
   body: Readable,
 ) {
