@@ -279,17 +279,17 @@ export async function measureFinalize(
       log(`  ${verdict(output)}`);
       if (useObjectStreams) {
         pages20 = times;
-        const { closeFinalizeWorker, finalizeInWorker } = await import(
-          '../src/pdf/finalize-worker.ts'
-        );
-        await finalizeInWorker(input, certConfig, output); // starts the worker, loads the certificate
+        const { finalizeInWorker } = await import('../src/pdf/finalize-worker.ts');
+        const { PdfWorkers } = await import('../src/pdf/pdf-workers.ts');
+        const workers = new PdfWorkers();
+        await finalizeInWorker(workers, input, certConfig, output); // starts the worker, loads the certificate
         for (let i = 0; i < RUNS; i++) {
           const started = performance.now();
-          await finalizeInWorker(input, certConfig, output);
+          await finalizeInWorker(workers, input, certConfig, output);
           worker.push(performance.now() - started);
         }
         log(`  finalizeInWorker round trip: ${stats(worker)}`);
-        await closeFinalizeWorker();
+        await workers.close();
       }
     }
 

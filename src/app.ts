@@ -39,10 +39,10 @@ import { createStorage } from './storage/create-storage.ts';
 import type { Storage } from './storage/storage.ts';
 import type { AppDeps } from './deps.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
+import { PdfWorkers } from './pdf/pdf-workers.ts';
 import { serializeRequest } from './http/log-redaction.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
 import { signingCertConfig } from './pdf/certificate.ts';
-import { sealPlaintextWebhookSecrets } from './modules/webhooks/webhook-secrets.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { filesRoutes } from './modules/documents/files.routes.ts';
@@ -105,7 +105,10 @@ interface BuildOptions {
   jobLeaseMs?: number;
 }
 
-/** Builds the application; it never listens and never starts workers (see server.ts). */
+/**
+ * Builds the application: wiring only. It never listens, never starts workers and writes nothing
+ * to the database (start-up writes are server.ts's, after migrating).
+ */
 export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
@@ -147,7 +150,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const counters = new Counters(redis);
   const secretKey = options.secretKey ?? (await loadSecretKey(config));
   const webhookKey = deriveKey(secretKey, 'webhook-secrets');
-  await sealPlaintextWebhookSecrets(options.database.db, webhookKey);
   const jobs = new JobRunner(
     options.database.db,
     options.database.dialect,
@@ -192,8 +194,14 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     databaseWritable: options.database.writable ?? (() => true),
     certificate: new CertificateCheck(await signingCertConfig(config, secretKey)),
     metrics,
+    pdf: new PdfWorkers(),
   };
   app.decorate('deps', deps);
+  // The app's worker threads end with it, once the jobs in hand (sealing) have finished.
+  app.addHook('onClose', async () => {
+    await jobs.stop();
+    await deps.pdf.close();
+  });
   app.decorate('jobs', jobs);
   app.decorate('deliveries', deliveries);
   await registerGeo(app, config);

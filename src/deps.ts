@@ -7,6 +7,7 @@ import type { Mailer } from './mail/mailer.ts';
 import type { SmsSender } from './sms-types.ts';
 import type { Storage } from './storage/storage.ts';
 import type { CertificateCheck } from './pdf/certificate-check.ts';
+import type { PdfWorkers } from './pdf/pdf-workers.ts';
 
 /**
  * Everything a request handler or worker may use. Built once per app by buildApp; nothing reads
@@ -36,6 +37,8 @@ export interface AppDeps {
   databaseWritable: () => boolean;
   /** Whether the signing certificate opens (`/readyz`). */
   certificate: CertificateCheck;
+  /** This app's PDF worker threads, closed with it (pdf/pdf-workers.ts). */
+  pdf: PdfWorkers;
 }
 
 declare module 'fastify' {

@@ -4,17 +4,14 @@ import { ConfigError, type Config } from './config.ts';
 import { CertificateCheck } from './pdf/certificate-check.ts';
 import { signingCertConfig } from './pdf/certificate.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
-import { webhookSecretsProblem } from './modules/webhooks/webhook-secrets.ts';
+import { prepareWebhookSecrets } from './modules/webhooks/webhook-secrets.ts';
 import { migrate } from './db/create-db.ts';
 import { openDatabase } from './db/open-database.ts';
 import { bootstrapDefaultOrg } from './modules/orgs/orgs.service.ts';
 import { startSchedulers } from './jobs/schedulers.ts';
 import { warmMailLayout } from './mail/layout.ts';
-import { closeFinalizeWorker, warmFinalizeWorker } from './pdf/finalize-worker.ts';
-import { closeVerifyWorker } from './pdf/verify-worker.ts';
-import { closeIntakeWorker, warmIntakeWorker } from './pdf/page-count.ts';
-import { closeRenewWorker } from './pdf/renew-worker.ts';
-import { closeTextSearchWorker } from './pdf/text-search.ts';
+import { warmFinalizeWorker } from './pdf/finalize-worker.ts';
+import { warmIntakeWorker } from './pdf/page-count.ts';
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
@@ -31,13 +28,11 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   }
   const database = openDatabase(config, { server: true });
   await migrate(database.db);
-  const secretsProblem = await webhookSecretsProblem(
-    database.db,
-    deriveKey(secretKey, 'webhook-secrets'),
-  );
-  if (secretsProblem !== null) {
+  try {
+    await prepareWebhookSecrets(database.db, deriveKey(secretKey, 'webhook-secrets'));
+  } catch (err) {
     await database.close();
-    throw new ConfigError(secretsProblem);
+    throw err;
   }
   const app = await buildApp({ config, database, secretKey });
 
@@ -67,9 +62,9 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     `Signet is running at ${config.publicUrl} (API reference: ${config.publicUrl}/docs)\n`,
   );
   // The PDF threads load their code (and the sealing one its certificate) now, not during the first upload or sealing.
-  void warmIntakeWorker();
+  void warmIntakeWorker(app.deps.pdf);
   if (config.workers)
-    void warmFinalizeWorker(certConfig, config.finalizeTimeoutMs).catch((err) =>
+    void warmFinalizeWorker(app.deps.pdf, certConfig, config.finalizeTimeoutMs).catch((err) =>
       app.log.warn({ err }, 'sealing thread warm-up failed'),
     );
 
@@ -90,13 +85,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
       // attempts in hand finish and are recorded, which releases their leases.
       await Promise.all([app.close(), app.jobs.stop(), app.deliveries.stop(), stopSchedulers()]);
       clearInterval(sweep);
-      await Promise.all([
-        closeFinalizeWorker(),
-        closeIntakeWorker(),
-        closeVerifyWorker(),
-        closeRenewWorker(),
-        closeTextSearchWorker(),
-      ]);
+      // app.close() stopped the app's PDF threads too, after the jobs in hand.
       app.deps.mailer.close();
       await database.close();
       process.exit(0);

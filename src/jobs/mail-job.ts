@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { MailMessage } from '../mail/mailer.ts';
 import { renderMailHtml, renderMailText } from '../mail/layout.ts';
-import { renderMailHtmlCached } from '../mail/layout-cache.ts';
+import { MailLayouts } from '../mail/layout-cache.ts';
 import { orgBrandOf } from '../modules/orgs/organization.service.ts';
 import { onInvitationUndeliverable } from '../modules/signing/signing-flow.ts';
 import { PermanentJobError } from '../queue/queue.ts';
@@ -22,9 +22,10 @@ const isPermanentSmtpError = (err: unknown) => {
 
 /** Job `mail`: sends one message (attachments read from storage); an invitation given up on makes its signer undeliverable. */
 export function registerMailJob(jobs: JobRunner, deps: AppDeps): void {
+  const layouts = new MailLayouts();
   const renderHtml = deps.config.perfOff.has('mail-layout-cache')
     ? renderMailHtml
-    : renderMailHtmlCached;
+    : layouts.render.bind(layouts);
   jobs.register(
     'mail',
     async (

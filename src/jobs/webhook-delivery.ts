@@ -6,6 +6,8 @@ import type { Config } from '../config.ts';
 import type { Dialect } from '../db/create-db.ts';
 import type { Db, DeliveryRow } from '../db/database.ts';
 import * as repo from '../modules/webhooks/deliveries.repository.ts';
+import { settleDelivery } from '../modules/webhooks/delivery-status.ts';
+import { isDelivering } from '../modules/webhooks/webhook-status.ts';
 import { WebhookSender, type AttemptResult } from '../modules/webhooks/sender.ts';
 import { OutcomeRecorder } from '../modules/webhooks/delivery-outcomes.ts';
 import { deliveryHeaders, envelopeBody } from '../modules/webhooks/signature.ts';
@@ -185,23 +187,23 @@ export class DeliveryWorker {
     const { db, clock } = this.deps;
     if (!target?.url || !target.secret) {
       // Deleted after the delivery was queued: no attempt.
-      await repo.settleDelivery(db, claim, {
+      await settleDelivery(db, claim, {
         status: 'cancelled',
         next_attempt_at: null,
         updated_at: clock.now().toISOString(),
       });
       return;
     }
-    if (target.webhook_status !== 'active') {
+    if (!isDelivering({ status: target.webhook_status })) {
       // Deactivated after the claim: held for its reactivation, this claim not counted as an attempt.
-      await repo.settleDelivery(db, claim, {
+      await settleDelivery(db, claim, {
         attempt_count: claim.attempt_count - 1,
         updated_at: clock.now().toISOString(),
       });
       return;
     }
     if (target.event_data === null || target.event_created_at === null) {
-      await repo.settleDelivery(db, claim, {
+      await settleDelivery(db, claim, {
         status: 'failed',
         next_attempt_at: null,
         updated_at: clock.now().toISOString(),

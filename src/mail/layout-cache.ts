@@ -12,7 +12,6 @@ import { escapeHtml, html, renderMailHtml, type MailBrand, type MailContent } fr
 
 /** Layouts kept at most (one per organization look and content shape in use); the oldest goes first. */
 const MAX_LAYOUTS = 500;
-const layouts = new Map<string, { html: string } | { uncacheable: true }>();
 
 const marker = (i: number) => `SIGNETMAILSLOT${i}X`;
 const MARKER = /SIGNETMAILSLOT(\d+)X/g;
@@ -83,28 +82,35 @@ function fitsLayout(subject: string, content: MailContent): boolean {
   return values.every((v) => v === v.trim()) && !/[\r\n]/.test(content.button?.url ?? '');
 }
 
-/** renderMailHtml's result, from the layout rendered once for this look and shape of content. */
-export async function renderMailHtmlCached(
-  subject: string,
-  content: MailContent,
-  brand: MailBrand,
-): Promise<string> {
-  if (!fitsLayout(subject, content)) return renderMailHtml(subject, content, brand);
-  const { shape, subject: subjectMarker, values, key: shapeKey } = templateOf(subject, content);
-  const key = JSON.stringify([brand.name, brand.brandColor, brand.logoUrl, shapeKey]);
-  let layout = layouts.get(key);
-  if (!layout) {
-    const rendered = await renderMailHtml(subjectMarker, shape, brand);
-    // Every marker must have come through whole, in text or attribute alike.
-    const seen = new Set([...rendered.matchAll(MARKER)].map((m) => Number(m[1])));
-    layout =
-      seen.size === values.length && [...seen].every((i) => i < values.length)
-        ? { html: rendered }
-        : { uncacheable: true };
-    if (layouts.size >= MAX_LAYOUTS) layouts.delete(layouts.keys().next().value!);
-    layouts.set(key, layout);
+/** One app's layouts (the mail job's, src/jobs/mail-job.ts): two apps in one process share none. */
+export class MailLayouts {
+  private readonly layouts = new Map<string, { html: string } | { uncacheable: true }>();
+
+  /** How many layouts are kept. */
+  get size(): number {
+    return this.layouts.size;
   }
-  if ('uncacheable' in layout) return renderMailHtml(subject, content, brand);
-  // One pass: a value that itself looks like a marker is inserted as it is, never filled again.
-  return layout.html.replace(MARKER, (_, i: string) => values[Number(i)]!);
+
+  /** renderMailHtml's result, from the layout rendered once for this look and shape of content. */
+  async render(subject: string, content: MailContent, brand: MailBrand): Promise<string> {
+    const layouts = this.layouts;
+    if (!fitsLayout(subject, content)) return renderMailHtml(subject, content, brand);
+    const { shape, subject: subjectMarker, values, key: shapeKey } = templateOf(subject, content);
+    const key = JSON.stringify([brand.name, brand.brandColor, brand.logoUrl, shapeKey]);
+    let layout = layouts.get(key);
+    if (!layout) {
+      const rendered = await renderMailHtml(subjectMarker, shape, brand);
+      // Every marker must have come through whole, in text or attribute alike.
+      const seen = new Set([...rendered.matchAll(MARKER)].map((m) => Number(m[1])));
+      layout =
+        seen.size === values.length && [...seen].every((i) => i < values.length)
+          ? { html: rendered }
+          : { uncacheable: true };
+      if (layouts.size >= MAX_LAYOUTS) layouts.delete(layouts.keys().next().value!);
+      layouts.set(key, layout);
+    }
+    if ('uncacheable' in layout) return renderMailHtml(subject, content, brand);
+    // One pass: a value that itself looks like a marker is inserted as it is, never filled again.
+    return layout.html.replace(MARKER, (_, i: string) => values[Number(i)]!);
+  }
 }

@@ -29,7 +29,7 @@ export class WorkerBusyError extends Error {
 export const retryAfterSeconds = (ahead: number, averageMs: number) =>
   Math.min(60, Math.max(1, Math.ceil((ahead * averageMs) / 1000)));
 
-interface BoundedWorkerOptions {
+export interface BoundedWorkerOptions {
   moduleUrl: string;
   exportName: string;
   /** Milliseconds one task may take. */

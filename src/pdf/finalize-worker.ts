@@ -1,5 +1,6 @@
 import { FontCache } from '../fonts/font-cache.ts';
-import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
+import { type BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
+import type { PdfWorkers } from './pdf-workers.ts';
 import type { SigningCertConfig, SigningCertificate } from './certificate.ts';
 import type { FinalizeInput, FinalizeResult } from './finalize.ts';
 import type { LongTermConfig } from './long-term.ts';
@@ -40,9 +41,6 @@ const FINALIZE_LIMITS = {
   maxWaiting: 32,
 };
 
-let worker: BoundedWorker<Request, Result> | null = null;
-let workerDeadline = 0;
-
 const REBUILT: Record<string, new (message: string) => Error> = {
   PdfLimitError,
   WorkerLimitError,
@@ -51,20 +49,19 @@ const REBUILT: Record<string, new (message: string) => Error> = {
 const rebuild = (name: string, message: string) =>
   REBUILT[name] ? new REBUILT[name](message) : undefined;
 
-function workerFor(deadlineMs: number): BoundedWorker<Request, Result> {
-  if (!worker || workerDeadline !== deadlineMs) {
-    void worker?.close();
-    workerDeadline = deadlineMs;
-    worker = new BoundedWorker<Request, Result>({
+function workerFor(workers: PdfWorkers, deadlineMs: number): BoundedWorker<Request, Result> {
+  return workers.pool<Request, Result>(
+    'finalize',
+    {
       moduleUrl: import.meta.url,
       exportName: 'finalizeTask',
       deadlineMs,
       resourceLimits: { maxOldGenerationSizeMb: FINALIZE_LIMITS.heapMb },
       rebuild,
       maxWaiting: FINALIZE_LIMITS.maxWaiting,
-    });
-  }
-  return worker;
+    },
+    String(deadlineMs),
+  );
 }
 
 // Only what the certificate needs crosses the thread boundary: the generated certificate's
@@ -78,13 +75,14 @@ const certOnly = (c: SigningCertConfig): SigningCertConfig => ({
 
 /** `finalizePdf(input, loadSigningCertificate(certConfig), outputPath)`, on the worker thread, within `deadlineMs`. */
 export function finalizeInWorker(
+  workers: PdfWorkers,
   input: FinalizeInput,
   certConfig: FinalizeConfig,
   outputPath: string,
   deadlineMs = FINALIZE_LIMITS.deadlineMs,
 ): Promise<Result> {
   const { level, tsa } = certConfig.longTerm ?? { level: 'B-B', tsa: null };
-  return workerFor(deadlineMs).run({
+  return workerFor(workers, deadlineMs).run({
     input,
     certConfig: certOnly(certConfig),
     longTerm: { level, tsa: tsa ? { ...tsa } : null },
@@ -97,17 +95,11 @@ export function finalizeInWorker(
  * sealing does not pay for them while requests are being served.
  */
 export async function warmFinalizeWorker(
+  workers: PdfWorkers,
   certConfig: SigningCertConfig,
   deadlineMs = FINALIZE_LIMITS.deadlineMs,
 ): Promise<void> {
-  await workerFor(deadlineMs).run({ warm: certOnly(certConfig) });
-}
-
-/** Stops the worker (graceful shutdown, tests); calls still running are rejected. */
-export async function closeFinalizeWorker(): Promise<void> {
-  const w = worker;
-  worker = null;
-  if (w) await w.close();
+  await workerFor(workers, deadlineMs).run({ warm: certOnly(certConfig) });
 }
 
 // ---------------------------------------------------------------------------------------

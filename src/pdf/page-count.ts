@@ -1,5 +1,6 @@
 import { EncryptedPDFError } from 'pdf-lib';
-import { BoundedWorker, WorkerBusyError, WorkerLimitError } from './bounded-worker.ts';
+import { WorkerBusyError, WorkerLimitError } from './bounded-worker.ts';
+import type { PdfWorkers } from './pdf-workers.ts';
 import { readDocumentTree } from './pages.ts';
 import { loadWithPdfLib } from './pdf-lib-guard.ts';
 import { PdfFile } from './reader.ts';
@@ -26,20 +27,18 @@ const ENCRYPTED =
 /** The bytes of a PDF, or (a file past REPAIR_LIMIT_BYTES) the path of a copy on local disk. */
 type CountTask = { bytes: Uint8Array } | { path: string };
 
-let worker: BoundedWorker<CountTask, number> | null = null;
-
-const intakeWorker = () =>
-  (worker ??= new BoundedWorker({
+const intakeWorker = (workers: PdfWorkers) =>
+  workers.pool<CountTask, number>('intake', {
     moduleUrl: import.meta.url,
     exportName: 'countPagesTask',
     deadlineMs: INTAKE_LIMITS.deadlineMs,
     resourceLimits: { maxOldGenerationSizeMb: INTAKE_LIMITS.heapMb },
     maxWaiting: INTAKE_LIMITS.maxWaiting,
-  }));
+  });
 
 /** Starts the intake thread and loads its code now (server start), not on the first upload. */
-export async function warmIntakeWorker(): Promise<void> {
-  await intakeWorker()
+export async function warmIntakeWorker(workers: PdfWorkers): Promise<void> {
+  await intakeWorker(workers)
     .run({ bytes: new Uint8Array(0) })
     .catch(() => undefined);
 }
@@ -48,10 +47,10 @@ export async function warmIntakeWorker(): Promise<void> {
  * The number of pages of a PDF, read on a worker thread within `INTAKE_LIMITS` and `PDF_LIMITS`
  * (never on the API's event loop); rejects with `UnreadablePdfError` when it cannot be used.
  */
-export async function countPdfPages(source: CountTask): Promise<number> {
+export async function countPdfPages(workers: PdfWorkers, source: CountTask): Promise<number> {
   let pages: number;
   try {
-    pages = await intakeWorker().run(source);
+    pages = await intakeWorker(workers).run(source);
   } catch (err) {
     // A full queue is not the file's fault: the caller answers 503 `busy`.
     if (err instanceof WorkerBusyError) throw err;
@@ -73,13 +72,6 @@ export async function countPdfPages(source: CountTask): Promise<number> {
   }
   if (pages < 1) throw new UnreadablePdfError('The PDF has no pages');
   return pages;
-}
-
-/** Stops the intake thread (graceful shutdown, tests). */
-export async function closeIntakeWorker(): Promise<void> {
-  const w = worker;
-  worker = null;
-  if (w) await w.close();
 }
 
 /**

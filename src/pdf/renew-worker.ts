@@ -1,4 +1,5 @@
-import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
+import { WorkerLimitError } from './bounded-worker.ts';
+import type { PdfWorkers } from './pdf-workers.ts';
 import type { TsaConfig } from './trust-client.ts';
 import { TrustServiceError } from './trust-client.ts';
 import { PdfLimitError, PdfSyntaxError } from './syntax.ts';
@@ -22,10 +23,12 @@ const REBUILT: Record<string, new (message: string) => Error> = {
   WorkerLimitError,
   TrustServiceError,
 };
-let worker: BoundedWorker<{ path: string; tsa: TsaConfig }, RenewResult> | null = null;
-
-export function renewInWorker(path: string, tsa: TsaConfig): Promise<RenewResult> {
-  worker ??= new BoundedWorker({
+export function renewInWorker(
+  workers: PdfWorkers,
+  path: string,
+  tsa: TsaConfig,
+): Promise<RenewResult> {
+  const worker = workers.pool<{ path: string; tsa: TsaConfig }, RenewResult>('renew', {
     moduleUrl: import.meta.url,
     exportName: 'renewTask',
     deadlineMs: 120_000,
@@ -35,12 +38,6 @@ export function renewInWorker(path: string, tsa: TsaConfig): Promise<RenewResult
     rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
   });
   return worker.run({ path, tsa: { ...tsa } });
-}
-
-export async function closeRenewWorker(): Promise<void> {
-  const w = worker;
-  worker = null;
-  if (w) await w.close();
 }
 
 /**

@@ -1,5 +1,6 @@
 import fsp from 'node:fs/promises';
-import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
+import { WorkerLimitError } from './bounded-worker.ts';
+import type { PdfWorkers } from './pdf-workers.ts';
 
 /**
  * Finding text in a PDF: where each occurrence of a string sits on the displayed page. Text comes
@@ -37,11 +38,13 @@ export class UnreadableTextError extends Error {
 /** How strings are compared: NFKC, runs of white space as one space, trimmed. */
 const normalizeForSearch = (text: string) => text.normalize('NFKC').replace(/\s+/gu, ' ').trim();
 
-let worker: BoundedWorker<{ path: string; needles: string[] }, TextOccurrence[][]> | null = null;
-
 /** Every occurrence of each of `needles` (at most `maxOccurrences` each) in the PDF at `path`. */
-export function findTextInWorker(path: string, needles: string[]): Promise<TextOccurrence[][]> {
-  worker ??= new BoundedWorker({
+export function findTextInWorker(
+  workers: PdfWorkers,
+  path: string,
+  needles: string[],
+): Promise<TextOccurrence[][]> {
+  const worker = workers.pool<{ path: string; needles: string[] }, TextOccurrence[][]>('text', {
     moduleUrl: import.meta.url,
     exportName: 'findTextTask',
     deadlineMs: TEXT_SEARCH_LIMITS.deadlineMs,
@@ -55,12 +58,6 @@ export function findTextInWorker(path: string, needles: string[]): Promise<TextO
     maxWaiting: TEXT_SEARCH_LIMITS.maxWaiting,
   });
   return worker.run({ path, needles });
-}
-
-export async function closeTextSearchWorker(): Promise<void> {
-  const w = worker;
-  worker = null;
-  await w?.close();
 }
 
 interface Item {

@@ -1,4 +1,5 @@
-import { BoundedWorker, WorkerLimitError } from './bounded-worker.ts';
+import { WorkerLimitError } from './bounded-worker.ts';
+import type { PdfWorkers } from './pdf-workers.ts';
 import { PdfLimitError, PdfSyntaxError, PdfUnsupportedError } from './syntax.ts';
 import type { VerificationReport } from './verify.ts';
 
@@ -26,29 +27,21 @@ const REBUILT: Record<string, new (message: string) => Error> = {
   WorkerLimitError,
 };
 
-const workers = new Map<VerifyLane, BoundedWorker<{ path: string }, VerificationReport>>();
-
-export function verifyInWorker(path: string, lane: VerifyLane): Promise<VerificationReport> {
-  let worker = workers.get(lane);
-  if (!worker) {
-    worker = new BoundedWorker<{ path: string }, VerificationReport>({
-      moduleUrl: import.meta.url,
-      exportName: 'verifyTask',
-      deadlineMs: VERIFY_LIMITS.deadlineMs,
-      resourceLimits: { maxOldGenerationSizeMb: VERIFY_LIMITS.heapMb },
-      rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
-      maxWaiting: VERIFY_LIMITS.maxWaiting,
-      niceness: lane === 'public' ? PUBLIC_NICENESS : undefined,
-    });
-    workers.set(lane, worker);
-  }
+export function verifyInWorker(
+  workers: PdfWorkers,
+  path: string,
+  lane: VerifyLane,
+): Promise<VerificationReport> {
+  const worker = workers.pool<{ path: string }, VerificationReport>(`verify-${lane}`, {
+    moduleUrl: import.meta.url,
+    exportName: 'verifyTask',
+    deadlineMs: VERIFY_LIMITS.deadlineMs,
+    resourceLimits: { maxOldGenerationSizeMb: VERIFY_LIMITS.heapMb },
+    rebuild: (name, message) => (REBUILT[name] ? new REBUILT[name](message) : undefined),
+    maxWaiting: VERIFY_LIMITS.maxWaiting,
+    niceness: lane === 'public' ? PUBLIC_NICENESS : undefined,
+  });
   return worker.run({ path });
-}
-
-export async function closeVerifyWorker(): Promise<void> {
-  const all = [...workers.values()];
-  workers.clear();
-  await Promise.all(all.map((w) => w.close()));
 }
 
 /**

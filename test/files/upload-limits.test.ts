@@ -25,7 +25,7 @@ beforeAll(async () => {
   base = await listen(t);
   // The server starts its PDF intake thread at start (server.ts); here too, so the one-time cost
   // of a thread loading its code is not counted as the upload's memory.
-  await warmIntakeWorker();
+  await warmIntakeWorker(t.app.deps.pdf);
 });
 afterAll(async () => {
   // A keep-alive connection that carried a large streamed response is not seen as idle by the

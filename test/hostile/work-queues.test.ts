@@ -67,7 +67,7 @@ describe('the PDF threads refuse work past their queue', () => {
     );
     const fifo = path.join(os.tmpdir(), `signet-intake-hold-${process.pid}-${Date.now()}`);
     execFileSync('mkfifo', [fifo]);
-    const held = countPdfPages({ path: fifo }).catch(() => undefined);
+    const held = countPdfPages(t.app.deps.pdf, { path: fifo }).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const pending = tickets.map(({ ticket }) =>
       t.app.inject({

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderMailHtml, type MailBrand, type MailContent } from '../../src/mail/layout.ts';
-import { renderMailHtmlCached } from '../../src/mail/layout-cache.ts';
+import { MailLayouts } from '../../src/mail/layout-cache.ts';
+
+const layouts = new MailLayouts();
+const renderMailHtmlCached = layouts.render.bind(layouts);
 
 /*
  * A mail rendered from the cached layout is the mail MJML renders for it in full: same bytes,
@@ -78,5 +81,14 @@ describe('the cached mail layout', () => {
     expect(out).toContain('&quot;quoted&quot; &amp; &lt;i&gt;');
     expect(out).toContain('href="http://localhost/a?b=1&amp;c=&quot;2&quot;"');
     expect(out).not.toMatch(/SIGNETMAILSLOT/);
+  });
+
+  it('each app keeps its own layouts: two caches in one process share none', async () => {
+    const mine = new MailLayouts();
+    const other = new MailLayouts();
+    const brand = { name: 'Acme', brandColor: null, logoUrl: null };
+    await mine.render('Hi', { greeting: 'Hello A,', paragraphs: ['x'] }, brand);
+    expect(mine.size).toBe(1);
+    expect(other.size).toBe(0);
   });
 });

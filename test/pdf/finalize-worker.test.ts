@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningCertificate } from '../../src/pdf/certificate.ts';
-import { closeFinalizeWorker, finalizeInWorker } from '../../src/pdf/finalize-worker.ts';
+import { finalizeInWorker } from '../../src/pdf/finalize-worker.ts';
+import { PdfWorkers } from '../../src/pdf/pdf-workers.ts';
 import { WorkerLimitError } from '../../src/pdf/bounded-worker.ts';
 import { PdfLimitError } from '../../src/pdf/syntax.ts';
 import { objectStreamBomb } from '../hostile/bombs.ts';
@@ -17,11 +18,12 @@ import {
 } from './pdf-helpers.ts';
 
 let dir: string;
+const workers = new PdfWorkers();
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'signet-worker-'));
 });
 afterAll(async () => {
-  await closeFinalizeWorker();
+  await workers.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -52,7 +54,7 @@ describe('finalizeInWorker', () => {
 
     const outputs = [path.join(dir, 'a.pdf'), path.join(dir, 'b.pdf')];
     const results = await Promise.all(
-      outputs.map((out) => finalizeInWorker(input, certConfig(), out)),
+      outputs.map((out) => finalizeInWorker(workers, input, certConfig(), out)),
     );
 
     // The worker created the default certificate where the config says; it is the one used.
@@ -77,7 +79,7 @@ describe('finalizeInWorker', () => {
   it('rejects with the error raised in the worker, and keeps serving afterwards', async () => {
     const input = sampleInput(path.join(dir, 'missing.pdf'), '0'.repeat(64), []);
     await expect(
-      finalizeInWorker(input, certConfig(), path.join(dir, 'never.pdf')),
+      finalizeInWorker(workers, input, certConfig(), path.join(dir, 'never.pdf')),
     ).rejects.toThrow(/ENOENT/);
 
     const badCert = { ...certConfig(), signingCertP12: path.join(dir, 'absent.p12') };
@@ -85,11 +87,16 @@ describe('finalizeInWorker', () => {
     await writeFile(path.join(dir, 'ok.pdf'), original);
     const okInput = sampleInput(path.join(dir, 'ok.pdf'), sha256(original), []);
     await expect(
-      finalizeInWorker(okInput, badCert, path.join(dir, 'never.pdf')),
+      finalizeInWorker(workers, okInput, badCert, path.join(dir, 'never.pdf')),
     ).rejects.toMatchObject({
       name: 'SigningCertificateError',
     });
-    const result = await finalizeInWorker(okInput, certConfig(), path.join(dir, 'ok-out.pdf'));
+    const result = await finalizeInWorker(
+      workers,
+      okInput,
+      certConfig(),
+      path.join(dir, 'ok-out.pdf'),
+    );
     expect(result.size).toBeGreaterThan(original.length);
   });
 
@@ -99,10 +106,15 @@ describe('finalizeInWorker', () => {
     const input = sampleInput(path.join(dir, 'slow.pdf'), sha256(original), []);
     const started = Date.now();
     await expect(
-      finalizeInWorker(input, certConfig(), path.join(dir, 'slow-out.pdf'), 5),
+      finalizeInWorker(workers, input, certConfig(), path.join(dir, 'slow-out.pdf'), 5),
     ).rejects.toBeInstanceOf(WorkerLimitError);
     expect(Date.now() - started).toBeLessThan(2000);
-    const result = await finalizeInWorker(input, certConfig(), path.join(dir, 'slow-out.pdf'));
+    const result = await finalizeInWorker(
+      workers,
+      input,
+      certConfig(),
+      path.join(dir, 'slow-out.pdf'),
+    );
     expect(result.size).toBeGreaterThan(original.length);
   });
 
@@ -111,7 +123,7 @@ describe('finalizeInWorker', () => {
     await writeFile(path.join(dir, 'bomb.pdf'), bomb);
     const input = sampleInput(path.join(dir, 'bomb.pdf'), sha256(bomb), []);
     await expect(
-      finalizeInWorker(input, certConfig(), path.join(dir, 'bomb-out.pdf')),
+      finalizeInWorker(workers, input, certConfig(), path.join(dir, 'bomb-out.pdf')),
     ).rejects.toBeInstanceOf(PdfLimitError);
   });
 });

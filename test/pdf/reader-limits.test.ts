@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readDocumentTree } from '../../src/pdf/pages.ts';
 import { PdfFile } from '../../src/pdf/reader.ts';
 import { PDF_LIMITS, PdfLimitError, PdfSyntaxError } from '../../src/pdf/syntax.ts';
 import { countPdfPages, UnreadablePdfError } from '../../src/pdf/page-count.ts';
+import { PdfWorkers } from '../../src/pdf/pdf-workers.ts';
 import {
   brokenXrefObjectStreamBomb,
   deepNesting,
@@ -73,13 +74,16 @@ describe('the PDF reader holds every file to its limits', () => {
 });
 
 describe('upload parsing (countPdfPages, on the intake thread)', () => {
+  const workers = new PdfWorkers();
+  afterAll(() => workers.close());
+
   it('answers too_large for an object stream bomb, read by Signet or by the pdf-lib fallback', async () => {
     for (const bomb of [
       await objectStreamBomb(512 * 1024 * 1024),
       await brokenXrefObjectStreamBomb(512 * 1024 * 1024),
     ]) {
       const before = rssMb();
-      const err = await countPdfPages({ bytes: bomb }).catch((e: unknown) => e);
+      const err = await countPdfPages(workers, { bytes: bomb }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnreadablePdfError);
       expect(err).toMatchObject({ reason: 'too_large' });
       expect(rssMb() - before).toBeLessThan(400);
@@ -87,6 +91,6 @@ describe('upload parsing (countPdfPages, on the intake thread)', () => {
   });
 
   it('still counts the pages of a file only the fallback can read', async () => {
-    expect(await countPdfPages({ bytes: await brokenXrefObjectStreamBomb(1000) })).toBe(1);
+    expect(await countPdfPages(workers, { bytes: await brokenXrefObjectStreamBomb(1000) })).toBe(1);
   });
 });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { loadSecretKey } from '../../src/secret-key.ts';
+import { prepareWebhookSecrets } from '../../src/modules/webhooks/webhook-secrets.ts';
+import { deriveKey, loadSecretKey } from '../../src/secret-key.ts';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import {
   startReceiver,
@@ -91,6 +92,10 @@ describe('webhook secrets at rest', () => {
     });
     const restarted = await buildApp({ config, database: t.database.handle, clock: t.clock });
     try {
+      // Building the app writes nothing; the start-up step of server.ts seals the secret.
+      expect(await stored(id)).toBe(legacy);
+      const key = deriveKey(await loadSecretKey(config), 'webhook-secrets');
+      await prepareWebhookSecrets(t.database.handle.db, key);
       const atRest = await stored(id);
       expect(atRest).toMatch(/^enc:v1:/);
       expect(atRest).not.toContain(legacy);

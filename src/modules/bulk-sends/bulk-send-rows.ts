@@ -18,12 +18,15 @@ import {
   type TemplateParts,
 } from '../templates/template-copy.ts';
 import type { StoredRow } from './bulk-rows.ts';
-import { completeIfDone, countRows } from './bulk-send-status.ts';
+import { completeIfDone, countRows, isOpenBulkSend } from './bulk-send-status.ts';
 import * as repo from './bulk-sends.repository.ts';
 import type { StoredSettings } from './bulk-sends.service.ts';
 
 /** Another runner took the row first (an expired lease, another instance): this attempt is undone. */
 class RowTaken extends Error {}
+
+/** What sending rows uses: creating documents from the template and sending them. */
+type RowDeps = Pick<AppDeps, 'config' | 'db' | 'dialect' | 'storage' | 'clock' | 'secret'>;
 
 /**
  * Creates and sends the documents of rows [from, to) of a bulk send: the `bulk_send` job. A
@@ -34,7 +37,7 @@ class RowTaken extends Error {}
  * counted, on its own.
  */
 export async function processBulkRows(
-  deps: AppDeps,
+  deps: RowDeps,
   bulkSendId: string,
   from: number,
   to: number,
@@ -58,7 +61,7 @@ export async function processBulkRows(
 const CHUNKS_AT_ONCE = { sqlite: 1, postgres: 2 } as const;
 const turns = new WeakMap<object, { running: number; waiting: (() => void)[] }>();
 
-function turnsOf(deps: AppDeps) {
+function turnsOf(deps: Pick<AppDeps, 'db'>) {
   let t = turns.get(deps.db);
   if (!t) {
     t = { running: 0, waiting: [] };
@@ -67,7 +70,7 @@ function turnsOf(deps: AppDeps) {
   return t;
 }
 
-async function turnFor(deps: AppDeps): Promise<void> {
+async function turnFor(deps: Pick<AppDeps, 'db' | 'dialect'>): Promise<void> {
   const t = turnsOf(deps);
   if (t.running < CHUNKS_AT_ONCE[deps.dialect]) {
     t.running++;
@@ -77,7 +80,7 @@ async function turnFor(deps: AppDeps): Promise<void> {
   await new Promise<void>((resolve) => t.waiting.push(resolve));
 }
 
-function endTurn(deps: AppDeps): void {
+function endTurn(deps: Pick<AppDeps, 'db'>): void {
   const t = turnsOf(deps);
   const next = t.waiting.shift();
   if (next) next();
@@ -98,7 +101,7 @@ const ROWS_PER_TRANSACTION = { sqlite: 20, postgres: 25 } as const;
 
 /** What every row of a chunk is sent with. */
 interface Chunk {
-  deps: AppDeps;
+  deps: RowDeps;
   actor: { orgId: string; meta: StoredSettings['meta'] };
   bulkSendId: string;
   templateId: string;
@@ -113,13 +116,13 @@ interface PendingRow {
 }
 
 async function processRows(
-  deps: AppDeps,
+  deps: RowDeps,
   bulkSendId: string,
   from: number,
   to: number,
 ): Promise<void> {
   const bulk = await repo.findBulkSendById(deps.db, bulkSendId);
-  if (!bulk || bulk.status === 'cancelled' || bulk.status === 'completed') return;
+  if (!bulk || !isOpenBulkSend(bulk)) return;
   const { settings, meta } = JSON.parse(bulk.settings) as StoredSettings;
   const parts = await loadTemplateParts(deps.db, bulk.org_id, bulk.template_id);
   const chunk: Chunk = {
@@ -230,7 +233,10 @@ async function sendRows(chunk: Chunk, group: PendingRow[]): Promise<void> {
 }
 
 /** Completes the bulk send once no row is pending, and emits `bulk_send.completed` with it (once). */
-async function finishIfDone(deps: AppDeps, bulkSendId: string): Promise<void> {
+async function finishIfDone(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  bulkSendId: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const now = deps.clock.now().toISOString();
     if (!(await completeIfDone(trx, bulkSendId, now))) return;
@@ -244,7 +250,10 @@ async function finishIfDone(deps: AppDeps, bulkSendId: string): Promise<void> {
 const CANCEL_BATCH = 200;
 
 /** Cancels the documents a cancelled bulk send sent (each as `POST /documents/{id}/cancel` would). */
-export async function cancelBulkDocuments(deps: AppDeps, bulkSendId: string): Promise<void> {
+export async function cancelBulkDocuments(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  bulkSendId: string,
+): Promise<void> {
   const bulk = await repo.findBulkSendById(deps.db, bulkSendId);
   if (!bulk) return;
   const { meta } = JSON.parse(bulk.settings) as StoredSettings;

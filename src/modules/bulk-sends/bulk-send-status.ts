@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { BulkSendStatus, Executor } from '../../db/database.ts';
+import type { BulkSendRow, BulkSendStatus, Executor } from '../../db/database.ts';
+import { checkTransition, predecessors, type Transitions } from '../../state-machine.ts';
 
 /*
  * The bulk send's state machine, the only code that writes `bulk_sends.status`:
@@ -9,7 +10,25 @@ import type { BulkSendStatus, Executor } from '../../db/database.ts';
  * instances cannot both make it.
  */
 
-const CANCELLABLE: readonly BulkSendStatus[] = ['queued', 'processing'];
+export const BULK_SEND_STATUSES = [
+  'queued',
+  'processing',
+  'completed',
+  'cancelled',
+] as const satisfies readonly BulkSendStatus[];
+
+export const BULK_SEND_TRANSITIONS: Transitions<BulkSendStatus> = {
+  queued: ['processing', 'completed', 'cancelled'],
+  processing: ['completed', 'cancelled'],
+  completed: [],
+  cancelled: [],
+};
+
+/** Still sending: its rows may be processed, and the sender may cancel it. */
+const OPEN: readonly BulkSendStatus[] = predecessors(BULK_SEND_TRANSITIONS, 'cancelled');
+
+/** The action guard of cancelling (and of processing rows): queued or processing. */
+export const isOpenBulkSend = (bulk: Pick<BulkSendRow, 'status'>) => OPEN.includes(bulk.status);
 
 /** `rows` rows done (`sent` or `failed`), inside their transaction; a queued send starts processing. */
 export async function countRows(
@@ -19,6 +38,7 @@ export async function countRows(
   now: string,
   rows = 1,
 ): Promise<void> {
+  checkTransition('bulk send', BULK_SEND_TRANSITIONS, ['queued'], 'processing');
   await trx
     .updateTable('bulk_sends')
     .set((eb) => ({
@@ -35,11 +55,12 @@ export async function countRows(
  * caller emits `bulk_send.completed` exactly once).
  */
 export async function completeIfDone(trx: Executor, id: string, now: string): Promise<boolean> {
+  checkTransition('bulk send', BULK_SEND_TRANSITIONS, OPEN, 'completed');
   const result = await trx
     .updateTable('bulk_sends')
     .set({ status: 'completed', completed_at: now, updated_at: now })
     .where('id', '=', id)
-    .where('status', 'in', CANCELLABLE as BulkSendStatus[])
+    .where('status', 'in', OPEN)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -56,11 +77,12 @@ export async function completeIfDone(trx: Executor, id: string, now: string): Pr
 
 /** Cancels the bulk send and its pending rows; false when it was not queued or processing. */
 export async function cancelBulkSendRows(trx: Executor, id: string, now: string): Promise<boolean> {
+  checkTransition('bulk send', BULK_SEND_TRANSITIONS, OPEN, 'cancelled');
   const result = await trx
     .updateTable('bulk_sends')
     .set({ status: 'cancelled', updated_at: now })
     .where('id', '=', id)
-    .where('status', 'in', CANCELLABLE as BulkSendStatus[])
+    .where('status', 'in', OPEN)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
   await trx

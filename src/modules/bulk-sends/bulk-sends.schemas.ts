@@ -3,13 +3,12 @@ import { Id, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../h
 import { OtpMethod, ReminderFrequency } from '../documents-core/document-settings.schemas.ts';
 import { Email, Phone } from '../documents-core/signers.schemas.ts';
 import { LocaleTag } from '../../http/locale-input.ts';
+import { BULK_SEND_STATUSES } from './bulk-send-status.ts';
 
 /** Rows per bulk send (README, "Bulk send"). */
 export const MAX_ROWS = 10_000;
 /** Body limit of `POST /api/v1/bulk-sends`, JSON or CSV (the 1 MB of other routes would not hold 10,000 rows). */
 export const BULK_BODY_LIMIT = 16 * 1024 * 1024;
-
-const BULK_SEND_STATUSES = ['queued', 'processing', 'completed', 'cancelled'] as const;
 
 export const BulkSend = Type.Object(
   {

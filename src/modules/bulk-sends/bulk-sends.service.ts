@@ -34,7 +34,7 @@ interface Actor {
 
 /** The template must be the organization's, have a file and fields, and every field must have a role to fill it. */
 async function loadSendableTemplate(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   templateId: string,
   path: string,
@@ -68,7 +68,7 @@ async function loadSendableTemplate(
  * accepted one is sent even if this process dies right after answering.
  */
 async function createBulkSend(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   input: { templateId: string; name?: string; settings: BulkSettings } & (
     | { rows: BulkRowT[] }
@@ -142,7 +142,7 @@ async function createBulkSend(
 
 /** The CSV form: `templateId` and `name` come from the query string. */
 export async function createBulkSendFromCsv(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   query: { templateId?: string; name?: string },
   csv: CsvTable,
@@ -157,7 +157,7 @@ export async function createBulkSendFromCsv(
 }
 
 export async function createBulkSendFromJson(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   body: CreateBulkSendInput,
 ) {
@@ -165,13 +165,17 @@ export async function createBulkSendFromJson(
   return createBulkSend(deps, actor, { templateId, name, settings, rows });
 }
 
-export async function getBulkSend(deps: AppDeps, orgId: string, id: string) {
+export async function getBulkSend(deps: Pick<AppDeps, 'db'>, orgId: string, id: string) {
   const row = await repo.findBulkSend(deps.db, orgId, id);
   if (!row) throw notFound('Bulk send');
   return repo.toBulkSend(row);
 }
 
-export async function listBulkSends(deps: AppDeps, orgId: string, query: ListBulkSendsQueryT) {
+export async function listBulkSends(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  query: ListBulkSendsQueryT,
+) {
   const { rows, meta } = await repo.listBulkSends(
     deps.db,
     orgId,
@@ -187,7 +191,7 @@ export async function listBulkSends(deps: AppDeps, orgId: string, query: ListBul
  * does (its signers are notified). 409 once the bulk send is completed or cancelled.
  */
 export async function cancelBulkSend(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   id: string,
   cancelDocuments: boolean,

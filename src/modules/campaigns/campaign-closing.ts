@@ -3,7 +3,7 @@ import type { CampaignRow, Executor } from '../../db/database.ts';
 import { emitEvent } from '../events/emit.ts';
 import type { CLOSE_REASONS } from './campaign-events.ts';
 import * as repo from './campaigns.repository.ts';
-import { moveCampaign } from './campaign-status.ts';
+import { closesAsExpired, moveCampaign } from './campaign-status.ts';
 import { toCampaign } from './campaigns.mappers.ts';
 
 /*
@@ -15,13 +15,10 @@ import { toCampaign } from './campaigns.mappers.ts';
 
 type CloseReason = (typeof CLOSE_REASONS)[number];
 
-export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) =>
-  row.expires_at !== null && Date.parse(row.expires_at) <= nowMs;
-
 /** `campaign.closed` with the campaign as it is now and why it closed. */
 export async function emitClosed(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   campaign: CampaignRow,
   reason: CloseReason,
 ): Promise<void> {
@@ -37,7 +34,7 @@ export async function emitClosed(
  */
 export async function closeCampaign(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   campaign: CampaignRow,
   reason: CloseReason,
 ): Promise<{ campaign: CampaignRow; closed: boolean }> {
@@ -50,13 +47,13 @@ export async function closeCampaign(
 }
 
 async function expire(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   campaign: CampaignRow,
 ): Promise<{ campaign: CampaignRow; closed: boolean }> {
   return deps.db.transaction().execute(async (trx) => {
     const locked = await repo.lockCampaign(trx, campaign.org_id, campaign.id);
     if (!locked) return { campaign, closed: false };
-    if (locked.status !== 'active' || !isExpired(locked, deps.clock.now().getTime()))
+    if (!closesAsExpired(locked, deps.clock.now().getTime()))
       return { campaign: locked, closed: false };
     return closeCampaign(trx, deps, locked, 'expired');
   });
@@ -66,14 +63,19 @@ async function expire(
  * The campaign as it should be seen now: an active campaign past its `expiresAt` is closed first.
  * Reads never show an active campaign that can no longer take submissions.
  */
-export async function closeIfExpired(deps: AppDeps, campaign: CampaignRow): Promise<CampaignRow> {
-  if (campaign.status !== 'active' || !isExpired(campaign, deps.clock.now().getTime()))
-    return campaign;
+export async function closeIfExpired(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  campaign: CampaignRow,
+): Promise<CampaignRow> {
+  if (!closesAsExpired(campaign, deps.clock.now().getTime())) return campaign;
   return (await expire(deps, campaign)).campaign;
 }
 
 /** The scheduler's sweep: closes every active campaign whose `expiresAt` has passed; returns how many it closed. */
-export async function closeExpiredCampaigns(deps: AppDeps, batch = 100): Promise<number> {
+export async function closeExpiredCampaigns(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  batch = 100,
+): Promise<number> {
   const due = await repo.listExpiredActive(deps.db, deps.clock.now().toISOString(), batch);
   let closed = 0;
   for (const { id, org_id } of due) {

@@ -44,7 +44,7 @@ import type { OtpResultT } from '../signing/signing.schemas.ts';
 const normalize = (email: string) => email.trim().toLowerCase();
 
 /** Keyed with the server secret, so a leaked table does not give the codes away. */
-const codeHash = (deps: AppDeps, campaignId: string, email: string, code: string) =>
+const codeHash = (deps: Pick<AppDeps, 'secret'>, campaignId: string, email: string, code: string) =>
   createHmac('sha256', deps.secret).update(`campaign:${campaignId}:${email}:${code}`).digest('hex');
 
 /** A visitor's code mail, in the campaign's locale, else the visitor's browser's, else the organization's. */
@@ -68,7 +68,7 @@ function otpMailFor(
 
 /** Emails a fresh code to `email` for this campaign (a new code voids the previous one). */
 export async function sendCampaignOtp(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'secret' | 'counters'>,
   campaign: CampaignRow,
   rawEmail: string,
   acceptLanguage?: string,
@@ -148,7 +148,7 @@ export async function sendCampaignOtp(
  * and a wrong guess counts even though the request fails. `consumeCampaignOtp` spends the code.
  */
 export async function verifyCampaignOtp(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'secret'>,
   campaign: CampaignRow,
   rawEmail: string,
   code: string | undefined,

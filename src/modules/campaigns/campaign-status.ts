@@ -1,4 +1,4 @@
-import type { CampaignStatus, CampaignUpdate, Executor } from '../../db/database.ts';
+import type { CampaignRow, CampaignStatus, CampaignUpdate, Executor } from '../../db/database.ts';
 import { checkTransition, type Transitions } from '../../state-machine.ts';
 
 /*
@@ -12,6 +12,25 @@ export const CAMPAIGN_TRANSITIONS: Transitions<CampaignStatus> = {
   paused: ['active', 'closed'],
   closed: ['active', 'paused'],
 };
+
+/*
+ * The guards. A campaign takes submissions while active, not full and not expired
+ * (public.service.ts says why not); reopening a full or expired one is refused
+ * (campaigns.service.ts); an active one past its expiry closes before anyone sees it
+ * (campaign-closing.ts).
+ */
+
+/** Past its `expiresAt` (a campaign without one never expires). */
+export const isExpired = (row: Pick<CampaignRow, 'expires_at'>, nowMs: number) =>
+  row.expires_at !== null && Date.parse(row.expires_at) <= nowMs;
+
+/** It has all the submissions it accepts. */
+export const isFull = (row: Pick<CampaignRow, 'submission_count' | 'max_submissions'>) =>
+  row.submission_count >= row.max_submissions;
+
+/** Active but expired: it closes (reason `expired`) before it is shown or used. */
+export const closesAsExpired = (row: Pick<CampaignRow, 'status' | 'expires_at'>, nowMs: number) =>
+  row.status === 'active' && isExpired(row, nowMs);
 
 /**
  * Moves a campaign from one of `from` to `to` with `changes`; false when its status was not one of

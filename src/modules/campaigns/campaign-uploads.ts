@@ -24,7 +24,7 @@ export const CAMPAIGN_UPLOAD_TTL_MS = 24 * HOUR;
 
 /** Stores a visitor's file for one of the form's `file` fields; answers the attachment id the submission names. */
 export async function uploadCampaignFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'counters'>,
   slug: string,
   fieldId: string,
   upload: FieldUpload,
@@ -114,7 +114,7 @@ export async function namedUploads(
  */
 export async function takeUploads(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock'>,
   target: {
     orgId: string;
     documentId: string;
@@ -172,7 +172,7 @@ export async function takeUploads(
  * before the files are deleted leaves unreferenced files, never an attachment without its file.
  */
 export async function purgeUnclaimedUploads(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage'>,
   before: string,
   limit: number,
 ): Promise<number> {

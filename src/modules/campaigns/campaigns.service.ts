@@ -4,10 +4,10 @@ import type { CampaignRow, CampaignUpdate, Executor } from '../../db/database.ts
 import { AppError, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { loadTemplateParts } from '../templates/template-copy.ts';
-import { closeCampaign, closeIfExpired, emitClosed, isExpired } from './campaign-closing.ts';
+import { closeCampaign, closeIfExpired, emitClosed } from './campaign-closing.ts';
 import { checkFutureExpiry, checkRedirectUrl, newSlug, planSubmission } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
-import { moveCampaign } from './campaign-status.ts';
+import { closesAsExpired, isExpired, isFull, moveCampaign } from './campaign-status.ts';
 import {
   toCampaign,
   toCampaignListItem,
@@ -56,7 +56,11 @@ async function uniqueSlug(trx: Executor, name: string): Promise<string> {
 }
 
 /** Creates an active campaign on a usable template of the organization. */
-export async function createCampaign(deps: AppDeps, orgId: string, input: CreateCampaignInput) {
+export async function createCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  orgId: string,
+  input: CreateCampaignInput,
+) {
   checkFutureExpiry(input.expiresAt, deps.clock.now().getTime());
   checkRedirectUrl(input.redirectUrl);
   return deps.db.transaction().execute(async (trx) => {
@@ -89,14 +93,22 @@ export async function createCampaign(deps: AppDeps, orgId: string, input: Create
   });
 }
 
-export async function getCampaign(deps: AppDeps, orgId: string, id: string) {
+export async function getCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  orgId: string,
+  id: string,
+) {
   return toCampaign(
     await closeIfExpired(deps, await requireCampaign(deps.db, orgId, id)),
     deps.config.publicUrl,
   );
 }
 
-export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCampaignsQueryT) {
+export async function listCampaigns(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  orgId: string,
+  query: ListCampaignsQueryT,
+) {
   const { rows, meta } = await repo.listCampaigns(
     deps.db,
     orgId,
@@ -106,9 +118,7 @@ export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCam
   // Campaigns found past their expiresAt are closed now rather than shown active until the next sweep.
   const nowMs = deps.clock.now().getTime();
   const current = await Promise.all(
-    rows.map((row) =>
-      row.status === 'active' && isExpired(row, nowMs) ? closeIfExpired(deps, row) : row,
-    ),
+    rows.map((row) => (closesAsExpired(row, nowMs) ? closeIfExpired(deps, row) : row)),
   );
   return { data: current.map((row) => toCampaignListItem(row, deps.config.publicUrl)), meta };
 }
@@ -120,7 +130,7 @@ export async function listCampaigns(deps: AppDeps, orgId: string, query: ListCam
  * the submissions already received (400); set to exactly that number, it closes the campaign.
  */
 export async function updateCampaign(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   orgId: string,
   id: string,
   input: UpdateCampaignInput,
@@ -143,7 +153,7 @@ export async function updateCampaign(
     }
     const expiresAt =
       input.expiresAt === undefined ? current.expires_at : isoOrNull(input.expiresAt);
-    const full = current.submission_count >= maxSubmissions;
+    const full = isFull({ ...current, max_submissions: maxSubmissions });
     const expired = isExpired({ expires_at: expiresAt }, nowMs);
     if (input.status === 'active') {
       if (full) {
@@ -196,7 +206,11 @@ export async function updateCampaign(
 }
 
 /** Deletes a campaign for good; its submissions stay as documents, still carrying its id in `campaignId`. */
-export async function deleteCampaign(deps: AppDeps, orgId: string, id: string): Promise<void> {
+export async function deleteCampaign(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  id: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     if (!(await repo.lockCampaign(trx, orgId, id))) throw notFound('Campaign');
     await repo.deleteCampaign(trx, id);
@@ -205,7 +219,7 @@ export async function deleteCampaign(deps: AppDeps, orgId: string, id: string): 
 
 /** The documents submitted through the campaign, newest first, each with its signers. */
 export async function listSubmissions(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   id: string,
   query: ListSubmissionsQueryT,

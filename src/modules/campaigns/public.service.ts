@@ -5,7 +5,8 @@ import type { CampaignRow, FieldRow, TemplateFieldRow } from '../../db/database.
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { orgBrandOf } from '../orgs/organization.service.ts';
 import { loadTemplateParts, type TemplateParts } from '../templates/template-copy.ts';
-import { closeIfExpired, isExpired } from './campaign-closing.ts';
+import { closeIfExpired } from './campaign-closing.ts';
+import { isExpired, isFull } from './campaign-status.ts';
 import { sendCampaignOtp } from './campaign-otp.ts';
 import { planSubmission, type SubmissionPlan } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
@@ -26,7 +27,7 @@ export function unavailability(campaign: CampaignRow, nowMs: number): Unavailabl
       message: 'The organizer has paused this form for now. Please try again later.',
     };
   }
-  if (campaign.submission_count >= campaign.max_submissions) {
+  if (isFull(campaign)) {
     return {
       reason: 'full',
       title: 'This form is closed',
@@ -71,7 +72,10 @@ interface OpenCampaign {
  * template edited since the campaign was made so that it can no longer back the link is a 409
  * too, without the template's details (the visitor cannot fix them).
  */
-export async function openCampaign(deps: AppDeps, slug: string): Promise<OpenCampaign> {
+export async function openCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  slug: string,
+): Promise<OpenCampaign> {
   const found = await repo.findCampaignBySlug(deps.db, slug);
   if (!found) throw notFound('Campaign');
   const campaign = await closeIfExpired(deps, found);
@@ -99,7 +103,10 @@ export const visitorFields = (open: OpenCampaign) =>
   open.parts.fields.filter((f) => f.assigned_to === open.plan.submitterOrder);
 
 /** What the public page shows. */
-export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<PublicCampaignT> {
+export async function getPublicCampaign(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  slug: string,
+): Promise<PublicCampaignT> {
   const open = await openCampaign(deps, slug);
   const { campaign, parts, plan } = open;
   return {
@@ -122,7 +129,7 @@ export async function getPublicCampaign(deps: AppDeps, slug: string): Promise<Pu
 
 /** The template's PDF, for the page to render. */
 export async function openPublicFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock'>,
   slug: string,
 ): Promise<{ stream: Readable; size: number; name: string }> {
   const { parts } = await openCampaign(deps, slug);
@@ -134,7 +141,7 @@ export async function openPublicFile(
 
 /** `acceptLanguage`: the visitor's `Accept-Language` (its page sends the page's own locale first). */
 export async function requestOtp(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'secret' | 'counters'>,
   slug: string,
   email: string,
   acceptLanguage?: string,
@@ -146,7 +153,7 @@ export async function requestOtp(
 
 /** The organization's name and logo, as the campaign page shows them. */
 async function brandOf(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db'>,
   orgId: string,
 ): Promise<{ senderName: string; logoUrl: string | null }> {
   const brand = await orgBrandOf(deps.db, deps.config.publicUrl, orgId);

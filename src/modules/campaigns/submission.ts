@@ -65,7 +65,7 @@ const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 /** Creates the submission; see the module comment. */
 export async function submitToCampaign(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'secret' | 'counters'>,
   slug: string,
   input: SubmissionBodyT,
   meta: RequestMeta,

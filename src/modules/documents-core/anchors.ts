@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { Type, type Static } from 'typebox';
 import { AppError, type ErrorDetail } from '../../http/errors.ts';
 import { WorkerLimitError } from '../../pdf/bounded-worker.ts';
+import type { PdfWorkers } from '../../pdf/pdf-workers.ts';
 import { findTextInWorker, UnreadableTextError } from '../../pdf/text-search.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { fieldTypeSpec } from './field-types.ts';
@@ -76,7 +77,7 @@ export const ANCHOR_RULES =
  * placeAnchoredFields, naming `<prefix>.<index>`. Bodies without anchors are returned as they are.
  */
 export async function placeInlineFields(
-  deps: { storage: Storage },
+  deps: { storage: Storage; pdf: PdfWorkers },
   fileKey: string | null | undefined,
   inputs: (FieldInputT | AnchoredFieldInputT)[] | undefined,
   prefix: string,
@@ -104,7 +105,7 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
  * `pathOf(i)` names input `i` in errors (`body`, `body.fields.2`).
  */
 export async function placeAnchoredFields(
-  deps: { storage: Storage },
+  deps: { storage: Storage; pdf: PdfWorkers },
   fileKey: string | null,
   inputs: AnchoredFieldInputT[],
   pathOf: (i: number) => string,
@@ -117,7 +118,7 @@ export async function placeAnchoredFields(
       inputs.map((_, i) => ({ path: `${pathOf(i)}.anchor`, message: 'needs an uploaded file' })),
     );
   const found = await searchFile(
-    deps.storage,
+    deps,
     fileKey,
     inputs.map((i) => i.anchor.text),
   );
@@ -168,11 +169,15 @@ export async function placeAnchoredFields(
 }
 
 /** Copies the stored file to a temporary file (pdf.js reads it whole) and searches it. */
-async function searchFile(storage: Storage, key: string, needles: string[]) {
+async function searchFile(
+  { storage, pdf }: { storage: Storage; pdf: PdfWorkers },
+  key: string,
+  needles: string[],
+) {
   const tmp = path.join(os.tmpdir(), `signet-anchor-${randomBytes(8).toString('hex')}.pdf`);
   try {
     await pipeline(await storage.get(key), createWriteStream(tmp));
-    return await findTextInWorker(tmp, needles);
+    return await findTextInWorker(pdf, tmp, needles);
   } catch (err) {
     if (err instanceof UnreadableTextError || err instanceof WorkerLimitError)
       throw new AppError(

@@ -43,7 +43,10 @@ export function requireDraft(doc: DocumentRow, action: string): void {
     throw invalidState(`Cannot ${action}: the document is ${doc.status}, not draft`);
 }
 
-export function checkExpiry(deps: AppDeps, expiresAt: string | null | undefined): void {
+export function checkExpiry(
+  deps: Pick<AppDeps, 'clock'>,
+  expiresAt: string | null | undefined,
+): void {
   if (expiresAt && Date.parse(expiresAt) <= deps.clock.now().getTime()) {
     throw validation('body.expiresAt', 'must be in the future');
   }
@@ -74,7 +77,11 @@ export async function documentEventData(db: Executor, orgId: string, id: string)
  * asks the storage, not only the database, so `onStorageChecked` is told: that answer may not be
  * kept in the read cache.
  */
-export async function getDocument(deps: AppDeps, orgId: string, id: string) {
+export async function getDocument(
+  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
+  orgId: string,
+  id: string,
+) {
   let detail = await findDocumentDetail(deps.db, deps.dialect, orgId, id);
   if (!detail) throw notFound('Document');
   if (detail.row.pending_upload_key) {

@@ -10,6 +10,7 @@ import type { DocumentRow, DocumentUpdate } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { ImageConversionError, imageToPdf, type ImageType } from '../../pdf/image-to-pdf.ts';
 import { countPdfPages, UnreadablePdfError } from '../../pdf/page-count.ts';
+import type { PdfWorkers } from '../../pdf/pdf-workers.ts';
 import { REPAIR_LIMIT_BYTES } from '../../pdf/pdf-lib-guard.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
@@ -102,6 +103,9 @@ interface IngestedFile {
   pageCount: number | null;
 }
 
+/** What reading an upload uses: where it is stored, and the app's intake thread. */
+type IntakeDeps = { storage: Storage; pdf: PdfWorkers };
+
 async function readAll(storage: Storage, key: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
@@ -113,7 +117,7 @@ async function readAll(storage: Storage, key: string): Promise<Buffer> {
  * sealing can read it), or a one-page PDF made from an image and stored next to it.
  */
 async function pdfOf(
-  storage: Storage,
+  { storage, pdf: workers }: IntakeDeps,
   key: string,
   type: UploadContentType,
   size: number,
@@ -122,14 +126,14 @@ async function pdfOf(
     if (size <= REPAIR_LIMIT_BYTES)
       return {
         pdfKey: key,
-        pageCount: await countPdfPages({ bytes: await readAll(storage, key) }),
+        pageCount: await countPdfPages(workers, { bytes: await readAll(storage, key) }),
       };
     // Larger files are read from a copy on local disk (whatever the storage), never held whole.
     const dir = await mkdtemp(path.join(os.tmpdir(), 'signet-intake-'));
     try {
       const copy = path.join(dir, 'upload.pdf');
       await pipeline(await storage.get(key), createWriteStream(copy, { mode: 0o600 }));
-      return { pdfKey: key, pageCount: await countPdfPages({ path: copy }) };
+      return { pdfKey: key, pageCount: await countPdfPages(workers, { path: copy }) };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -156,14 +160,15 @@ export async function discardObjects(storage: Storage, keys: Iterable<string>): 
  * it wrote.
  */
 export async function ingestFile(
-  storage: Storage,
+  deps: IntakeDeps,
   key: string,
   body: Readable,
   limits: FileLimits,
 ): Promise<IngestedFile> {
+  const { storage } = deps;
   try {
     const file = await streamToStorage(storage, key, body, limits);
-    const { pdfKey, pageCount } = await pdfOf(storage, key, limits.contentType, file.size);
+    const { pdfKey, pageCount } = await pdfOf(deps, key, limits.contentType, file.size);
     return {
       key,
       pdfKey,
@@ -231,7 +236,7 @@ interface RecordOptions {
  * declined; rethrows (likewise) whatever the transaction threw.
  */
 export async function recordFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
   ref: { orgId: string; documentId: string },
   file: IngestedFile,
   options: RecordOptions,

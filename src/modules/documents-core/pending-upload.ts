@@ -51,7 +51,7 @@ function pendingOf(doc: DocumentRow): PendingUpload | undefined {
 
 type Ref = { orgId: string; documentId: string };
 
-async function current(deps: AppDeps, ref: Ref): Promise<DocumentRow> {
+async function current(deps: Pick<AppDeps, 'db'>, ref: Ref): Promise<DocumentRow> {
   const row = await repo.findDocument(deps.db, ref.orgId, ref.documentId);
   if (!row) throw notFound('Document');
   return row;
@@ -62,7 +62,7 @@ async function current(deps: AppDeps, ref: Ref): Promise<DocumentRow> {
  * when another request settled the upload first, its outcome stands and the document is returned.
  */
 async function refuse(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
   ref: Ref,
   pending: PendingUpload,
   refusal: AppError,
@@ -84,7 +84,7 @@ async function refuse(
 }
 
 async function verify(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   doc: DocumentRow,
   pending: PendingUpload,
 ): Promise<DocumentRow> {
@@ -112,7 +112,7 @@ async function verify(
     // A fresh key per attempt: two requests verifying at once never write the same object, and a
     // second PUT to the still-valid URL can never change a file once it is recorded.
     file = await ingestFile(
-      deps.storage,
+      deps,
       newUploadKey(ref.orgId, ref.documentId, pending.key.split('/').at(-1)!),
       body,
       pending,
@@ -141,7 +141,7 @@ async function verify(
 }
 
 /** Per app, the settlements under way, so concurrent requests on one instance share one verification. */
-const underWay = new WeakMap<AppDeps, Map<string, Promise<DocumentRow>>>();
+const underWay = new WeakMap<object, Map<string, Promise<DocumentRow>>>();
 
 /**
  * The document with its pending direct upload settled: unchanged when it has none or its object
@@ -151,7 +151,10 @@ const underWay = new WeakMap<AppDeps, Map<string, Promise<DocumentRow>>>();
  * `document.upload_refused` audited, and the refusal (413/415) thrown. Safe when several requests
  * or instances settle one document at once: exactly one records the file.
  */
-export async function settlePendingUpload(deps: AppDeps, doc: DocumentRow): Promise<DocumentRow> {
+export async function settlePendingUpload(
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
+  doc: DocumentRow,
+): Promise<DocumentRow> {
   const pending = pendingOf(doc);
   if (!pending) return doc;
   const running = underWay.get(deps) ?? new Map<string, Promise<DocumentRow>>();

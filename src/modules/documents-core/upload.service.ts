@@ -30,7 +30,7 @@ export const UPLOAD_URL_TTL_SECONDS = 3600;
  * replacing the file anyway); the earlier URL is void from then on.
  */
 async function presignedUpload(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   doc: DocumentRow,
   presign: NonNullable<AppDeps['storage']['presignPut']>,
   limits: FileLimits,
@@ -82,7 +82,10 @@ const ticketOf = (limits: FileLimits) => ({
 });
 
 /** Step 1 answered with Signet's own upload URL, `PUBLIC_URL/uploads/{token}`, the token carrying the grant. */
-export function signetUploadTicket(deps: AppDeps, grant: Omit<UploadGrant, 'expiresAt'>) {
+export function signetUploadTicket(
+  deps: Pick<AppDeps, 'config' | 'clock' | 'secret'>,
+  grant: Omit<UploadGrant, 'expiresAt'>,
+) {
   const token = signUploadToken(deps.secret, {
     ...grant,
     expiresAt: deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000,
@@ -100,7 +103,7 @@ export function signetUploadTicket(deps: AppDeps, grant: Omit<UploadGrant, 'expi
  * driver the URL is Signet's own, carrying a signed token; with S3 it is a presigned PUT.
  */
 export async function createUploadTicket(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'secret' | 'pdf'>,
   actor: Actor,
   id: string,
   input: UploadInput,
@@ -153,7 +156,7 @@ export type GrantedUpload = (
  * then hands the body to the receiver of the token's target (a document here, or a template).
  */
 export async function receiveUpload(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock' | 'secret'>,
   upload: IncomingUpload,
   receivers: Record<UploadGrant['target'], GrantedUpload>,
 ) {
@@ -176,7 +179,7 @@ export async function receiveUpload(
  * intact until this upload has fully succeeded, so the bytes then go to a fresh key beside it.
  */
 export async function ingestGranted(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'storage' | 'pdf'>,
   grant: UploadGrant,
   body: Readable,
   fresh: () => string,
@@ -184,7 +187,7 @@ export async function ingestGranted(
 ) {
   const inUse = grant.fileKey === current.original_file_key || grant.fileKey === current.file_key;
   try {
-    return await ingestFile(deps.storage, inUse ? fresh() : grant.fileKey, body, grant);
+    return await ingestFile(deps, inUse ? fresh() : grant.fileKey, body, grant);
   } catch (err) {
     if (err instanceof UploadAborted)
       throw new AppError(
@@ -200,7 +203,7 @@ export async function ingestGranted(
  * the document. A later upload in draft replaces the file; the replaced objects are deleted.
  */
 export async function receiveDocumentUpload(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
   grant: UploadGrant,
   body: Readable,
   meta: RequestMeta,

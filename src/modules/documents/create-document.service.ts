@@ -30,7 +30,7 @@ import { insertDocumentBatched, insertDocumentsBatchedIn } from './batched-docum
 
 /** A new draft's rows, as `createDocument` inserts them; bulk sends insert them in their own transaction. */
 export function buildNewDocument(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'secret'>,
   actor: Actor,
   id: string,
   input: CreateDocumentInput,
@@ -98,7 +98,7 @@ function createdEventData({ row, signerRows, fieldRows }: NewDocument) {
 }
 
 /** What buildNewDocument built as the rows of one batched insert (PostgreSQL), its audit entry and event included. */
-function batchRowsOf(deps: AppDeps, built: NewDocument): BatchRows {
+function batchRowsOf(deps: Pick<AppDeps, 'clock'>, built: NewDocument): BatchRows {
   return {
     documents: [built.row],
     signers: built.signerRows,
@@ -109,7 +109,11 @@ function batchRowsOf(deps: AppDeps, built: NewDocument): BatchRows {
 }
 
 /** Inserts what buildNewDocument built, with its audit entry and `document.created`, inside `trx`. */
-async function insertNewDocument(trx: Executor, deps: AppDeps, built: NewDocument): Promise<void> {
+async function insertNewDocument(
+  trx: Executor,
+  deps: Pick<AppDeps, 'clock'>,
+  built: NewDocument,
+): Promise<void> {
   const { row, signerRows, fieldRows, audit } = built;
   await repo.insertDocument(trx, row);
   await insertSigners(trx, signerRows);
@@ -124,7 +128,7 @@ async function insertNewDocument(trx: Executor, deps: AppDeps, built: NewDocumen
  */
 export async function insertNewDocuments(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'clock'>,
   builts: NewDocument[],
 ): Promise<void> {
   if (
@@ -145,7 +149,11 @@ export async function insertNewDocuments(
  * inline signers and fields; anchored inline fields are placed on the file copied from the template
  * (src/modules/documents-core/anchors.ts).
  */
-export async function createDocument(deps: AppDeps, actor: Actor, body: CreateDocumentBodyT) {
+export async function createDocument(
+  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'storage' | 'clock' | 'secret' | 'pdf'>,
+  actor: Actor,
+  body: CreateDocumentBodyT,
+) {
   checkExpiry(deps, body.expiresAt);
   const now = deps.clock.now().toISOString();
   const id = newId('doc');

@@ -32,7 +32,7 @@ import { lockDocumentForEdit } from '../documents-core/document-lock.ts';
  */
 
 export async function updateDocument(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
   actor: Actor,
   id: string,
   input: UpdateDocumentInput,
@@ -77,7 +77,11 @@ export async function updateDocument(
   return getDocument(deps, actor.orgId, id);
 }
 
-export async function listDocuments(deps: AppDeps, orgId: string, query: ListDocumentsQueryT) {
+export async function listDocuments(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  query: ListDocumentsQueryT,
+) {
   const { rows, meta } = await repo.listDocuments(
     deps.db,
     orgId,
@@ -93,7 +97,11 @@ export async function listDocuments(deps: AppDeps, orgId: string, query: ListDoc
 }
 
 /** Soft delete; refused while the document is out for signature (cancel first). */
-export async function deleteDocument(deps: AppDeps, actor: Actor, id: string): Promise<void> {
+export async function deleteDocument(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  actor: Actor,
+  id: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, id);
     if (!canDelete(doc)) {
@@ -114,7 +122,7 @@ export async function deleteDocument(deps: AppDeps, actor: Actor, id: string): P
 }
 
 export async function listAuditLog(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   id: string,
   page: Omit<PageRequest, 'list'>,

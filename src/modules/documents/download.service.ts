@@ -22,7 +22,7 @@ interface DownloadInfo {
  * direct upload is settled first.
  */
 export async function findDownload(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   orgId: string,
   id: string,
 ): Promise<DownloadInfo> {
@@ -52,7 +52,7 @@ export async function findDownload(
 
 /** The download itself: the file's stream, after the audit entry `document.downloaded`. */
 export async function openDownload(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   actor: Actor,
   id: string,
 ): Promise<DownloadInfo & { stream: Readable }> {

@@ -32,7 +32,7 @@ const BATCH = 100;
  * who had not finished become `cancelled`, and everyone is told. A document whose signers have all
  * completed is left to the finalize job: its signed PDF is on the way.
  */
-export async function expireDocuments(deps: AppDeps): Promise<number> {
+export async function expireDocuments(deps: Pick<AppDeps, 'db' | 'clock'>): Promise<number> {
   const now = deps.clock.now().toISOString();
   const due = await deps.db
     .selectFrom('documents')

@@ -137,7 +137,7 @@ function finalizeInput(
  */
 async function mailSignedCopies(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   doc: DocumentRow,
   key: string,
   size: number,
@@ -177,7 +177,10 @@ async function mailSignedCopies(
  * signed file. Safe to run twice: a run that finds the document no longer open stops, and a run
  * that loses the race removes the file it stored.
  */
-export async function finalizeDocument(deps: AppDeps, documentId: string): Promise<void> {
+export async function finalizeDocument(
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'metrics' | 'certificate' | 'pdf'>,
+  documentId: string,
+): Promise<void> {
   const doc = await findDocumentById(deps.db, documentId);
   if (!doc || !isOpenDocument(doc.status)) return;
   const signers = await listSigners(deps.db, doc.id);
@@ -199,6 +202,7 @@ export async function finalizeDocument(deps: AppDeps, documentId: string): Promi
     let sealed: FinalizeResult;
     try {
       sealed = await finalizeInWorker(
+        deps.pdf,
         finalizeInput(
           doc,
           sourcePath,

@@ -37,7 +37,7 @@ export function isPermanentSealingError(err: unknown): boolean {
  * a document already completed, cancelled, or already marked, is left alone.
  */
 export async function onSealingFailed(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   documentId: string,
   error: string,
 ): Promise<void> {
@@ -58,7 +58,11 @@ export async function onSealingFailed(
 }
 
 /** `POST /api/v1/documents/{id}/reseal`: back to `pending` and the finalize job queued again. */
-export async function resealDocument(deps: AppDeps, actor: Actor, id: string) {
+export async function resealDocument(
+  deps: Pick<AppDeps, 'db' | 'dialect' | 'storage' | 'clock' | 'pdf'>,
+  actor: Actor,
+  id: string,
+) {
   await deps.db.transaction().execute(async (trx) => {
     const doc = await lockDocumentForEdit(trx, actor.orgId, id);
     if (!canReseal(doc)) {

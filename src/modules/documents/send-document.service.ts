@@ -26,7 +26,11 @@ import { currentTurn } from '../documents-core/signing-rules.ts';
  * `sent` (all signers in parallel mode, those of the lowest group in sequential mode). A pending direct
  * upload is settled first; one still pending then is dropped, since only drafts take files.
  */
-export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
+export async function sendDocument(
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'pdf'>,
+  actor: Actor,
+  id: string,
+) {
   await settlePendingUpload(deps, await requireDocument(deps.db, actor.orgId, id));
   return deps.db.transaction().execute((trx) => sendDraft(trx, deps, actor, id));
 }
@@ -35,7 +39,12 @@ export async function sendDocument(deps: AppDeps, actor: Actor, id: string) {
  * The send of `sendDocument` inside the caller's transaction. Refusals are the send
  * preconditions of /openapi.json (`missing_signers`, `missing_fields`, `missing_file`).
  */
-async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string) {
+async function sendDraft(
+  trx: Executor,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
+  actor: Actor,
+  id: string,
+) {
   return (await sendDrafts(trx, deps, actor, [id]))[0];
 }
 
@@ -45,7 +54,12 @@ async function sendDraft(trx: Executor, deps: AppDeps, actor: Actor, id: string)
  * in one transaction): the first refusal of any of them throws, and the caller's transaction then
  * sends none.
  */
-export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids: string[]) {
+export async function sendDrafts(
+  trx: Executor,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
+  actor: Actor,
+  ids: string[],
+) {
   const docs = await lockDocumentsForEdit(trx, actor.orgId, ids);
   for (const doc of docs) requireDraft(doc, 'send');
   const signersOf = await listSignersOfDocuments(trx, ids);
@@ -117,7 +131,7 @@ export async function sendDrafts(trx: Executor, deps: AppDeps, actor: Actor, ids
 
 /** The send preconditions for one draft, its signers and fields. */
 function checkSendable(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock'>,
   doc: DocumentRow,
   signers: SignerRow[],
   fields: FieldRow[],

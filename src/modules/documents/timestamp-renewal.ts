@@ -28,7 +28,7 @@ const SHORT_LIVED_PAUSE_MS = 7 * DAY_MS;
 
 /** Renews the archive timestamps due within TIMESTAMP_RENEW_DAYS, up to a batch per pass; the failed ones are tried again an hour later. */
 export async function renewArchiveTimestamps(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock' | 'pdf'>,
 ): Promise<{ renewed: number; failed: Array<{ documentId: string; error: string }> }> {
   const tsa = deps.config.longTerm.tsa;
   if (!tsa) return { renewed: 0, failed: [] };
@@ -89,7 +89,7 @@ export async function renewArchiveTimestamps(
 }
 
 async function renewOne(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   id: string,
   orgId: string,
   oldKey: string,
@@ -101,7 +101,7 @@ async function renewOne(
   try {
     const file = path.join(dir, 'signed.pdf');
     await pipeline(await deps.storage.get(oldKey), fs.createWriteStream(file, { mode: 0o600 }));
-    const result = await renewInWorker(file, tsa);
+    const result = await renewInWorker(deps.pdf, file, tsa);
     const key = `documents/${id}/signed-${result.sha256}.pdf`;
     await deps.storage.put(key, fs.createReadStream(file), 'application/pdf');
     const now = deps.clock.now();

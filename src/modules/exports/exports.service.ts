@@ -38,7 +38,7 @@ export function toExport(deps: LinkDeps, row: OrganizationExportRow): Organizati
  * `limit_reached` past either).
  */
 export async function startExport(
-  deps: Pick<AppDeps, 'db' | 'dialect' | 'clock' | 'config' | 'secret'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'dialect' | 'clock' | 'secret'>,
   orgId: string,
 ): Promise<OrganizationExportT> {
   const now = deps.clock.now();
@@ -83,7 +83,7 @@ export async function startExport(
 
 /** One export of the organization, with its progress. */
 export async function getExport(
-  deps: Pick<AppDeps, 'db' | 'config' | 'secret'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'secret'>,
   orgId: string,
   id: string,
 ): Promise<OrganizationExportT> {
@@ -97,7 +97,7 @@ export async function getExport(
  * A forged token is 403; a genuine one past its time is 403 too, saying when it expired.
  */
 export async function openExportDownload(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'secret' | 'storage'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'secret'>,
   id: string,
   token: string,
 ) {

@@ -28,7 +28,7 @@ import type {
  * not occur and `ignoreIfMissing` is set).
  */
 export async function addAnchoredFields(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   actor: Actor,
   documentId: string,
   input: AnchoredFieldInputT,
@@ -66,7 +66,7 @@ const where = (f: Pick<FieldRow, 'type' | 'page' | 'assigned_to'>) =>
 
 /** A document's fields, oldest first, one page at a time. */
 export async function listDocumentFields(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   documentId: string,
   query: ListFieldsQueryT,
@@ -82,7 +82,7 @@ export async function listDocumentFields(
 
 /** Places a field on a draft document (at most 500; `page` within the page count once known). */
 export async function addField(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   documentId: string,
   input: FieldInputT,
@@ -120,7 +120,7 @@ const pick = <T>(given: T | undefined, current: T): T => (given === undefined ? 
 
 /** Edits a field of a draft; the rules apply to the field as it would be after the change. */
 export async function updateField(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   documentId: string,
   fieldId: string,
@@ -177,7 +177,7 @@ export async function updateField(
 }
 
 export async function removeField(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   documentId: string,
   fieldId: string,

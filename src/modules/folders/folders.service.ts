@@ -42,7 +42,11 @@ async function checkParent(
   }
 }
 
-export async function createFolder(deps: AppDeps, orgId: string, input: CreateFolderInput) {
+export async function createFolder(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  orgId: string,
+  input: CreateFolderInput,
+) {
   const now = deps.clock.now().toISOString();
   const row: FolderRow = {
     id: newId('fol'),
@@ -62,12 +66,16 @@ export async function createFolder(deps: AppDeps, orgId: string, input: CreateFo
   return toFolder(row);
 }
 
-export async function getFolder(deps: AppDeps, orgId: string, id: string) {
+export async function getFolder(deps: Pick<AppDeps, 'db'>, orgId: string, id: string) {
   return toFolder(await requireFolder(deps.db, orgId, id));
 }
 
 /** Newest first; `parentId` narrows to the direct subfolders of one folder. */
-export async function listFolders(deps: AppDeps, orgId: string, query: ListFoldersQueryT) {
+export async function listFolders(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  query: ListFoldersQueryT,
+) {
   const { rows, meta } = await repo.listFolders(
     deps.db,
     orgId,
@@ -79,7 +87,7 @@ export async function listFolders(deps: AppDeps, orgId: string, query: ListFolde
 
 /** Renames or moves a folder; a move must keep the tree a tree. */
 export async function updateFolder(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   orgId: string,
   id: string,
   input: UpdateFolderInput,
@@ -97,7 +105,11 @@ export async function updateFolder(
 }
 
 /** Deletes an empty folder: one that holds no live document and no subfolder (409 says which). */
-export async function deleteFolder(deps: AppDeps, orgId: string, id: string): Promise<void> {
+export async function deleteFolder(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  id: string,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await repo.lockFolderTree(trx, orgId);
     await requireFolder(trx, orgId, id);

@@ -37,7 +37,9 @@ const count = (result: { numDeletedRows: bigint }[]) =>
   result.reduce((n, r) => n + Number(r.numDeletedRows), 0);
 
 /** One pass of every purge. */
-export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
+export async function purgeExpired(
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock'>,
+): Promise<PurgeResult> {
   const now = deps.clock.now().getTime();
   const iso = (ms: number) => new Date(ms).toISOString();
   const { db } = deps;
@@ -95,7 +97,10 @@ export async function purgeExpired(deps: AppDeps): Promise<PurgeResult> {
  * attachments and identity evidence) and then its rows (signers, fields, links, audit trail) are
  * removed. Files go first: a crash in between leaves rows that the next pass erases again.
  */
-async function eraseDocument(deps: AppDeps, doc: DocumentRow): Promise<boolean> {
+async function eraseDocument(
+  deps: Pick<AppDeps, 'db' | 'storage'>,
+  doc: DocumentRow,
+): Promise<boolean> {
   const { db, storage } = deps;
   const attachments = await db
     .selectFrom('attachments')

@@ -38,7 +38,7 @@ const who = (s: Pick<SignerRow, 'name' | 'email' | 'role' | 'position'>) =>
 
 /** A document's signers in signing order, one page at a time (like every list). */
 export async function listDocumentSigners(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   documentId: string,
   query: ListSignersQueryT,
@@ -54,7 +54,7 @@ export async function listDocumentSigners(
 
 /** Adds a signer to a draft; `order` defaults to after the last one and must be free. */
 export async function addSigner(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'secret'>,
   actor: Actor,
   documentId: string,
   input: SignerInputT,
@@ -150,7 +150,7 @@ const changedNames = (changes: SignerUpdate) =>
  * is answered with the signer as it is, without an audit entry or mail.
  */
 export async function updateSigner(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'secret'>,
   actor: Actor,
   documentId: string,
   signerId: string,
@@ -166,7 +166,7 @@ export async function updateSigner(
 }
 
 async function editDraftSigner(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock' | 'secret'>,
   trx: Executor,
   actor: Actor,
   doc: DocumentRow,
@@ -212,7 +212,7 @@ async function editDraftSigner(
 }
 
 async function correctSentSigner(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock' | 'secret'>,
   trx: Executor,
   actor: Actor,
   doc: DocumentRow,
@@ -276,7 +276,7 @@ async function correctSentSigner(
  * signer takes that order or they are reassigned), so a replaced signer keeps its placements.
  */
 export async function removeSigner(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   actor: Actor,
   documentId: string,
   signerId: string,

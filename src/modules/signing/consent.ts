@@ -125,7 +125,7 @@ export async function recordConsent(
 
 /** `POST /api/v1/signing/{token}/consent` once resolved: records the consent unless already given. */
 export async function giveConsent(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   doc: DocumentRow,
   signer: SignerRow,
   meta: RequestMeta,

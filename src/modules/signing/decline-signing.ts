@@ -28,7 +28,7 @@ import { lockDocument } from '../documents-core/document-lock.ts';
  * still had something to do is `cancelled`, and all recipients and the sender are told.
  */
 export async function declineSigning(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   token: string,
   input: DeclineInput,
   meta: RequestMeta,

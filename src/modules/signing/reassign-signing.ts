@@ -79,7 +79,7 @@ const FRESH_SIGNER: SignerUpdate = {
  * `input`. Audited and emitted as `signer.reassigned` with the previous person and the reason.
  */
 export async function reassignSigning(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   token: string,
   input: ReassignInput,
   meta: RequestMeta,

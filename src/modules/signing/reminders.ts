@@ -26,7 +26,9 @@ const REMINDER_INTERVAL_MS: Record<string, number> = {
  * full period ago gets a reminder with a fresh link (links are stored hashed, so the original
  * cannot be re-sent). The period counts from the invitation, "your turn" mail or last reminder.
  */
-export async function sendReminders(deps: AppDeps): Promise<number> {
+export async function sendReminders(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+): Promise<number> {
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   const candidates = await deps.db

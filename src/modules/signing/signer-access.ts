@@ -29,7 +29,7 @@ import { requireOpen } from '../documents-core/signing-rules.ts';
  * `link_locked`) until the sender issues a new link or resends the invitation.
  */
 export async function enterAccessCode(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'secret'>,
   token: string,
   accessCode: string,
   meta: RequestMeta,
@@ -78,7 +78,7 @@ export async function enterAccessCode(
  * Download links of the signed copy are not signing links and need none. Routes with
  * `config.signingSession === false` (the access route itself) are left alone.
  */
-export function requireSigningSession(deps: AppDeps) {
+export function requireSigningSession(deps: Pick<AppDeps, 'db' | 'clock' | 'secret'>) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = (request.params as { token?: string } | undefined)?.token;
     if (token === undefined || request.routeOptions.config.signingSession === false) return;
@@ -109,7 +109,7 @@ declare module 'fastify' {
  * and access codes) are forgotten, so this is also how the sender unlocks a locked signer.
  */
 export async function resendInvitation(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   actor: Actor,
   documentId: string,
   signerId: string,

@@ -31,7 +31,7 @@ function lifetimeOf(embedded: boolean, expiresIn: number | undefined): number {
  * `expiresIn` says otherwise (60 s to 24 h); a signer reached by email's lives 30 days by default.
  */
 export async function createSignerLink(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   actor: Actor,
   documentId: string,
   signerId: string,

@@ -79,7 +79,7 @@ export interface FieldUpload {
 
 /** Stores a signer's file for one of their `file` fields; answers the new attachment's id. */
 export async function uploadFieldFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
   token: string,
   fieldId: string,
   upload: FieldUpload,
@@ -167,7 +167,7 @@ interface IntakenFile {
  * campaign page's (before a document exists) both take files through here.
  */
 export async function intakeFieldFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'storage'>,
   upload: FieldUpload,
   fieldLabel: string,
   keyOf: (attachmentId: string, safeName: string) => string,

@@ -39,7 +39,7 @@ export async function signerEventData(trx: Executor, doc: DocumentRow, signer: S
  */
 export async function mailYourTurn(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   doc: DocumentRow,
   signer: SignerRow,
 ): Promise<void> {
@@ -61,7 +61,7 @@ export async function mailYourTurn(
  */
 export async function advanceTurn(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   doc: DocumentRow,
   meta: RequestMeta,
 ): Promise<void> {
@@ -86,7 +86,7 @@ export async function advanceTurn(
 /** Moves an open document to `action_required` (once), tells the sender why, and emits the event. */
 export async function requireSenderAction(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock'>,
   doc: DocumentRow,
   reason: string,
   meta: RequestMeta,
@@ -128,7 +128,7 @@ export async function requireSenderAction(
  */
 export async function resumeIfResolved(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock'>,
   documentId: string,
   meta: RequestMeta = UNKNOWN_ACTOR,
 ): Promise<DocumentStatus | undefined> {
@@ -157,7 +157,7 @@ export async function resumeIfResolved(
  */
 export async function onSignerCorrected(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   args: {
     doc: DocumentRow;
     signer: SignerRow;
@@ -191,7 +191,7 @@ export async function onSignerCorrected(
  * to correct the address. Idempotent.
  */
 export async function onInvitationUndeliverable(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   ref: { documentId: string; signerId: string; to: string },
   error: string,
 ): Promise<void> {

@@ -45,7 +45,10 @@ const tooManyAttempts = (limit: number) =>
  * What can be refused from the token alone, before the request body is read (onRequest): a bad
  * link, a document that does not ask for evidence or is finished, attempts used up.
  */
-export async function precheckIdentity(deps: AppDeps, token: string): Promise<void> {
+export async function precheckIdentity(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  token: string,
+): Promise<void> {
   const { signer, doc } = await resolveToken(deps.db, deps, token);
   requireOpen(doc, signer);
   const status = verificationOf(doc, signer);
@@ -71,7 +74,7 @@ const EXTENSION: Record<string, string> = {
 
 /** Stores the signer's ID photo and puts the document in `action_required` for the sender's review. */
 export async function submitIdentity(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock'>,
   token: string,
   upload: { bytes: Buffer; contentType: string },
   meta: RequestMeta,
@@ -204,7 +207,7 @@ function latestEvidence(trx: Executor, signerId: string) {
  * document returns to `pending` unless something else still needs the sender.
  */
 export async function decideVerification(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   actor: Actor,
   documentId: string,
   signerId: string,

@@ -29,7 +29,7 @@ type LinkPurpose = 'sign' | 'download';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-function linkExpiry(deps: AppDeps, doc: DocumentRow, lifetimeMs: number): string {
+function linkExpiry(deps: Pick<AppDeps, 'clock'>, doc: DocumentRow, lifetimeMs: number): string {
   const cap = deps.clock.now().getTime() + lifetimeMs;
   const docExpiry = doc.expires_at ? Date.parse(doc.expires_at) : Infinity;
   return new Date(Math.min(cap, docExpiry)).toISOString();
@@ -42,7 +42,7 @@ function linkExpiry(deps: AppDeps, doc: DocumentRow, lifetimeMs: number): string
  */
 export async function issueLink(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   doc: DocumentRow,
   signer: Pick<SignerRow, 'id'>,
   purpose: LinkPurpose = 'sign',
@@ -54,7 +54,7 @@ export async function issueLink(
 /** issueLink for several signers (of one or more documents) as one insert; the links in the same order. */
 export async function issueLinks(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
   holders: { doc: DocumentRow; signer: Pick<SignerRow, 'id'> }[],
   purpose: LinkPurpose = 'sign',
   lifetimeMs: number = LINK_LIFETIME_MS,
@@ -91,7 +91,7 @@ export async function issueLinks(
 /** Voids every link of the signer (its address changed: links mailed to the old one must die). */
 export async function revokeSigningLinks(
   trx: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock'>,
   signerId: string,
 ): Promise<void> {
   await repo.revokeSignerTokens(trx, signerId, deps.clock.now().toISOString());
@@ -126,7 +126,7 @@ const unknownLink = () =>
  */
 export async function resolveToken(
   db: Executor,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'clock'>,
   token: string,
   accept: readonly LinkPurpose[] = ['sign'],
 ): Promise<{ signer: SignerRow; doc: DocumentRow; purpose: LinkPurpose }> {

@@ -37,12 +37,12 @@ import { smsCodeText } from '../../sms/sms-texts.ts';
  */
 
 /** Keyed with the server secret: a leaked table alone does not give away 6-digit codes. */
-const codeHash = (deps: AppDeps, signerId: string, code: string) =>
+const codeHash = (deps: Pick<AppDeps, 'secret'>, signerId: string, code: string) =>
   createHmac('sha256', deps.secret).update(`${signerId}:${code}`).digest('hex');
 
 /** Emails or texts (the signer's `otpMethod`, else its document's) a fresh code to the signer whose turn it is. */
 export async function sendOtp(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'secret'>,
   token: string,
   meta: RequestMeta,
 ): Promise<OtpResultT> {
@@ -115,7 +115,7 @@ export async function sendOtp(
  * transaction that completes the signing (a code works once).
  */
 export async function verifyOtp(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'secret'>,
   doc: DocumentRow,
   signer: SignerRow,
   code: string | undefined,

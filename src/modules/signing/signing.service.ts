@@ -41,7 +41,7 @@ const fieldsOf = (fields: FieldRow[], signer: SignerRow) =>
  * is moves from `sent` to `viewed`.
  */
 export async function getSession(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   token: string,
   meta: RequestMeta,
 ): Promise<SigningSessionT> {
@@ -149,7 +149,7 @@ export async function getSession(
  * PDF for a download link (sent instead of an attachment when the signed file is large).
  */
 export async function openFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock'>,
   token: string,
 ): Promise<{ stream: Readable; name: string; size: number | null }> {
   const { signer, doc, purpose } = await resolveToken(deps.db, deps, token, ['sign', 'download']);
@@ -180,7 +180,7 @@ export async function openFile(
  * document becomes `completed` once that file exists, see src/jobs/finalize.ts).
  */
 export async function completeSigning(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'secret'>,
   token: string,
   input: CompleteInput,
   meta: RequestMeta,

@@ -14,7 +14,7 @@ import { requireSenderAction } from './signing-flow.ts';
  * (`PATCH …/signers/{id}`), which clears the mark. Idempotent.
  */
 export async function onSmsUndeliverable(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   ref: { documentId: string; signerId: string; to: string },
   error: string,
 ): Promise<void> {

@@ -58,7 +58,7 @@ export async function loadTemplateParts(
 }
 
 async function copyObject(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'storage'>,
   from: string,
   to: string,
   contentType: string,
@@ -74,7 +74,7 @@ async function copyObject(
  * made again from the template as it is now.
  */
 export async function copyTemplateFile(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage'>,
   template: TemplateRow,
   documentId: string,
 ): Promise<{ columns: FileColumns; written: string[] }> {
@@ -91,7 +91,7 @@ export async function copyTemplateFile(
 }
 
 async function copyFileOnce(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'storage'>,
   template: TemplateRow,
   documentId: string,
 ): Promise<{ columns: FileColumns; written: string[] }> {
@@ -133,7 +133,7 @@ async function copyFileOnce(
   }
 }
 
-export async function discardFiles(deps: AppDeps, keys: string[]): Promise<void> {
+export async function discardFiles(deps: Pick<AppDeps, 'storage'>, keys: string[]): Promise<void> {
   await discardObjects(deps.storage, keys);
 }
 
@@ -218,7 +218,7 @@ export interface DocumentSeed {
  * the organization's (400 on `body.templateId`, like any reference in a body).
  */
 export async function seedFromTemplate(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage'>,
   orgId: string,
   documentId: string,
   templateId: string,

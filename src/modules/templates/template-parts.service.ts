@@ -36,7 +36,7 @@ import type { ListPartsQueryT, RoleInputT, RolePatchT } from './templates.schema
 const pick = <T>(given: T | undefined, current: T): T => (given === undefined ? current : given);
 
 export async function listRoles(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   templateId: string,
   query: ListPartsQueryT,
@@ -51,7 +51,12 @@ export async function listRoles(
 }
 
 /** Adds a role; `order` defaults to after the last one and must be free. */
-export async function addRole(deps: AppDeps, orgId: string, templateId: string, input: RoleInputT) {
+export async function addRole(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  orgId: string,
+  templateId: string,
+  input: RoleInputT,
+) {
   return deps.db.transaction().execute(async (trx) => {
     await repo.lockTemplate(trx, orgId, templateId);
     const existing = await repo.listRoles(trx, templateId);
@@ -77,7 +82,7 @@ async function requireRole(
 
 /** Edits a role; a new `order` must be free, and the fields assigned to the role follow it. */
 export async function updateRole(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   orgId: string,
   templateId: string,
   roleId: string,
@@ -122,7 +127,7 @@ export async function updateRole(
  * a campaign refuses a template whose fields name no role.
  */
 export async function removeRole(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   orgId: string,
   templateId: string,
   roleId: string,
@@ -136,7 +141,7 @@ export async function removeRole(
 }
 
 export async function listFields(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   templateId: string,
   query: ListPartsQueryT,
@@ -152,7 +157,7 @@ export async function listFields(
 
 /** Places a field (at most 500 per template; `page` within the page count once a file is uploaded). */
 export async function addField(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   orgId: string,
   templateId: string,
   input: FieldInputT,
@@ -177,7 +182,7 @@ export async function addField(
  * set). The same rules as a document's anchored fields (src/modules/documents-core/anchors.ts).
  */
 export async function addAnchoredFields(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
   orgId: string,
   templateId: string,
   input: AnchoredFieldInputT,
@@ -211,7 +216,7 @@ async function requireField(
 
 /** Edits a field; the rules apply to the field as it would be after the change. */
 export async function updateField(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   orgId: string,
   templateId: string,
   fieldId: string,
@@ -259,7 +264,7 @@ export async function updateField(
 }
 
 export async function removeField(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   orgId: string,
   templateId: string,
   fieldId: string,

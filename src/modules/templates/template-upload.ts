@@ -32,7 +32,7 @@ const templatePrefix = (orgId: string, templateId: string) =>
 
 /** Step 1: a signed URL, bound to this template, the declared type and the size limit. */
 export async function createTemplateUploadTicket(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'secret'>,
   orgId: string,
   templateId: string,
   input: UploadInput,
@@ -54,7 +54,11 @@ export async function createTemplateUploadTicket(
  * replaced is deleted after the commit. Documents made from the template earlier keep their own
  * copies; later ones get the new file.
  */
-export async function receiveTemplateUpload(deps: AppDeps, grant: UploadGrant, body: Readable) {
+export async function receiveTemplateUpload(
+  deps: Pick<AppDeps, 'db' | 'storage' | 'clock' | 'pdf'>,
+  grant: UploadGrant,
+  body: Readable,
+) {
   const { orgId, targetId: templateId } = grant;
   const gone = () => invalidState('The template was deleted; it no longer accepts uploads');
   const template = await repo.findTemplate(deps.db, orgId, templateId);

@@ -23,7 +23,11 @@ export async function requireTemplate(
 }
 
 /** Creates a template, optionally with its roles and fields; the file comes through the upload endpoint. */
-export async function createTemplate(deps: AppDeps, orgId: string, input: CreateTemplateInput) {
+export async function createTemplate(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  orgId: string,
+  input: CreateTemplateInput,
+) {
   const now = deps.clock.now().toISOString();
   const id = newId('tpl');
   const roleRows = buildRoleRows(id, input.roles ?? [], [], now, 'body.roles');
@@ -52,7 +56,7 @@ export async function createTemplate(deps: AppDeps, orgId: string, input: Create
   return getTemplate(deps, orgId, id);
 }
 
-export async function getTemplate(deps: AppDeps, orgId: string, id: string) {
+export async function getTemplate(deps: Pick<AppDeps, 'db'>, orgId: string, id: string) {
   const template = await requireTemplate(deps.db, orgId, id);
   const [roles, fields] = await Promise.all([
     repo.listRoles(deps.db, id),
@@ -66,7 +70,11 @@ export async function getTemplate(deps: AppDeps, orgId: string, id: string) {
   );
 }
 
-export async function listTemplates(deps: AppDeps, orgId: string, query: ListTemplatesQueryT) {
+export async function listTemplates(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  query: ListTemplatesQueryT,
+) {
   const { rows, meta } = await repo.listTemplates(
     deps.db,
     orgId,
@@ -77,7 +85,7 @@ export async function listTemplates(deps: AppDeps, orgId: string, query: ListTem
 }
 
 export async function updateTemplate(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   orgId: string,
   id: string,
   input: UpdateTemplateInput,
@@ -104,7 +112,11 @@ export async function updateTemplate(
  * own copies (and its id in `templateId`). Refused while a campaign is built on it: the campaign's
  * public link would break; delete the campaign first.
  */
-export async function deleteTemplate(deps: AppDeps, orgId: string, id: string): Promise<void> {
+export async function deleteTemplate(
+  deps: Pick<AppDeps, 'db' | 'storage'>,
+  orgId: string,
+  id: string,
+): Promise<void> {
   const files = await deps.db.transaction().execute(async (trx) => {
     const template = await repo.lockTemplate(trx, orgId, id);
     const campaigns = await repo.countCampaignsUsing(trx, id);

@@ -70,6 +70,7 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
       const leave = queues.keyed.enter();
       try {
         const { report, sha256 } = await verifyUpload(
+          deps.pdf,
           request.body as Readable | undefined,
           length(request.headers['content-length']),
           'keyed',
@@ -94,6 +95,7 @@ export async function verifyRoutes(fastify: FastifyInstance): Promise<void> {
       const leave = queues.public.enter();
       try {
         const { report } = await verifyUpload(
+          deps.pdf,
           request.body as Readable | undefined,
           length(request.headers['content-length']),
           'public',

@@ -9,6 +9,7 @@ import { AppError, busy } from '../../http/errors.ts';
 import { WorkerBusyError, WorkerLimitError } from '../../pdf/bounded-worker.ts';
 import { PdfError } from '../../pdf/syntax.ts';
 import type { VerificationReport } from '../../pdf/verify.ts';
+import type { PdfWorkers } from '../../pdf/pdf-workers.ts';
 import { verifyInWorker, type VerifyLane } from '../../pdf/verify-worker.ts';
 
 /** The largest file `/api/v1/verify` and the public page take. */
@@ -27,6 +28,7 @@ interface MatchedDocument {
  * removes the file: nothing is kept. Returns the report and the file's SHA-256.
  */
 export async function verifyUpload(
+  pdf: PdfWorkers,
   body: Readable | undefined,
   declaredLength: number | undefined,
   lane: VerifyLane,
@@ -72,7 +74,7 @@ export async function verifyUpload(
       throw new AppError('unsupported_media_type', 'The file is not a PDF');
     let report: VerificationReport;
     try {
-      report = await verifyInWorker(file, lane);
+      report = await verifyInWorker(pdf, file, lane);
     } catch (err) {
       if (err instanceof WorkerBusyError)
         throw busy('Too many files are waiting to be checked', err.retryAfterSeconds);

@@ -124,25 +124,6 @@ export async function findTargets(
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/**
- * Records the outcome of an attempt, only if the delivery is still pending under this lease:
- * a delivery cancelled meanwhile stays cancelled. Returns whether it was updated.
- */
-export async function settleDelivery(
-  db: Executor,
-  claim: { id: string; leased_until: string | null },
-  changes: Updateable<WebhookDeliveriesTable>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ ...changes, leased_until: null })
-    .where('id', '=', claim.id)
-    .where('status', '=', 'pending')
-    .where('leased_until', '=', claim.leased_until)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 export async function insertAttempt(
   db: Executor,
   row: Insertable<WebhookAttemptsTable>,

@@ -5,6 +5,7 @@ import type { Db, DeliveryRow, Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import * as repo from './deliveries.repository.ts';
 import { afterDeactivation, countFailure } from './webhook-status.ts';
+import { type DeliveryStatus, settleDelivery } from './delivery-status.ts';
 import type { AttemptResult } from './sender.ts';
 
 /** One finished attempt waiting to be written. */
@@ -129,7 +130,7 @@ export class OutcomeRecorder {
     const schedule = config.webhookRetrySchedule;
     for (const { claim, result, startedAt } of batch) {
       // attempt_count already counts this attempt (the claim incremented it): attempt n+1 waits schedule[n-1].
-      const next = result.ok
+      const next: { status: DeliveryStatus; next_attempt_at: string | null } = result.ok
         ? { status: 'succeeded', next_attempt_at: null }
         : claim.attempt_count <= schedule.length
           ? {
@@ -139,7 +140,7 @@ export class OutcomeRecorder {
               ).toISOString(),
             }
           : { status: 'failed', next_attempt_at: null };
-      await repo.settleDelivery(trx, claim, {
+      await settleDelivery(trx, claim, {
         ...next,
         last_status_code: result.statusCode,
         updated_at: nowIso,

@@ -1,12 +1,24 @@
 import type { Db } from '../../db/database.ts';
+import { ConfigError } from '../../config-values.ts';
 import { isSealed, openText, sealText } from '../../secret-key.ts';
+
+/**
+ * The start-up step of the webhook secrets (server.ts, after migrating, before the app is built):
+ * refuses to start (ConfigError) when the stored secrets do not open with `key`, then encrypts
+ * those still stored in plain text. buildApp only wires: it writes nothing.
+ */
+export async function prepareWebhookSecrets(db: Db, key: Buffer): Promise<void> {
+  const problem = await webhookSecretsProblem(db, key);
+  if (problem !== null) throw new ConfigError(problem);
+  await sealPlaintextWebhookSecrets(db, key);
+}
 
 /**
  * Encrypts webhook secrets stored in plain text (written before secrets were encrypted at rest).
  * Run on every start; only a row still holding its plaintext is changed, so concurrent starts
  * never encrypt one twice.
  */
-export async function sealPlaintextWebhookSecrets(db: Db, key: Buffer): Promise<number> {
+async function sealPlaintextWebhookSecrets(db: Db, key: Buffer): Promise<number> {
   const rows = await db
     .selectFrom('webhooks')
     .select(['id', 'secret'])
@@ -32,7 +44,7 @@ export async function sealPlaintextWebhookSecrets(db: Db, key: Buffer): Promise<
  * started with another SECRET_KEY than the one its data was written with is refused here, before
  * it signs a single delivery with a secret it cannot read.
  */
-export async function webhookSecretsProblem(db: Db, key: Buffer): Promise<string | null> {
+async function webhookSecretsProblem(db: Db, key: Buffer): Promise<string | null> {
   const row = await db
     .selectFrom('webhooks')
     .select('secret')

@@ -15,6 +15,12 @@ export const WEBHOOK_TRANSITIONS: Transitions<WebhookStatus> = {
   inactive: ['active'],
 };
 
+/**
+ * The action guard: only an active webhook gets attempts (an inactive one's deliveries are held),
+ * and only for one may the sender retry a delivery or send a test event.
+ */
+export const isDelivering = (hook: { status: string | null }) => hook.status === 'active';
+
 /** Sets the webhook's status to `to` with `changes`; false when it already had that status. */
 export async function moveWebhook(
   db: Executor,

@@ -73,26 +73,6 @@ export async function deleteWebhook(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('webhooks').where('id', '=', id).execute();
 }
 
-/**
- * Deliveries still waiting for an attempt will get none: the webhook was deleted. Those leased to
- * an attempt in flight are left to their worker, which records the attempt and then cancels them
- * (it finds the webhook gone); skipping them also means this statement never waits for another
- * worker's recording transaction.
- */
-export async function cancelPendingDeliveries(
-  db: Executor,
-  webhookId: string,
-  now: string,
-): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'cancelled', next_attempt_at: null, updated_at: now })
-    .where('webhook_id', '=', webhookId)
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
-    .execute();
-}
-
 export async function listDeliveries(
   db: Executor,
   webhookId: string,
@@ -128,15 +108,6 @@ export async function findDeliveryOfEvent(
     .where('event_id', '=', eventId)
     .where('webhook_id', '=', webhookId)
     .executeTakeFirst();
-}
-
-/** Makes a delivery due now. An attempt already in flight keeps its lease; its outcome then decides what follows. */
-export async function requeueDelivery(db: Executor, id: string, now: string): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-    .where('id', '=', id)
-    .execute();
 }
 
 /** Attempts of the given deliveries, oldest first, grouped by delivery id. */

@@ -9,8 +9,7 @@ import {
   Timestamp,
 } from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
-
-const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+import { DELIVERY_STATUSES } from './delivery-status.ts';
 
 /** docs/limits.md. */
 export const MAX_WEBHOOKS_PER_ORG = 10;

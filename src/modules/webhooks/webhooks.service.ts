@@ -16,8 +16,9 @@ import type {
 import { MAX_WEBHOOKS_PER_ORG } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './signature.ts';
 import { addressPolicy, checkWebhookUrl } from './ssrf.ts';
-import { moveWebhook } from './webhook-status.ts';
+import { isDelivering, moveWebhook } from './webhook-status.ts';
 import { probeNow, releaseDeliveries } from './deliveries.repository.ts';
+import { cancelPendingDeliveries, requeueDelivery } from './delivery-status.ts';
 
 /** Refuses a URL that is not http(s), not HTTPS in production, or whose host is or resolves to a blocked address. */
 async function requireDeliverableUrl(config: Config, url: string): Promise<void> {
@@ -38,7 +39,11 @@ async function requireWebhook(db: Executor, orgId: string, id: string): Promise<
  * Registers a webhook (active, failureCount 0) with a fresh secret, returned only here.
  * At most 10 per organization, also under concurrent requests.
  */
-export async function createWebhook(deps: AppDeps, orgId: string, input: CreateWebhookInput) {
+export async function createWebhook(
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'webhookKey'>,
+  orgId: string,
+  input: CreateWebhookInput,
+) {
   await requireDeliverableUrl(deps.config, input.url);
   const now = deps.clock.now().toISOString();
   // Stored encrypted; the plaintext is answered once, here.
@@ -70,7 +75,11 @@ export async function createWebhook(deps: AppDeps, orgId: string, input: CreateW
   return toCreatedWebhook(row);
 }
 
-export async function listWebhooks(deps: AppDeps, orgId: string, query: ListWebhooksQueryT) {
+export async function listWebhooks(
+  deps: Pick<AppDeps, 'db'>,
+  orgId: string,
+  query: ListWebhooksQueryT,
+) {
   const { rows, meta } = await repo.listWebhooks(
     deps.db,
     orgId,
@@ -80,7 +89,7 @@ export async function listWebhooks(deps: AppDeps, orgId: string, query: ListWebh
   return { data: rows.map(toWebhook), meta };
 }
 
-export async function getWebhook(deps: AppDeps, orgId: string, id: string) {
+export async function getWebhook(deps: Pick<AppDeps, 'db'>, orgId: string, id: string) {
   return toWebhook(await requireWebhook(deps.db, orgId, id));
 }
 
@@ -90,7 +99,7 @@ export async function getWebhook(deps: AppDeps, orgId: string, id: string) {
  * resets `failureCount` and its backoff, and makes the held deliveries due at once.
  */
 export async function updateWebhook(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
   orgId: string,
   id: string,
   input: UpdateWebhookInput,
@@ -114,16 +123,24 @@ export async function updateWebhook(
 }
 
 /** Deletes the webhook; its pending deliveries are cancelled (their log stays with the rows). */
-export async function deleteWebhook(deps: AppDeps, orgId: string, id: string): Promise<void> {
+export async function deleteWebhook(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  orgId: string,
+  id: string,
+): Promise<void> {
   await requireWebhook(deps.db, orgId, id);
   await deps.db.transaction().execute(async (trx) => {
     await repo.deleteWebhook(trx, id);
-    await repo.cancelPendingDeliveries(trx, id, deps.clock.now().toISOString());
+    await cancelPendingDeliveries(trx, id, deps.clock.now().toISOString());
   });
 }
 
 /** Replaces the secret at once (deliveries signed from now on use the new one) and returns it, once. */
-export async function rotateSecret(deps: AppDeps, orgId: string, id: string) {
+export async function rotateSecret(
+  deps: Pick<AppDeps, 'db' | 'clock' | 'webhookKey'>,
+  orgId: string,
+  id: string,
+) {
   await requireWebhook(deps.db, orgId, id);
   const secret = newWebhookSecret();
   await repo.updateWebhook(deps.db, id, {
@@ -135,7 +152,7 @@ export async function rotateSecret(deps: AppDeps, orgId: string, id: string) {
 
 /** The delivery log of a webhook, newest first, each delivery with its attempts. */
 export async function listDeliveries(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db'>,
   orgId: string,
   id: string,
   query: ListDeliveriesQueryT,
@@ -162,7 +179,7 @@ async function deliveryView(db: Executor, webhookId: string, deliveryId: string)
 }
 
 function requireActive(hook: WebhookRow, action: string): void {
-  if (hook.status !== 'active')
+  if (!isDelivering(hook))
     throw invalidState(
       `Cannot ${action}: the webhook is inactive; reactivate it with PATCH {"status": "active"} first`,
     );
@@ -172,19 +189,28 @@ function requireActive(hook: WebhookRow, action: string): void {
  * Queues one more attempt of a delivery now, with the same delivery id. Automatic retries then
  * continue from its attempt count (a delivery whose retries were exhausted gets this one attempt).
  */
-export async function retryDelivery(deps: AppDeps, orgId: string, id: string, deliveryId: string) {
+export async function retryDelivery(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  orgId: string,
+  id: string,
+  deliveryId: string,
+) {
   const hook = await requireWebhook(deps.db, orgId, id);
   if (!(await repo.findDelivery(deps.db, id, deliveryId))) throw notFound('Delivery');
   requireActive(hook, 'retry a delivery');
   const now = deps.clock.now().toISOString();
-  await repo.requeueDelivery(deps.db, deliveryId, now);
+  await requeueDelivery(deps.db, deliveryId, now);
   // A failing webhook waits for its next probe; asked for by hand, that probe goes now.
   await probeNow(deps.db, id, now);
   return deliveryView(deps.db, id, deliveryId);
 }
 
 /** Emits a `webhook.test` event delivered to this webhook only, whatever it subscribes to. */
-export async function sendTestEvent(deps: AppDeps, orgId: string, id: string) {
+export async function sendTestEvent(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  orgId: string,
+  id: string,
+) {
   const hook = await requireWebhook(deps.db, orgId, id);
   requireActive(hook, 'send a test event');
   return deps.db.transaction().execute(async (trx) => {
