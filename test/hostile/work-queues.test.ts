@@ -149,14 +149,15 @@ describe('public checks', () => {
       method: 'POST',
       headers: { 'content-type': 'application/pdf' },
       body: Readable.toWeb(
-        Readable.from(signatureBombPdf(8 * 1024 * 1024, 25, undefined, 'distinct')),
+        Readable.from(signatureBombPdf(16 * 1024 * 1024, 50, undefined, 'distinct')),
       ) as ReadableStream,
       duplex: 'half',
     } as RequestInit).then(async (res) => {
       publicDone = true;
       return res.status;
     });
-    // Let the stranger's 8 MB arrive and its 25 hashes of (nearly) the whole file begin.
+    // Let the stranger's 16 MB arrive and its 50 hashes of (nearly) the whole file begin: 800 MB
+    // to hash, seconds of CPU, so it cannot end before a small check, even on an idle machine.
     await new Promise((r) => setTimeout(r, 500));
     const keyed = await verifyKeyed(small);
     expect(keyed.status).toBe(200);
