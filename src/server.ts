@@ -15,6 +15,7 @@ import { closeVerifyWorker } from './pdf/verify-worker.ts';
 import { closeIntakeWorker, warmIntakeWorker } from './pdf/page-count.ts';
 import { closeRenewWorker } from './pdf/renew-worker.ts';
 import { closeTextSearchWorker } from './pdf/text-search.ts';
+import { closeTagWorker } from './pdf/tag-strip.ts';
 
 /** loadConfig → createDb → migrate → buildApp → listen; start workers; close gracefully on SIGTERM/SIGINT. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
@@ -96,6 +97,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
         closeVerifyWorker(),
         closeRenewWorker(),
         closeTextSearchWorker(),
+        closeTagWorker(),
       ]);
       app.deps.mailer.close();
       await database.close();

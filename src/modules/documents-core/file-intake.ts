@@ -16,6 +16,13 @@ import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
 import type { UploadContentType } from './documents.schemas.ts';
 import { streamToStorage, UploadTooLarge, UploadTypeMismatch } from './stream-to-storage.ts';
+import {
+  replaceTagFields,
+  taggedPdfOf,
+  WITHOUT_TAGS,
+  type PdfOf,
+  type ReadTags,
+} from './tag-intake.ts';
 import { lockDocument } from './document-lock.ts';
 
 /*
@@ -66,6 +73,7 @@ export const fileColumns = (file: IngestedFile) => ({
   file_size: file.size,
   document_hash: file.sha256,
   page_count: file.pageCount,
+  shown_file_hash: file.shownHash,
 });
 
 /** The objects a file occupies in storage. */
@@ -88,6 +96,8 @@ export const staleKeys = (
 export interface FileLimits {
   contentType: UploadContentType;
   maxBytes: number;
+  /** Whether the file's text tags become fields (and are removed from the file signers see). */
+  textTags?: boolean;
 }
 
 /** A file received, checked and stored with its PDF, not yet recorded on the document. */
@@ -100,6 +110,10 @@ interface IngestedFile {
   size: number;
   sha256: string;
   pageCount: number | null;
+  /** The text tags read (when asked for); `pdfKey` is then the file without them, if it had any. */
+  tags: ReadTags | null;
+  /** SHA-256 of `pdfKey` when tags were removed from the upload; null otherwise. */
+  shownHash: string | null;
 }
 
 async function readAll(storage: Storage, key: string): Promise<Buffer> {
@@ -117,8 +131,10 @@ async function pdfOf(
   key: string,
   type: UploadContentType,
   size: number,
-): Promise<{ pdfKey: string; pageCount: number }> {
+  textTags: boolean,
+): Promise<PdfOf> {
   if (type === 'application/pdf') {
+    if (textTags) return taggedPdfOf(storage, key);
     if (size <= REPAIR_LIMIT_BYTES)
       return {
         pdfKey: key,
@@ -163,17 +179,19 @@ export async function ingestFile(
 ): Promise<IngestedFile> {
   try {
     const file = await streamToStorage(storage, key, body, limits);
-    const { pdfKey, pageCount } = await pdfOf(storage, key, limits.contentType, file.size);
+    const pdf = await pdfOf(storage, key, limits.contentType, file.size, !!limits.textTags);
     return {
       key,
-      pdfKey,
+      pdfKey: pdf.pdfKey,
       contentType: limits.contentType,
       size: file.size,
       sha256: file.sha256,
-      pageCount,
+      pageCount: pdf.pageCount,
+      tags: pdf.tags ?? (limits.textTags ? { found: [], count: 0, failure: null } : null),
+      shownHash: pdf.shownHash ?? null,
     };
   } catch (err) {
-    await discardObjects(storage, [key]);
+    await discardObjects(storage, [key, `${key}${WITHOUT_TAGS}`]);
     throw err;
   }
 }
@@ -239,11 +257,12 @@ export async function recordFile(
   const written = writtenKeys(file);
   const details =
     `Uploaded ${file.contentType} (${file.size} bytes, SHA-256 ${file.sha256})` +
-    (file.pdfKey !== file.key
+    (file.contentType !== 'application/pdf'
       ? '; converted to a 1-page PDF'
       : file.pageCount === null
         ? ''
         : `; ${file.pageCount} page(s)`) +
+    (file.tags ? `; ${file.tags.count} text tag(s)` : '') +
     (options.note ? `; ${options.note}` : '');
   let replaced: DocumentRow | undefined;
   try {
@@ -251,10 +270,16 @@ export async function recordFile(
       // Locked, so two files being recorded at once see each other's result and each deletes exactly the file it replaced.
       const current = await lockDocument(trx, ref.documentId, ref.orgId);
       if (!options.admit(current)) return undefined;
+      const now = deps.clock.now().toISOString();
+      // Each intake replaces the warnings of the one before.
+      const warnings = file.tags
+        ? await replaceTagFields(trx, ref.documentId, file.tags, now)
+        : null;
       await repo.updateDocument(trx, ref.documentId, {
         ...options.changes,
         ...fileColumns(file),
-        updated_at: deps.clock.now().toISOString(),
+        warnings,
+        updated_at: now,
       });
       await writeAudit(trx, deps.clock, {
         orgId: ref.orgId,

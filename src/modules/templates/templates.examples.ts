@@ -245,6 +245,7 @@ export const templateExamples = {
         expiresIn: 3600,
         method: 'PUT',
         headers: { 'Content-Type': 'application/pdf' },
+        textTags: false,
       },
     },
   },
