@@ -100,6 +100,8 @@ describe('text tags on a document upload', () => {
     const before = await wordBoxes(bytes);
     if (before === null) return console.warn('pdftotext (poppler) is not installed');
     const after = (await wordBoxes(await shownFile(id)))!;
+    expect(before.has('{{signature:1}}')).toBe(true);
+    expect(after.has('{{signature:1}}')).toBe(false);
     for (const word of ['signs', 'chosen', 'party'])
       expect(after.get(word)?.[0]).toBeCloseTo(before.get(word)![0], 1);
   });

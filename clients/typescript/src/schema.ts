@@ -2289,6 +2289,14 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             updatedAt: string;
+            /** @description What the last intake of the file reported (text tags that made no field, …); `[]` when none. Replaced at each upload */
+            warnings: {
+                /** @description `invalid_tag` (malformed: no field), `unknown_signer` (names a signer or role the document or template does not have), `tag_not_removed` (its text could not be taken out of the file: no field), `too_many_tags` (past 1,000 the rest make no field) */
+                code: string;
+                message: string;
+                /** @description 1-based page of the tag */
+                page: number | null;
+            }[];
         };
         DocumentListItem: {
             _count: {
@@ -2598,6 +2606,14 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             updatedAt: string;
+            /** @description What the last intake of the file reported (text tags that made no field, …); `[]` when none. Replaced at each upload */
+            warnings: {
+                /** @description `invalid_tag` (malformed: no field), `unknown_signer` (names a signer or role the document or template does not have), `tag_not_removed` (its text could not be taken out of the file: no field), `too_many_tags` (past 1,000 the rest make no field) */
+                code: string;
+                message: string;
+                /** @description 1-based page of the tag */
+                page: number | null;
+            }[];
         };
         TemplateField: {
             /** @description The `order` of the role who fills it */
@@ -5417,7 +5433,8 @@ export interface operations {
                      *         "signingType": "sequential",
                      *         "status": "draft",
                      *         "templateId": null,
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -5925,7 +5942,8 @@ export interface operations {
                      *         "signingType": "sequential",
                      *         "status": "draft",
                      *         "templateId": null,
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -7988,7 +8006,8 @@ export interface operations {
                      *         "signingType": "sequential",
                      *         "status": "pending",
                      *         "templateId": null,
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -9982,7 +10001,8 @@ export interface operations {
                  * @example {
                  *       "contentType": "application/pdf",
                  *       "fileSize": 48213,
-                 *       "filename": "agreement.pdf"
+                 *       "filename": "agreement.pdf",
+                 *       "textTags": true
                  *     }
                  */
                 "application/json": {
@@ -9992,6 +10012,11 @@ export interface operations {
                     filename?: string;
                     /** @description Bytes, at most 50 MB (52428800); more is 413 */
                     fileSize?: number;
+                    /**
+                     * @description Read text tags (`{{signature:1}}`, `{{text:2;label=City}}`) from the PDF: each becomes a field at its place and is removed from the file signers see (see `warnings`)
+                     * @default false
+                     */
+                    textTags?: boolean;
                 };
             };
         };
@@ -10011,6 +10036,7 @@ export interface operations {
                      *           "Content-Type": "application/pdf"
                      *         },
                      *         "method": "PUT",
+                     *         "textTags": true,
                      *         "uploadUrl": "https://sign.example.com/uploads/eyJkIjoiZG9jXzAxamR4M200bjVwNnE3cjhzOXQwdjF3MngzIn0.Qm9vZ2xlLXNpZ25hdHVyZQ"
                      *       }
                      *     }
@@ -10025,6 +10051,8 @@ export interface operations {
                             };
                             /** @enum {string} */
                             method: "PUT";
+                            /** @description Whether the text tags of the file sent are read */
+                            textTags: boolean;
                             uploadUrl: string;
                         };
                     };
@@ -16023,7 +16051,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -16285,7 +16314,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -16705,7 +16735,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -18621,6 +18652,11 @@ export interface operations {
                     filename?: string;
                     /** @description Bytes, at most 50 MB (52428800); more is 413 */
                     fileSize?: number;
+                    /**
+                     * @description Read text tags (`{{signature:1}}`, `{{text:2;label=City}}`) from the PDF: each becomes a field at its place and is removed from the file signers see (see `warnings`)
+                     * @default false
+                     */
+                    textTags?: boolean;
                 };
             };
         };
@@ -18640,6 +18676,7 @@ export interface operations {
                      *           "Content-Type": "application/pdf"
                      *         },
                      *         "method": "PUT",
+                     *         "textTags": false,
                      *         "uploadUrl": "https://sign.example.com/uploads/eyJkIjoiZG9jXzAxamR4M200bjVwNnE3cjhzOXQwdjF3MngzIn0.Qm9vZ2xlLXNpZ25hdHVyZQ"
                      *       }
                      *     }
@@ -18654,6 +18691,8 @@ export interface operations {
                             };
                             /** @enum {string} */
                             method: "PUT";
+                            /** @description Whether the text tags of the file sent are read */
+                            textTags: boolean;
                             uploadUrl: string;
                         };
                     };
@@ -21051,7 +21090,14 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": [
+                     *           {
+                     *             "code": "invalid_tag",
+                     *             "message": "{{signature:}}: expected the signer number (1, 2, …) after \":\"",
+                     *             "page": 1
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */

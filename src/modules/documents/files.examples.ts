@@ -36,6 +36,13 @@ export const fileExamples = {
         createdAt: AT.created,
         updatedAt: AT.updated,
         _count: { roles: 1, fields: 2 },
+        warnings: [
+          {
+            code: 'invalid_tag',
+            message: '{{signature:}}: expected the signer number (1, 2, …) after ":"',
+            page: 1,
+          },
+        ],
         roles: [
           {
             id: EX.rol,
