@@ -9,6 +9,7 @@ import {
   type PdfDict,
   type PdfValue,
 } from './syntax.ts';
+import { apply, IDENTITY, mul, type Matrix } from './matrix.ts';
 import { codesOf, readTextFont, type TextFont } from './tag-fonts.ts';
 
 /*
@@ -16,33 +17,6 @@ import { codesOf, readTextFont, type TextFont } from './tag-fonts.ts';
  * glyph with the text it stands for, its box on the displayed page and the operation that shows
  * it, following the graphics state (q/Q, cm), the text state and matrices, and form XObjects.
  */
-
-type Matrix = [number, number, number, number, number, number];
-const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-
-const mul = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[1] * n[2],
-  m[0] * n[1] + m[1] * n[3],
-  m[2] * n[0] + m[3] * n[2],
-  m[2] * n[1] + m[3] * n[3],
-  m[4] * n[0] + m[5] * n[2] + n[4],
-  m[4] * n[1] + m[5] * n[3] + n[5],
-];
-const apply = (m: Matrix, x: number, y: number): [number, number] => [
-  x * m[0] + y * m[2] + m[4],
-  x * m[1] + y * m[3] + m[5],
-];
-export function invert(m: Matrix): Matrix {
-  const det = m[0] * m[3] - m[1] * m[2] || 1;
-  return [
-    m[3] / det,
-    -m[1] / det,
-    -m[2] / det,
-    m[0] / det,
-    (m[2] * m[5] - m[3] * m[4]) / det,
-    (m[1] * m[4] - m[0] * m[5]) / det,
-  ];
-}
 
 /** One content stream being read: a page's (its /Contents joined) or a form XObject's. */
 export interface ContentUnit {
@@ -67,8 +41,46 @@ export interface Glyph {
   op: number;
   /** Index of the glyph among those its operation shows. */
   index: number;
-  /** Box on the displayed page, points from its top-left: left, top, right, bottom. */
-  box: [number, number, number, number];
+  /** Where it was drawn (see boxOf). */
+  at: Placement;
+}
+
+/** A glyph's text matrix (`line`'s with the glyph's own translation `e`, `f`) and advance. */
+interface Placement {
+  line: {
+    tm: Matrix;
+    /** User space to the displayed page (origin bottom-left). */
+    ctm: Matrix;
+    /** Rise and ascent in text space; the displayed page's height. */
+    rise: number;
+    top: number;
+    height: number;
+  };
+  e: number;
+  f: number;
+  width: number;
+}
+
+/** A glyph's box on the displayed page, points from its top-left: left, top, right, bottom. */
+export function boxOf(g: Glyph): [number, number, number, number] {
+  const { line, e, f, width } = g.at;
+  const { rise, top, height } = line;
+  const tm = line.tm;
+  const m = mul([tm[0], tm[1], tm[2], tm[3], e, f], line.ctm);
+  let [l, t, r, b] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const [x, y] of [
+    [0, rise],
+    [width, rise],
+    [0, top],
+    [width, top],
+  ]) {
+    const [dx, dy] = apply(m, x, y);
+    l = Math.min(l, dx);
+    r = Math.max(r, dx);
+    t = Math.min(t, height - dy);
+    b = Math.max(b, height - dy);
+  }
+  return [l, t, r, b];
 }
 
 interface GState {
@@ -137,11 +149,16 @@ export class PageScanner {
     const resources = isDict(resourcesValue) ? resourcesValue : undefined;
     let gs: GState = { ctm, tc: 0, tw: 0, th: 1, tl: 0, ts: 0, font: null, size: 0 };
     const stack: GState[] = [];
-    let tm: Matrix = IDENTITY;
+    let tm: Matrix = [...IDENTITY];
     let tlm: Matrix = IDENTITY;
     const moveTo = (tx: number, ty: number) => {
       tlm = mul([1, 0, 0, 1, tx, ty], tlm);
-      tm = tlm;
+      tm = [...tlm];
+    };
+    // Moves the text matrix along its baseline (in place: `tm` is never shared).
+    const advance = (tx: number) => {
+      tm[4] += tx * tm[0];
+      tm[5] += tx * tm[1];
     };
     unit.ops.forEach((op, opIndex) => {
       const a = op.operands;
@@ -156,7 +173,8 @@ export class PageScanner {
           if (a.length === 6) gs.ctm = mul(a.map(n) as Matrix, gs.ctm);
           return;
         case 'BT':
-          tm = tlm = IDENTITY;
+          tlm = IDENTITY;
+          tm = [...IDENTITY];
           return;
         case 'Tc':
           gs.tc = n(a[0]);
@@ -185,7 +203,10 @@ export class PageScanner {
           moveTo(n(a[0]), n(a[1]));
           return;
         case 'Tm':
-          if (a.length === 6) tm = tlm = a.map(n) as Matrix;
+          if (a.length === 6) {
+            tlm = a.map(n) as Matrix;
+            tm = [...tlm];
+          }
           return;
         case 'T*':
           moveTo(0, -gs.tl);
@@ -236,37 +257,30 @@ export class PageScanner {
       if (!unit.shows.has(opIndex))
         unit.shows.set(opIndex, { font, size: gs.size, tc: gs.tc, tw: gs.tw });
       let index = 0;
+      const line = {
+        tm: [...tm] as Matrix,
+        ctm: gs.ctm,
+        rise: gs.ts,
+        top: gs.ts + font.ascent * gs.size,
+        height,
+      };
       for (const item of shown) {
         if (typeof item === 'number') {
-          tm = mul([1, 0, 0, 1, (-item / 1000) * gs.size * gs.th, 0], tm);
+          advance((-item / 1000) * gs.size * gs.th);
           continue;
         }
         if (!(item instanceof PdfRaw) || !/^[(<]/.test(item.text)) continue;
         for (const code of codesOf(item.text, font)) {
           const w = (font.width(code) / 1000) * gs.size;
           const space = font.bytesPerCode === 1 && code === 32 ? gs.tw : 0;
-          const m = mul(tm, gs.ctm);
-          let [l, t, r, b] = [Infinity, Infinity, -Infinity, -Infinity];
-          for (const [x, y] of [
-            [0, gs.ts],
-            [w * gs.th, gs.ts],
-            [0, gs.ts + font.ascent * gs.size],
-            [w * gs.th, gs.ts + font.ascent * gs.size],
-          ]) {
-            const [dx, dy] = apply(m, x, y);
-            l = Math.min(l, dx);
-            r = Math.max(r, dx);
-            t = Math.min(t, height - dy);
-            b = Math.max(b, height - dy);
-          }
           glyphs.push({
             text: font.text(code),
             unit,
             op: opIndex,
             index: index++,
-            box: [l, t, r, b],
+            at: { line, e: tm[4], f: tm[5], width: w * gs.th },
           });
-          tm = mul([1, 0, 0, 1, (w + gs.tc + space) * gs.th, 0], tm);
+          advance((w + gs.tc + space) * gs.th);
         }
       }
     });

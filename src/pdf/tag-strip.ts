@@ -7,7 +7,8 @@ import { PdfFile } from './reader.ts';
 import { PdfRaw, PdfRef, PdfStream, name, serializeIndirect, formatNumber } from './syntax.ts';
 import { parseContent } from './content-ops.ts';
 import { codesOf } from './tag-fonts.ts';
-import { invert, PageScanner, type ContentUnit, type Glyph } from './tag-scan.ts';
+import { invert } from './matrix.ts';
+import { boxOf, PageScanner, type ContentUnit, type Glyph } from './tag-scan.ts';
 import type { PdfValue } from './syntax.ts';
 
 /*
@@ -37,7 +38,7 @@ export interface FoundTag {
 const TAG = /\{\{[^{}]{0,500}\}\}/g;
 
 /** Tags read from one file; past it a file's tags are still removed but not reported one by one. */
-export const MAX_REPORTED_TAGS = 1001;
+const MAX_REPORTED_TAGS = 1001;
 
 interface Removal {
   unit: ContentUnit;
@@ -63,15 +64,17 @@ function tagsOfPage(
     const first = owner[m.index];
     const last = owner[m.index + m[0].length - 1];
     const span = glyphs.slice(first, last + 1);
-    const box = span.reduce(
-      (b, g) => [
-        Math.min(b[0], g.box[0]),
-        Math.min(b[1], g.box[1]),
-        Math.max(b[2], g.box[2]),
-        Math.max(b[3], g.box[3]),
-      ],
-      [Infinity, Infinity, -Infinity, -Infinity],
-    );
+    const box = span
+      .map(boxOf)
+      .reduce(
+        (b, g) => [
+          Math.min(b[0], g[0]),
+          Math.min(b[1], g[1]),
+          Math.max(b[2], g[2]),
+          Math.max(b[3], g[3]),
+        ],
+        [Infinity, Infinity, -Infinity, -Infinity],
+      );
     // A glyph that also stands for text outside the tag (a ligature) cannot go alone.
     const exact =
       startOf[first] === m.index &&

@@ -1,28 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentUpdate } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
-import { ImageConversionError, imageToPdf, type ImageType } from '../../pdf/image-to-pdf.ts';
-import { countPdfPages, UnreadablePdfError } from '../../pdf/page-count.ts';
-import { REPAIR_LIMIT_BYTES } from '../../pdf/pdf-lib-guard.ts';
+import { ImageConversionError } from '../../pdf/image-to-pdf.ts';
+import { UnreadablePdfError } from '../../pdf/page-count.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
 import type { UploadContentType } from './documents.schemas.ts';
+import { pdfOf } from './shown-pdf.ts';
 import { streamToStorage, UploadTooLarge, UploadTypeMismatch } from './stream-to-storage.ts';
-import {
-  replaceTagFields,
-  taggedPdfOf,
-  WITHOUT_TAGS,
-  type PdfOf,
-  type ReadTags,
-} from './tag-intake.ts';
+import { replaceTagFields, WITHOUT_TAGS, type ReadTags } from './tag-intake.ts';
 import { lockDocument } from './document-lock.ts';
 
 /*
@@ -114,50 +103,6 @@ interface IngestedFile {
   tags: ReadTags | null;
   /** SHA-256 of `pdfKey` when tags were removed from the upload; null otherwise. */
   shownHash: string | null;
-}
-
-async function readAll(storage: Storage, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/**
- * The PDF signers will see: a PDF upload itself (read for its page count and to prove that
- * sealing can read it), or a one-page PDF made from an image and stored next to it.
- */
-async function pdfOf(
-  storage: Storage,
-  key: string,
-  type: UploadContentType,
-  size: number,
-  textTags: boolean,
-): Promise<PdfOf> {
-  if (type === 'application/pdf') {
-    if (textTags) return taggedPdfOf(storage, key);
-    if (size <= REPAIR_LIMIT_BYTES)
-      return {
-        pdfKey: key,
-        pageCount: await countPdfPages({ bytes: await readAll(storage, key) }),
-      };
-    // Larger files are read from a copy on local disk (whatever the storage), never held whole.
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'signet-intake-'));
-    try {
-      const copy = path.join(dir, 'upload.pdf');
-      await pipeline(await storage.get(key), createWriteStream(copy, { mode: 0o600 }));
-      return { pdfKey: key, pageCount: await countPdfPages({ path: copy }) };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }
-  const pdf = await imageToPdf(await readAll(storage, key), type as ImageType);
-  const pdfKey = `${key}.pdf`;
-  await storage.put(
-    pdfKey,
-    Readable.from(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)),
-    'application/pdf',
-  );
-  return { pdfKey, pageCount: 1 };
 }
 
 /** Deletes objects that ended up unused; a failure only leaves an unreferenced object behind. */

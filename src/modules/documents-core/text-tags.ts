@@ -14,7 +14,7 @@ import type { FieldInputT } from './fields.schemas.ts';
  */
 
 /** Tags one intake turns into fields; past it, one `too_many_tags` warning. */
-export const MAX_TAGS = 1000;
+const MAX_TAGS = 1000;
 
 export const WarningSchema = Type.Object(
   {
@@ -56,7 +56,7 @@ interface ParsedTag {
 const BOOL = /^(true|false)$/;
 
 /** A tag's text read by the grammar, or why it is malformed. */
-export function parseTag(text: string): ParsedTag | string {
+function parseTag(text: string): ParsedTag | string {
   const body = text.slice(2, -2).trim();
   const colon = body.indexOf(':');
   if (colon < 0) return 'expected {{type:N}} or {{type:N;key=value;…}}';
