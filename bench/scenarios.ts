@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context, ScenarioResult } from './run.ts';
 import { rssOf } from './harness.ts';
 import { makeDocument, measureFinalize } from './sign.ts';
+import { measureTags } from './tags.ts';
 import { measureWebhooks } from './webhooks.ts';
 
 type Extra = Record<
@@ -80,6 +81,7 @@ async function upload(ctx: Context): Promise<Omit<ScenarioResult, 'database'>> {
 /** Scenarios of features with their own benchmark modules (upload, webhooks, finalize). */
 export const extraScenarios: Extra = {
   upload: { seed: 0, run: upload },
+  tags: { seed: 0, sqliteOnly: true, run: measureTags },
   webhooks: {
     seed: 0,
     sqliteOnly: true,

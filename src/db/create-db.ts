@@ -47,6 +47,7 @@ import * as m0018b from './migrations/0018b-signer-consent.ts';
 import * as m0021a from './migrations/0021a-reassign.ts';
 import * as m0021c from './migrations/0021c-signing-groups.ts';
 import * as m0021d from './migrations/0021d-embedding.ts';
+import * as m0022a from './migrations/0022a-text-tags.ts';
 import * as m0022b from './migrations/0022b-builder-links.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -99,6 +100,7 @@ export const migrations: Record<string, Migration> = {
   '0021a-reassign': m0021a,
   '0021c-signing-groups': m0021c,
   '0021d-embedding': m0021d,
+  '0022a-text-tags': m0022a,
   '0022b-builder-links': m0022b,
 };
 

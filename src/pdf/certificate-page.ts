@@ -72,6 +72,8 @@ export async function buildCertificatePages(
     if (y - needed < MARGIN + FOOTER_SPACE) newPage();
   };
 
+  const { documentHash, shownHash } = input.document;
+  const shown = shownHash && shownHash !== documentHash ? shownHash : null;
   newPage();
   for (const line of wrapText(factory, 'sans', t('cert.intro'), 9, width - 2 * MARGIN)) {
     canvas.text('sans', 9, MARGIN, y - 9, line, 0.25);
@@ -84,6 +86,7 @@ export async function buildCertificatePages(
     row(t('cert.documentId'), input.document.id),
     row(t('cert.completed'), formatTimestamp(input.document.completedAt, tr)),
     row(t('cert.originalHash'), input.document.documentHash, 'mono', 8.5),
+    ...(shown ? [row(t('cert.shownHash'), shown, 'mono', 8.5)] : []),
     row(t('cert.lastPageSize'), facts.lastPageSize),
     row(t('cert.signedBy'), signedBy),
     ...(input.document.verifyUrl

@@ -34,6 +34,9 @@ export function evidenceJson(
       name: input.document.name,
       completedAt: input.document.completedAt,
       originalSha256: input.document.documentHash,
+      ...(input.document.shownHash && input.document.shownHash !== input.document.documentHash
+        ? { shownSha256: input.document.shownHash }
+        : {}),
       lastPageSize: facts.lastPageSize,
       verifyUrl: input.document.verifyUrl ?? null,
     },

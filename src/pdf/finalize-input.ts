@@ -72,6 +72,8 @@ export interface FinalizeInput {
     id: string;
     name: string;
     documentHash: string;
+    /** SHA-256 of the PDF signers saw when it is not the upload (text tags removed); else null. */
+    shownHash?: string | null;
     completedAt: string;
     verifyUrl?: string;
     /**

@@ -400,6 +400,9 @@ describe.skipIf(dialectName !== 'postgres')(
         pades_level: 'B-LTA',
         timestamp_expires_at: '2027-01-01T00:00:00.000Z',
         timestamp_renewal_claimed_until: '2026-01-04T00:00:00.000Z',
+        warnings: '[{"code":"invalid_tag","message":"m","page":1}]',
+        shown_file_hash: 'h3',
+        pending_upload_text_tags: 1,
       };
       const signerRow = {
         id: 'sig_batch_every',
@@ -446,6 +449,7 @@ describe.skipIf(dialectName !== 'postgres')(
         default_value: 'd',
         options: '["a","b"]',
         value: 'v',
+        origin: 'tag',
         created_at: now,
         updated_at: '2026-01-07T00:00:00.000Z',
       };

@@ -51,9 +51,11 @@ describe('POST /api/v1/documents/{id}/upload', () => {
       'fileKey',
       'headers',
       'method',
+      'textTags',
       'uploadUrl',
     ]);
     expect(data).toMatchObject({
+      textTags: false,
       expiresIn: 3600,
       method: 'PUT',
       headers: { 'Content-Type': 'application/pdf' },

@@ -14,6 +14,7 @@ import {
   typed,
   type SigningTest,
 } from './setup.ts';
+import { operatorsPdf } from '../files/tagged-pdfs.ts';
 
 /*
  * The certificate page of a sealed document, read back with poppler (pdftotext, pdfimages) and
@@ -200,5 +201,55 @@ describe.skipIf(!ready)('certificate page', () => {
     } finally {
       await org({ requireConsent: false, consentText: null });
     }
+  });
+
+  it('records the SHA-256 of the file signers saw beside the original’s when text tags were removed', async () => {
+    const ada = address('ada-tags');
+    const created = await t.request('POST', '/api/v1/documents', {
+      body: { name: 'Tagged agreement', signers: [{ name: 'Ada Lovelace', email: ada }] },
+    });
+    const id = created.body.data.id as string;
+    const ticket = await t.request('POST', `/api/v1/documents/${id}/upload`, {
+      body: { textTags: true },
+    });
+    const original = operatorsPdf();
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: new URL(ticket.body.data.uploadUrl).pathname,
+      headers: { 'content-type': 'application/pdf' },
+      payload: original,
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const fields = (await t.request('GET', `/api/v1/documents/${id}`)).body.data.fields;
+    // The tags name signers 1 and 2: the document has one, so signer 2's tags made no field.
+    expect(fields.map((f: { type: string }) => f.type)).toEqual(['initials']);
+    const shown = (await t.request('GET', `/api/v1/documents/${id}/download`)).raw.rawPayload;
+    expect((await t.request('POST', `/api/v1/documents/${id}/send`)).status).toBe(200);
+    await t.settle();
+    const token = latestToken(t, ada);
+    expect((await t.request('GET', `/api/v1/signing/${token}`, { key: null })).status).toBe(200);
+    const done = await t.request('POST', `/api/v1/signing/${token}/complete`, {
+      key: null,
+      body: { values: {}, signature: typed('Ada Lovelace') },
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    await t.settle();
+    const file = path.join(dir, 'tagged-signed.pdf');
+    const signed = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/documents/${id}/download`,
+      headers: { authorization: `Bearer ${t.key}` },
+    });
+    await writeFile(file, signed.rawPayload);
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const text = tool('pdftotext', ['-layout', file, '-']).replace(/[ \t]+/g, ' ');
+    expect(text).toContain(`Original SHA-256 ${sha(original)}`);
+    expect(text).toContain(`SHA-256 without tags ${sha(shown)}`);
+    expect(text).not.toContain('{{');
+    const evidence = JSON.parse(tool('qpdf', ['--show-attachment=signet-evidence.json', file]));
+    expect(evidence.document).toMatchObject({
+      originalSha256: sha(original),
+      shownSha256: sha(shown),
+    });
   });
 });

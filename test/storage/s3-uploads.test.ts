@@ -14,6 +14,7 @@ import {
   type SigningTest,
 } from '../signing/setup.ts';
 import { startS3Server, type S3Server } from './s3-server.ts';
+import { operatorsPdf, pdftotext } from '../files/tagged-pdfs.ts';
 
 // The S3 driver end to end, through the HTTP API, against a real S3-protocol server on loopback.
 let server: S3Server;
@@ -222,6 +223,39 @@ describe('a PDF PUT straight to the bucket', () => {
     const pdf = await samplePdf(1, 'Fresh');
     await put(fresh, pdf);
     expect((await detail(id)).body.data.documentHash).toBe(sha256(pdf));
+  });
+});
+
+describe('a PDF with text tags PUT straight to the bucket', () => {
+  it('has its tags read when it is verified: fields made, the file signers see stored without them', async () => {
+    const id = await createDocument(t, {
+      name: 'Tagged',
+      signers: [
+        { name: 'Ada', email: 'ada@example.test' },
+        { name: 'Bob', email: 'bob@example.test' },
+      ],
+    });
+    const pdf = operatorsPdf();
+    const ticket = await requestUpload(t, id, { filename: 'tagged.pdf', textTags: true });
+    expect(ticket).toMatchObject({ textTags: true });
+    expect(await put(ticket, pdf)).toBe(200);
+    const res = await detail(id);
+    expect(res.body.data.documentHash).toBe(sha256(pdf));
+    expect(res.body.data.fields.map((f: { type: string }) => f.type)).toEqual([
+      'initials',
+      'text',
+      'date',
+    ]);
+    expect(res.body.data.warnings).toEqual([]);
+    const columns = await fileColumns(id);
+    expect(columns.file_key).toBe(`${columns.original_file_key}.without-tags.pdf`);
+    expect(await objectsOf(id)).toEqual([columns.original_file_key, columns.file_key].sort());
+    expect((await objectBytes(columns.original_file_key!)).equals(pdf)).toBe(true);
+    const text = await pdftotext((await download(id)).bytes);
+    if (text !== null) {
+      expect(text).not.toContain('{{');
+      expect(text).toContain('end of line');
+    }
   });
 });
 

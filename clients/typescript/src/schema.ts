@@ -2457,6 +2457,14 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             updatedAt: string;
+            /** @description What the last intake of the file reported (text tags that made no field, …); `[]` when none. Replaced at each upload */
+            warnings: {
+                /** @description `invalid_tag` (malformed: no field), `unknown_signer` (names a signer or role the document or template does not have), `tag_not_removed` (its text could not be taken out of the file: no field), `too_many_tags` (past 1,000 the rest make no field) */
+                code: string;
+                message: string;
+                /** @description 1-based page of the tag */
+                page: number | null;
+            }[];
         };
         DocumentListItem: {
             _count: {
@@ -2766,6 +2774,14 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             updatedAt: string;
+            /** @description What the last intake of the file reported (text tags that made no field, …); `[]` when none. Replaced at each upload */
+            warnings: {
+                /** @description `invalid_tag` (malformed: no field), `unknown_signer` (names a signer or role the document or template does not have), `tag_not_removed` (its text could not be taken out of the file: no field), `too_many_tags` (past 1,000 the rest make no field) */
+                code: string;
+                message: string;
+                /** @description 1-based page of the tag */
+                page: number | null;
+            }[];
         };
         TemplateField: {
             /** @description The `order` of the role who fills it */
@@ -6202,7 +6218,8 @@ export interface operations {
                      *         "signingType": "sequential",
                      *         "status": "draft",
                      *         "templateId": null,
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -6710,7 +6727,8 @@ export interface operations {
                      *         "signingType": "sequential",
                      *         "status": "draft",
                      *         "templateId": null,
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -8976,7 +8994,8 @@ export interface operations {
                      *         "signingType": "sequential",
                      *         "status": "pending",
                      *         "templateId": null,
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -10970,7 +10989,8 @@ export interface operations {
                  * @example {
                  *       "contentType": "application/pdf",
                  *       "fileSize": 48213,
-                 *       "filename": "agreement.pdf"
+                 *       "filename": "agreement.pdf",
+                 *       "textTags": true
                  *     }
                  */
                 "application/json": {
@@ -10980,6 +11000,11 @@ export interface operations {
                     filename?: string;
                     /** @description Bytes, at most 50 MB (52428800); more is 413 */
                     fileSize?: number;
+                    /**
+                     * @description Read text tags (`{{signature:1}}`, `{{text:2;label=City}}`) from the PDF: each becomes a field at its place and is removed from the file signers see (see `warnings`)
+                     * @default false
+                     */
+                    textTags?: boolean;
                 };
             };
         };
@@ -10999,6 +11024,7 @@ export interface operations {
                      *           "Content-Type": "application/pdf"
                      *         },
                      *         "method": "PUT",
+                     *         "textTags": true,
                      *         "uploadUrl": "https://sign.example.com/uploads/eyJkIjoiZG9jXzAxamR4M200bjVwNnE3cjhzOXQwdjF3MngzIn0.Qm9vZ2xlLXNpZ25hdHVyZQ"
                      *       }
                      *     }
@@ -11013,6 +11039,8 @@ export interface operations {
                             };
                             /** @enum {string} */
                             method: "PUT";
+                            /** @description Whether the text tags of the file sent are read */
+                            textTags: boolean;
                             uploadUrl: string;
                         };
                     };
@@ -17011,7 +17039,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -17273,7 +17302,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -17693,7 +17723,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": []
                      *       }
                      *     }
                      */
@@ -19812,6 +19843,11 @@ export interface operations {
                     filename?: string;
                     /** @description Bytes, at most 50 MB (52428800); more is 413 */
                     fileSize?: number;
+                    /**
+                     * @description Read text tags (`{{signature:1}}`, `{{text:2;label=City}}`) from the PDF: each becomes a field at its place and is removed from the file signers see (see `warnings`)
+                     * @default false
+                     */
+                    textTags?: boolean;
                 };
             };
         };
@@ -19831,6 +19867,7 @@ export interface operations {
                      *           "Content-Type": "application/pdf"
                      *         },
                      *         "method": "PUT",
+                     *         "textTags": false,
                      *         "uploadUrl": "https://sign.example.com/uploads/eyJkIjoiZG9jXzAxamR4M200bjVwNnE3cjhzOXQwdjF3MngzIn0.Qm9vZ2xlLXNpZ25hdHVyZQ"
                      *       }
                      *     }
@@ -19845,6 +19882,8 @@ export interface operations {
                             };
                             /** @enum {string} */
                             method: "PUT";
+                            /** @description Whether the text tags of the file sent are read */
+                            textTags: boolean;
                             uploadUrl: string;
                         };
                     };
@@ -22242,7 +22281,14 @@ export interface operations {
                      *           }
                      *         ],
                      *         "signingType": "sequential",
-                     *         "updatedAt": "2026-11-21T09:32:14.512Z"
+                     *         "updatedAt": "2026-11-21T09:32:14.512Z",
+                     *         "warnings": [
+                     *           {
+                     *             "code": "invalid_tag",
+                     *             "message": "{{signature:}}: expected the signer number (1, 2, …) after \":\"",
+                     *             "page": 1
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */

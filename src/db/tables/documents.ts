@@ -102,6 +102,13 @@ export interface DocumentsTable {
   send_completed_copy: number | null;
   /** Where a signer who is not embedded is sent after completing or declining; null: nowhere. */
   redirect_url: string | null;
+  /* Text tags (migration 0022a). */
+  /** JSON array of the last intake's warnings ({code, message, page}); null: none. */
+  warnings: string | null;
+  /** SHA-256 of the PDF signers see when tags were removed from the upload; null otherwise. */
+  shown_file_hash: string | null;
+  /** 1: the pending direct upload's tags are read when it is verified. */
+  pending_upload_text_tags: number | null;
 }
 
 export interface SignersTable {
@@ -217,6 +224,8 @@ export interface FieldsTable {
   /** JSON array of strings, or null. */
   options: string | null;
   value: string | null;
+  /** `tag`: made by a text tag at intake (migration 0022a); null: placed otherwise. */
+  origin: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -27,6 +27,10 @@ export interface TemplatesTable {
   document_hash: string;
   /** 1: the documents made from it allow a signer to hand over, unless they say otherwise (migration 0021a). */
   allow_reassign: Generated<number>;
+  /** JSON array of the last intake's warnings (migration 0022a); null: none. */
+  warnings: string | null;
+  /** SHA-256 of the PDF documents get when tags were removed from the upload; null otherwise. */
+  shown_file_hash: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -64,6 +68,8 @@ export interface TemplateFieldsTable {
   placeholder: string | null;
   default_value: string | null;
   options: string | null;
+  /** `tag`: made by a text tag at intake (migration 0022a); null: placed otherwise. */
+  origin: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -95,6 +95,7 @@ export function toDocumentDetail(
   detail.requireKyc = row.require_kyc === 1;
   detail.sendCompletedCopy = row.send_completed_copy !== 0;
   detail.redirectUrl = row.redirect_url;
+  detail.warnings = row.warnings ? (JSON.parse(row.warnings) as DocumentDetailT['warnings']) : [];
   detail.signers = signers.map(toSigner);
   detail.fields = fields.map(toField);
   detail.actionRequired = row.status === 'action_required' ? actionRequiredOf(row, signers) : null;

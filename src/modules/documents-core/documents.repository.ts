@@ -171,6 +171,9 @@ const DOCUMENT_COLUMNS = allColumns<NewDocumentRow>()([
   'timestamp_renewal_claimed_until',
   'send_completed_copy',
   'redirect_url',
+  'warnings',
+  'shown_file_hash',
+  'pending_upload_text_tags',
 ]);
 
 export const insertDocument: (db: Executor, row: NewDocumentRow) => Promise<void> = preparedInsert(
@@ -192,6 +195,7 @@ export const NO_PENDING_UPLOAD = {
   pending_upload_content_type: null,
   pending_upload_max_bytes: null,
   pending_upload_expires_at: null,
+  pending_upload_text_tags: null,
 } as const satisfies DocumentUpdate;
 
 /**

@@ -13,6 +13,7 @@ import {
 import { SignerInput, SignerSchema } from './signers.schemas.ts';
 import { FieldInput, FieldSchema, type FieldInputT } from './fields.schemas.ts';
 import { AnchoredFieldInput } from './anchors.ts';
+import { WarningSchema } from './text-tags.ts';
 import {
   AllowReassignText,
   Message,
@@ -124,6 +125,10 @@ export const DocumentDetail = Type.Object(
     sendCompletedCopy: Type.Boolean({ description: SEND_COMPLETED_COPY_TEXT }),
     redirectUrl: Nullable(Type.String({ description: REDIRECT_URL_TEXT })),
     actionRequired: ActionRequired,
+    warnings: Type.Array(WarningSchema, {
+      description:
+        'What the last intake of the file reported (text tags that made no field, …); `[]` when none. Replaced at each upload',
+    }),
     signers: Type.Array(SignerSchema),
     fields: Type.Array(FieldSchema),
     attachments: Type.Array(Attachment),
@@ -266,6 +271,13 @@ export const UploadBody = Type.Object(
     fileSize: Type.Optional(
       Type.Integer({ minimum: 1, description: 'Bytes, at most 50 MB (52428800); more is 413' }),
     ),
+    textTags: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Read text tags (`{{signature:1}}`, `{{text:2;label=City}}`) from the PDF: each becomes a field at its place and is removed from the file signers see (see `warnings`)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -294,4 +306,5 @@ export const UploadTicket = Type.Object({
   expiresIn: Type.Integer({ description: 'Seconds the uploadUrl stays valid' }),
   method: Type.Literal('PUT'),
   headers: Type.Record(Type.String(), Type.String()),
+  textTags: Type.Boolean({ description: 'Whether the text tags of the file sent are read' }),
 });

@@ -1,22 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow, DocumentUpdate } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
-import { ImageConversionError, imageToPdf, type ImageType } from '../../pdf/image-to-pdf.ts';
-import { countPdfPages, UnreadablePdfError } from '../../pdf/page-count.ts';
-import type { PdfWorkers } from '../../pdf/pdf-workers.ts';
-import { REPAIR_LIMIT_BYTES } from '../../pdf/pdf-lib-guard.ts';
+import { ImageConversionError } from '../../pdf/image-to-pdf.ts';
+import { UnreadablePdfError } from '../../pdf/page-count.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { writeAudit, type RequestMeta } from '../audit/audit.ts';
 import * as repo from './documents.repository.ts';
 import type { UploadContentType } from './documents.schemas.ts';
+import { type IntakeDeps, pdfOf } from './shown-pdf.ts';
 import { streamToStorage, UploadTooLarge, UploadTypeMismatch } from './stream-to-storage.ts';
+import { replaceTagFields, WITHOUT_TAGS, type ReadTags } from './tag-intake.ts';
 import { lockDocument } from './document-lock.ts';
 
 /*
@@ -67,6 +62,7 @@ export const fileColumns = (file: IngestedFile) => ({
   file_size: file.size,
   document_hash: file.sha256,
   page_count: file.pageCount,
+  shown_file_hash: file.shownHash,
 });
 
 /** The objects a file occupies in storage. */
@@ -89,6 +85,8 @@ export const staleKeys = (
 export interface FileLimits {
   contentType: UploadContentType;
   maxBytes: number;
+  /** Whether the file's text tags become fields (and are removed from the file signers see). */
+  textTags?: boolean;
 }
 
 /** A file received, checked and stored with its PDF, not yet recorded on the document. */
@@ -101,51 +99,10 @@ interface IngestedFile {
   size: number;
   sha256: string;
   pageCount: number | null;
-}
-
-/** What reading an upload uses: where it is stored, and the app's intake thread. */
-type IntakeDeps = { storage: Storage; pdf: PdfWorkers };
-
-async function readAll(storage: Storage, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/**
- * The PDF signers will see: a PDF upload itself (read for its page count and to prove that
- * sealing can read it), or a one-page PDF made from an image and stored next to it.
- */
-async function pdfOf(
-  { storage, pdf: workers }: IntakeDeps,
-  key: string,
-  type: UploadContentType,
-  size: number,
-): Promise<{ pdfKey: string; pageCount: number }> {
-  if (type === 'application/pdf') {
-    if (size <= REPAIR_LIMIT_BYTES)
-      return {
-        pdfKey: key,
-        pageCount: await countPdfPages(workers, { bytes: await readAll(storage, key) }),
-      };
-    // Larger files are read from a copy on local disk (whatever the storage), never held whole.
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'signet-intake-'));
-    try {
-      const copy = path.join(dir, 'upload.pdf');
-      await pipeline(await storage.get(key), createWriteStream(copy, { mode: 0o600 }));
-      return { pdfKey: key, pageCount: await countPdfPages(workers, { path: copy }) };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }
-  const pdf = await imageToPdf(await readAll(storage, key), type as ImageType);
-  const pdfKey = `${key}.pdf`;
-  await storage.put(
-    pdfKey,
-    Readable.from(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)),
-    'application/pdf',
-  );
-  return { pdfKey, pageCount: 1 };
+  /** The text tags read (when asked for); `pdfKey` is then the file without them, if it had any. */
+  tags: ReadTags | null;
+  /** SHA-256 of `pdfKey` when tags were removed from the upload; null otherwise. */
+  shownHash: string | null;
 }
 
 /** Deletes objects that ended up unused; a failure only leaves an unreferenced object behind. */
@@ -168,17 +125,19 @@ export async function ingestFile(
   const { storage } = deps;
   try {
     const file = await streamToStorage(storage, key, body, limits);
-    const { pdfKey, pageCount } = await pdfOf(deps, key, limits.contentType, file.size);
+    const pdf = await pdfOf(deps, key, limits.contentType, file.size, !!limits.textTags);
     return {
       key,
-      pdfKey,
+      pdfKey: pdf.pdfKey,
       contentType: limits.contentType,
       size: file.size,
       sha256: file.sha256,
-      pageCount,
+      pageCount: pdf.pageCount,
+      tags: pdf.tags ?? (limits.textTags ? { found: [], count: 0, failure: null } : null),
+      shownHash: pdf.shownHash ?? null,
     };
   } catch (err) {
-    await discardObjects(storage, [key]);
+    await discardObjects(storage, [key, `${key}${WITHOUT_TAGS}`]);
     throw err;
   }
 }
@@ -244,11 +203,12 @@ export async function recordFile(
   const written = writtenKeys(file);
   const details =
     `Uploaded ${file.contentType} (${file.size} bytes, SHA-256 ${file.sha256})` +
-    (file.pdfKey !== file.key
+    (file.contentType !== 'application/pdf'
       ? '; converted to a 1-page PDF'
       : file.pageCount === null
         ? ''
         : `; ${file.pageCount} page(s)`) +
+    (file.tags ? `; ${file.tags.count} text tag(s)` : '') +
     (options.note ? `; ${options.note}` : '');
   let replaced: DocumentRow | undefined;
   try {
@@ -256,10 +216,16 @@ export async function recordFile(
       // Locked, so two files being recorded at once see each other's result and each deletes exactly the file it replaced.
       const current = await lockDocument(trx, ref.documentId, ref.orgId);
       if (!options.admit(current)) return undefined;
+      const now = deps.clock.now().toISOString();
+      // Each intake replaces the warnings of the one before.
+      const warnings = file.tags
+        ? await replaceTagFields(trx, ref.documentId, file.tags, now)
+        : null;
       await repo.updateDocument(trx, ref.documentId, {
         ...options.changes,
         ...fileColumns(file),
-        updated_at: deps.clock.now().toISOString(),
+        warnings,
+        updated_at: now,
       });
       await writeAudit(trx, deps.clock, {
         orgId: ref.orgId,

@@ -78,5 +78,8 @@ export function newDocumentRow(d: NewDocument): DocumentRow {
     timestamp_renewal_claimed_until: null,
     send_completed_copy: d.sendCompletedCopy === false ? 0 : 1,
     redirect_url: d.redirectUrl ?? null,
+    warnings: null,
+    shown_file_hash: null,
+    pending_upload_text_tags: null,
   };
 }

@@ -45,6 +45,7 @@ function pendingOf(doc: DocumentRow): PendingUpload | undefined {
     key: doc.pending_upload_key,
     contentType: doc.pending_upload_content_type as UploadContentType,
     maxBytes: doc.pending_upload_max_bytes ?? MAX_UPLOAD_BYTES,
+    textTags: doc.pending_upload_text_tags === 1,
     expiresAt: doc.pending_upload_expires_at ?? '',
   };
 }

@@ -16,6 +16,8 @@ export interface UploadGrant {
   fileKey: string;
   contentType: UploadContentType;
   maxBytes: number;
+  /** Whether the file's text tags become fields. */
+  textTags?: boolean;
   /** Epoch milliseconds after which the URL is refused. */
   expiresAt: number;
 }
@@ -44,6 +46,8 @@ export function signUploadToken(secret: Buffer, grant: UploadGrant): string {
     t: grant.contentType,
     m: grant.maxBytes,
     e: grant.expiresAt,
+    // Only present when tags are asked for, so other tokens keep their shape.
+    ...(grant.textTags ? { x: 1 } : {}),
   };
   // `s` is only present for templates, so document tokens keep their shape.
   const payload = Buffer.from(
@@ -84,9 +88,10 @@ export function verifyUploadToken(secret: Buffer, token: string, now: Date): Upl
   } catch {
     throw forged();
   }
-  const { d, o, k, t, m, e, s } = claims;
+  const { d, o, k, t, m, e, s, x } = claims;
   if (
     (s !== undefined && s !== 't') ||
+    (x !== undefined && x !== 1) ||
     typeof d !== 'string' ||
     typeof o !== 'string' ||
     typeof k !== 'string' ||
@@ -103,6 +108,7 @@ export function verifyUploadToken(secret: Buffer, token: string, now: Date): Upl
     fileKey: k,
     contentType: t as UploadContentType,
     maxBytes: m as number,
+    ...(x === 1 ? { textTags: true } : {}),
     expiresAt: e as number,
   };
   if (now.getTime() >= grant.expiresAt) {

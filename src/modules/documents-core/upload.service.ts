@@ -48,6 +48,7 @@ async function presignedUpload(
       pending_upload_key: fileKey,
       pending_upload_content_type: limits.contentType,
       pending_upload_max_bytes: limits.maxBytes,
+      pending_upload_text_tags: limits.textTags ? 1 : null,
       pending_upload_expires_at: new Date(
         deps.clock.now().getTime() + UPLOAD_URL_TTL_SECONDS * 1000,
       ).toISOString(),
@@ -70,6 +71,7 @@ export function uploadRequest(input: UploadInput): { limits: FileLimits; filenam
     limits: {
       contentType: (input.contentType as UploadContentType | undefined) ?? 'application/pdf',
       maxBytes: input.fileSize ?? MAX_UPLOAD_BYTES,
+      textTags: input.textTags === true,
     },
     filename: input.filename ?? 'document.pdf',
   };
@@ -79,6 +81,7 @@ const ticketOf = (limits: FileLimits) => ({
   expiresIn: UPLOAD_URL_TTL_SECONDS,
   method: 'PUT' as const,
   headers: { 'Content-Type': limits.contentType },
+  textTags: limits.textTags === true,
 });
 
 /** Step 1 answered with Signet's own upload URL, `PUBLIC_URL/uploads/{token}`, the token carrying the grant. */

@@ -32,6 +32,7 @@ export const documentDetailExamples = {
         requireKyc: false,
         sendCompletedCopy: true,
         redirectUrl: null,
+        warnings: [],
         actionRequired: null,
         signers: [
           {
@@ -125,6 +126,7 @@ export const documentDetailExamples = {
         requireKyc: false,
         sendCompletedCopy: false,
         redirectUrl: 'https://app.example.com/contracts/done',
+        warnings: [],
         actionRequired: null,
         signers: [
           {
@@ -212,6 +214,7 @@ export const documentDetailExamples = {
         requireKyc: false,
         sendCompletedCopy: true,
         redirectUrl: null,
+        warnings: [],
         actionRequired: null,
         signers: [
           {

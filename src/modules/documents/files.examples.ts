@@ -4,7 +4,12 @@ import type { OperationExample } from '../../http/operation-docs.ts';
 /** Realistic calls of these operations, shown in the API reference and sent to a real server by test/docs/examples-live.test.ts. */
 export const fileExamples = {
   requestDocumentUpload: {
-    body: { filename: 'agreement.pdf', contentType: 'application/pdf', fileSize: 48213 },
+    body: {
+      filename: 'agreement.pdf',
+      contentType: 'application/pdf',
+      fileSize: 48213,
+      textTags: true,
+    },
     response: {
       data: {
         uploadUrl: `https://sign.example.com/uploads/${EX.uploadToken}`,
@@ -12,6 +17,7 @@ export const fileExamples = {
         expiresIn: 3600,
         method: 'PUT',
         headers: { 'Content-Type': 'application/pdf' },
+        textTags: true,
       },
     },
   },
@@ -30,6 +36,13 @@ export const fileExamples = {
         createdAt: AT.created,
         updatedAt: AT.updated,
         _count: { roles: 1, fields: 2 },
+        warnings: [
+          {
+            code: 'invalid_tag',
+            message: '{{signature:}}: expected the signer number (1, 2, …) after ":"',
+            page: 1,
+          },
+        ],
         roles: [
           {
             id: EX.rol,

@@ -75,6 +75,7 @@ function finalizeInput(
       id: doc.id,
       name: doc.name,
       documentHash: doc.document_hash,
+      shownHash: doc.shown_file_hash,
       completedAt,
       verifyUrl,
       // The certificate page speaks the document's locale, else the organization's.

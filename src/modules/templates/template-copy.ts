@@ -33,6 +33,7 @@ export type FileColumns = Partial<
     | 'file_size'
     | 'page_count'
     | 'document_hash'
+    | 'shown_file_hash'
   >
 >;
 
@@ -124,6 +125,7 @@ async function copyFileOnce(
         file_size: template.file_size,
         page_count: template.page_count,
         document_hash: template.document_hash,
+        shown_file_hash: template.shown_file_hash,
       },
       written,
     };

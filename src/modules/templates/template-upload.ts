@@ -15,6 +15,10 @@ import {
   uploadRequest,
 } from '../documents-core/upload.service.ts';
 import type { UploadGrant } from '../documents-core/upload-token.ts';
+import type { Executor } from '../../db/database.ts';
+import { MAX_FIELDS } from '../documents-core/fields.rules.ts';
+import { tagOutcome, type ReadTags } from '../documents-core/tag-intake.ts';
+import { buildTemplateFieldRows } from './templates.rules.ts';
 import * as repo from './templates.repository.ts';
 import { getTemplate, requireTemplate } from './templates.service.ts';
 
@@ -29,6 +33,40 @@ import { getTemplate, requireTemplate } from './templates.service.ts';
 /** Where a template's own files live; only objects under it are deleted when the file is replaced. */
 const templatePrefix = (orgId: string, templateId: string) =>
   `orgs/${orgId}/templates/${templateId}/`;
+
+/**
+ * On the locked template being given a file read for tags: replaces the fields earlier tags made
+ * with this file's (`N` names the role of order N-1, `role=` a role by name) and returns its
+ * warnings (as stored).
+ */
+async function replaceTemplateTagFields(
+  trx: Executor,
+  templateId: string,
+  tags: ReadTags,
+  now: string,
+): Promise<string> {
+  const roles = await repo.listRoles(trx, templateId);
+  await trx
+    .deleteFrom('template_fields')
+    .where('template_id', '=', templateId)
+    .where('origin', '=', 'tag')
+    .execute();
+  const others = await repo.countTemplateFields(trx, templateId);
+  const { fields, warnings } = tagOutcome(
+    tags,
+    {
+      orders: roles.length > 0 ? roles.map((r) => r.position) : null,
+      roles: new Map(roles.map((r) => [r.name, r.position])),
+    },
+    MAX_FIELDS - others,
+  );
+  const rows = buildTemplateFieldRows(templateId, fields, now).map((r) => ({
+    ...r,
+    origin: 'tag',
+  }));
+  await repo.insertTemplateFields(trx, rows);
+  return JSON.stringify(warnings);
+}
 
 /** Step 1: a signed URL, bound to this template, the declared type and the size limit. */
 export async function createTemplateUploadTicket(
@@ -78,9 +116,13 @@ export async function receiveTemplateUpload(
       const current = await repo.lockTemplate(trx, orgId, templateId).catch((err: unknown) => {
         throw err instanceof AppError && err.code === 'not_found' ? gone() : err;
       });
+      const now = deps.clock.now().toISOString();
       await repo.updateTemplate(trx, templateId, {
         ...fileColumns(file),
-        updated_at: deps.clock.now().toISOString(),
+        warnings: file.tags
+          ? await replaceTemplateTagFields(trx, templateId, file.tags, now)
+          : null,
+        updated_at: now,
       });
       return current;
     });

@@ -56,6 +56,7 @@ export const templateExamples = {
         createdAt: AT.created,
         updatedAt: AT.updated,
         _count: { roles: 1, fields: 2 },
+        warnings: [],
         roles: [
           {
             id: EX.rol,
@@ -120,6 +121,7 @@ export const templateExamples = {
         createdAt: AT.created,
         updatedAt: AT.updated,
         _count: { roles: 1, fields: 2 },
+        warnings: [],
         roles: [
           {
             id: EX.rol,
@@ -185,6 +187,7 @@ export const templateExamples = {
         createdAt: AT.created,
         updatedAt: AT.updated,
         _count: { roles: 1, fields: 2 },
+        warnings: [],
         roles: [
           {
             id: EX.rol,
@@ -245,6 +248,7 @@ export const templateExamples = {
         expiresIn: 3600,
         method: 'PUT',
         headers: { 'Content-Type': 'application/pdf' },
+        textTags: false,
       },
     },
   },

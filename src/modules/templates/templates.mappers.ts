@@ -49,6 +49,7 @@ export function toTemplateDetail(
 ): TemplateDetailT {
   // Added to the list item rather than spread into a new literal (V8's slow path, see toDocumentDetail).
   const detail = toTemplateListItem(row) as TemplateDetailT;
+  detail.warnings = row.warnings ? (JSON.parse(row.warnings) as TemplateDetailT['warnings']) : [];
   detail.roles = roles.map(toRole);
   detail.fields = fields.map(toTemplateField);
   return detail;

@@ -1,3 +1,4 @@
+import { WarningSchema } from '../documents-core/text-tags.ts';
 import { LocaleTag } from '../../http/locale-input.ts';
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, PageQuery, Timestamp } from '../../http/schemas.ts';
@@ -135,6 +136,10 @@ export type TemplateListItemT = Static<typeof TemplateListItem>;
 export const TemplateDetail = Type.Object(
   {
     ...TemplateListItem.properties,
+    warnings: Type.Array(WarningSchema, {
+      description:
+        'What the last intake of the file reported (text tags that made no field, …); `[]` when none. Replaced at each upload',
+    }),
     roles: Type.Array(RoleSchema),
     fields: Type.Array(TemplateFieldSchema),
   },
