@@ -129,8 +129,7 @@ async function newPostgres(adminUrl: string) {
 /** This work's migrations run down then up on the seeded database; the slowest. */
 async function timeMigrations(db: BenchDatabase) {
   const names =
-    process.env.BENCH_MIGRATIONS?.split(',') ??
-    Object.keys(migrations).filter((n) => n >= '0016');
+    process.env.BENCH_MIGRATIONS?.split(',') ?? Object.keys(migrations).filter((n) => n >= '0016');
   const handle = createDb({
     databaseUrl: db.env.DATABASE_URL,
     sqliteFile: path.join(db.dataDir, 'signet.db'),
