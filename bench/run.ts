@@ -22,27 +22,8 @@ import {
 } from './harness.ts';
 import { writeChart } from './chart.ts';
 import { extraScenarios } from './scenarios.ts';
+import type { Context, ScenarioResult } from './context.ts';
 import { loadMixInTurns, READ_MIX, type Stream } from './mix.ts';
-
-export interface ScenarioResult {
-  ratio?: number | null;
-  reqPerSec?: number;
-  baselineReqPerSec?: number;
-  p50Ms?: number;
-  p99Ms?: number;
-  database: string;
-  goal: string;
-  /** The scenario's own headline figures, for the table (throughput scenarios have the columns). */
-  summary?: string;
-  [extra: string]: unknown;
-}
-
-export interface Context {
-  db: BenchDatabase;
-  seeded: Seeded;
-  server: RunningProcess;
-  auth: Record<string, string>;
-}
 
 type Scenario = {
   seed: number /** Runs on its own SQLite database, once. */;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Context, ScenarioResult } from './run.ts';
+import type { Context, ScenarioResult } from './context.ts';
 import { rssOf } from './harness.ts';
 import { makeDocument, measureFinalize } from './sign.ts';
 import { measureTags } from './tags.ts';

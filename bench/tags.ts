@@ -1,5 +1,5 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import type { Context, ScenarioResult } from './run.ts';
+import type { Context, ScenarioResult } from './context.ts';
 import { rssOf } from './harness.ts';
 import { makeDocument } from './sign.ts';
 
