@@ -9,7 +9,7 @@ import {
   type PdfDict,
   type PdfValue,
 } from './syntax.ts';
-import { apply, IDENTITY, mul, type Matrix } from './matrix.ts';
+import { IDENTITY, mul, type Matrix } from './matrix.ts';
 import { codesOf, readTextFont, type TextFont } from './tag-fonts.ts';
 
 /*
@@ -41,8 +41,10 @@ export interface Glyph {
   op: number;
   /** Index of the glyph among those its operation shows. */
   index: number;
-  /** Where it was drawn (see boxOf). */
+  /** Where it was drawn (see boxOf in tag-box.ts). */
   at: Placement;
+  /** Inside a marked-content span whose /ActualText stands for its glyphs in extracted text. */
+  replaced: boolean;
 }
 
 /** A glyph's text matrix (`line`'s with the glyph's own translation `e`, `f`) and advance. */
@@ -59,28 +61,6 @@ interface Placement {
   e: number;
   f: number;
   width: number;
-}
-
-/** A glyph's box on the displayed page, points from its top-left: left, top, right, bottom. */
-export function boxOf(g: Glyph): [number, number, number, number] {
-  const { line, e, f, width } = g.at;
-  const { rise, top, height } = line;
-  const tm = line.tm;
-  const m = mul([tm[0], tm[1], tm[2], tm[3], e, f], line.ctm);
-  let [l, t, r, b] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const [x, y] of [
-    [0, rise],
-    [width, rise],
-    [0, top],
-    [width, top],
-  ]) {
-    const [dx, dy] = apply(m, x, y);
-    l = Math.min(l, dx);
-    r = Math.max(r, dx);
-    t = Math.min(t, height - dy);
-    b = Math.max(b, height - dy);
-  }
-  return [l, t, r, b];
 }
 
 interface GState {
@@ -112,7 +92,7 @@ export class PageScanner {
    */
   scan(unit: ContentUnit, resources: PdfValue | undefined, toDisplay: Matrix, height: number) {
     const glyphs: Glyph[] = [];
-    this.run(unit, this.file.resolve(resources), toDisplay, height, glyphs, new Set(), 0);
+    this.run(unit, this.file.resolve(resources), toDisplay, height, glyphs, new Set(), 0, false);
     return glyphs;
   }
 
@@ -125,6 +105,16 @@ export class PageScanner {
     const font = this.fonts.get(id) ?? readTextFont(this.file, dict);
     this.fonts.set(id, font);
     return font;
+  }
+
+  /** Whether a BDC's properties (inline, or named in the resources' /Properties) carry /ActualText. */
+  private hasActualText(props: PdfValue | undefined, resources: PdfDict | undefined): boolean {
+    let dict = this.file.resolve(props);
+    if (isName(dict) && resources) {
+      const named = this.file.resolve(resources.get('Properties'));
+      dict = isDict(named) ? this.file.resolve(named.get(dict.raw)) : undefined;
+    }
+    return isDict(dict) && dict.get('ActualText') !== undefined;
   }
 
   private formUnit(ref: PdfRef, stream: PdfStream): ContentUnit {
@@ -145,8 +135,12 @@ export class PageScanner {
     glyphs: Glyph[],
     active: Set<number>,
     depth: number,
+    replacedAround: boolean,
   ): void {
     const resources = isDict(resourcesValue) ? resourcesValue : undefined;
+    // Marked-content spans open here (BMC/BDC … EMC): whether each replaces its text.
+    const marked: boolean[] = [];
+    const replaced = () => marked.at(-1) ?? replacedAround;
     let gs: GState = { ctm, tc: 0, tw: 0, th: 1, tl: 0, ts: 0, font: null, size: 0 };
     const stack: GState[] = [];
     let tm: Matrix = [...IDENTITY];
@@ -163,6 +157,15 @@ export class PageScanner {
     unit.ops.forEach((op, opIndex) => {
       const a = op.operands;
       switch (op.operator) {
+        case 'BMC':
+          marked.push(replaced());
+          return;
+        case 'BDC':
+          marked.push(replaced() || this.hasActualText(a[1], resources));
+          return;
+        case 'EMC':
+          marked.pop();
+          return;
         case 'q':
           stack.push({ ...gs });
           return;
@@ -235,6 +238,7 @@ export class PageScanner {
             glyphs,
             active,
             depth + 1,
+            replaced(),
           );
           active.delete(ref.num);
           return;
@@ -279,6 +283,7 @@ export class PageScanner {
             op: opIndex,
             index: index++,
             at: { line, e: tm[4], f: tm[5], width: w * gs.th },
+            replaced: replaced(),
           });
           advance((w + gs.tc + space) * gs.th);
         }

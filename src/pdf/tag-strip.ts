@@ -8,7 +8,8 @@ import { PdfRaw, PdfRef, PdfStream, name, serializeIndirect, formatNumber } from
 import { parseContent } from './content-ops.ts';
 import { codesOf } from './tag-fonts.ts';
 import { invert } from './matrix.ts';
-import { boxOf, PageScanner, type ContentUnit, type Glyph } from './tag-scan.ts';
+import { boxOf } from './tag-box.ts';
+import { PageScanner, type ContentUnit, type Glyph } from './tag-scan.ts';
 import type { PdfValue } from './syntax.ts';
 
 /*
@@ -75,8 +76,10 @@ function tagsOfPage(
         ],
         [Infinity, Infinity, -Infinity, -Infinity],
       );
-    // A glyph that also stands for text outside the tag (a ligature) cannot go alone.
+    // A glyph that also stands for text outside the tag (a ligature) cannot go alone, and glyphs
+    // under an /ActualText would leave the tag in the extracted text: such a tag stays.
     const exact =
+      span.every((g) => !g.replaced) &&
       startOf[first] === m.index &&
       startOf[last] + glyphs[last].text.length === m.index + m[0].length &&
       span.every((g) => (g.unit.shows.get(g.op)?.size ?? 0) !== 0);

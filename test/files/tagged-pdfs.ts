@@ -66,6 +66,28 @@ export function operatorsPdf(): Buffer {
   ]);
 }
 
+/**
+ * A tag inside a marked-content span whose /ActualText stands for its glyphs (inline, and named
+ * in the resources' /Properties), beside a plain tag: text extractors read the ActualText, so
+ * removing the glyphs would not remove the tag from the extracted text.
+ */
+export function actualTextPdf(): Buffer {
+  const content = [
+    'BT /F1 12 Tf 72 700 Td (Plain {{signature:1}} tag) Tj ET',
+    '/Span << /ActualText ({{initials:1}}) >> BDC',
+    'BT /F1 12 Tf 72 650 Td ({{initials:1}}) Tj ET',
+    'EMC',
+    '/Span /P1 BDC BT /F1 12 Tf 72 600 Td ({{date:1}}) Tj ET EMC',
+  ].join('\n');
+  return rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> /Properties << /P1 << /ActualText ({{date:1}}) >> >> >> >>',
+    { dict: '', data: content },
+    HELVETICA,
+  ]);
+}
+
 /** Code of a character in the composite font: two bytes, 0x01 then its ASCII code. */
 const cid = (text: string) =>
   `<${[...text].map((c) => `01${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}>`;

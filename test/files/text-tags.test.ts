@@ -4,7 +4,14 @@ import { buildTestApp, type TestApp } from '../helpers/build-test-app.ts';
 import { createDocument, field, signer } from '../helpers/factories.ts';
 import { createTemplate } from '../templates/setup.ts';
 import { listen, putFile, requestUpload, type Ticket } from './helpers.ts';
-import { cidPdf, manyTagsPdf, operatorsPdf, pdftotext, wordBoxes } from './tagged-pdfs.ts';
+import {
+  actualTextPdf,
+  cidPdf,
+  manyTagsPdf,
+  operatorsPdf,
+  pdftotext,
+  wordBoxes,
+} from './tagged-pdfs.ts';
 
 // Uploads with `textTags: true` (README "Text tags"): fields made at the tags, warnings, and the
 // tags removed from the file signers see, over real HTTP with the local driver.
@@ -130,6 +137,20 @@ describe('text tags on a document upload', () => {
       expect(text).not.toContain('{{');
       for (const words of kept) expect(text).toContain(words);
     }
+  });
+
+  it('leaves a tag whose text an /ActualText span stands for: tag_not_removed, no field', async () => {
+    const id = await createDocument(t, { signers: [signer(1)] });
+    const doc = await upload(id, actualTextPdf());
+    expect(doc.fields.map((f: any) => f.type)).toEqual(['signature']);
+    expect(doc.warnings.map((w: any) => [w.code, w.page])).toEqual([
+      ['tag_not_removed', 1],
+      ['tag_not_removed', 1],
+    ]);
+    const text = await pdftotext(await shownFile(id));
+    if (text === null) return console.warn('pdftotext (poppler) is not installed');
+    expect(text).not.toContain('{{signature');
+    expect(text).toContain('Plain');
   });
 
   it('replaces only the fields tags made at the next tagged upload; warnings are replaced too', async () => {
