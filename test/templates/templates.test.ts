@@ -35,7 +35,7 @@ describe('POST /api/v1/templates', () => {
     });
     expect(res.status).toBe(201);
     const d = res.body.data;
-    expect(Object.keys(d).sort()).toEqual([...LIST_KEYS, 'fields', 'roles'].sort());
+    expect(Object.keys(d).sort()).toEqual([...LIST_KEYS, 'fields', 'roles', 'warnings'].sort());
     expect(d).toMatchObject({
       name: 'Lease',
       description: 'Residential lease',
