@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
+import { nameStatement } from '../../src/db/named-statements.ts';
 import { prepared } from '../../src/db/prepared.ts';
+import { listDocuments } from '../../src/modules/documents-core/documents.repository.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.ts';
 
 /*
- * PostgreSQL runs the registered hot statements by name (prepared once per connection). Seen from
+ * PostgreSQL runs the marked hot statements by name (prepared once per connection). Seen from
  * the server: pg_prepared_statements lists a session's own prepared statements, so the handle
  * here has a single connection.
  */
@@ -60,6 +62,26 @@ describe.skipIf(!testDatabaseUrl)(
     it('leaves other statements unnamed', async () => {
       await one.db.selectFrom('folders').select('id').where('org_id', '=', 'org_x').execute();
       expect((await preparedHere()).some((s) => s.statement.includes('"folders"'))).toBe(false);
+    });
+
+    it('names a text only where it is marked: marking is no registry other callers see', async () => {
+      const text = 'select count(*) as n from "signers" where "document_id" = $1';
+      const signers = async () =>
+        (await preparedHere()).filter((s) => s.statement.includes('"signers"'));
+      nameStatement(text);
+      await one.db.executeQuery({ ...sql.raw(text).compile(one.db), parameters: ['org_x'] });
+      expect(await signers()).toHaveLength(0);
+      const marked = nameStatement(text);
+      await one.db.executeQuery({ ...sql.raw(marked).compile(one.db), parameters: ['org_x'] });
+      expect(await signers()).toHaveLength(1);
+    });
+
+    it('runs the document list by name', async () => {
+      const page = { list: 'documents' };
+      await listDocuments(one.db, 'org_1', {}, page);
+      await listDocuments(one.db, 'org_1', { status: 'pending' }, page);
+      const lists = (await preparedHere()).filter((s) => s.statement.includes('from "documents"'));
+      expect(lists).toHaveLength(2);
     });
   },
 );

@@ -122,8 +122,8 @@ export async function listDocuments(
   // varies only with which filters are given.
   const paged = pageQuery(q, { ...page, table: 'documents' });
   const compiled = paged.query.compile();
-  nameStatement(compiled.sql);
-  const { rows, meta } = paged.toPage((await db.executeQuery(compiled)).rows);
+  const named: typeof compiled = { ...compiled, sql: nameStatement(compiled.sql) };
+  const { rows, meta } = paged.toPage((await db.executeQuery(named)).rows);
   // The counts are scalar subqueries, typed nullable; count(*) is never null.
   return { rows: rows as DocumentWithCounts[], meta };
 }
