@@ -1,5 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { RequestMeta } from '../modules/audit/audit.ts';
+
+/** Who did something, as far as the request tells: written on every audit entry. */
+export interface RequestMeta {
+  ipAddress: string;
+  userAgent: string;
+  geoCity: string;
+  geoCountry: string;
+}
 
 /** IP, user agent and GeoIP location (src/http/geo.ts; empty when unknown) of a request, for audit entries. */
 export function requestMeta(request: FastifyRequest): RequestMeta {

@@ -10,7 +10,8 @@ import { settleDelivery } from '../modules/webhooks/delivery-status.ts';
 import { isDelivering } from '../modules/webhooks/webhook-status.ts';
 import { WebhookSender, type AttemptResult } from '../modules/webhooks/sender.ts';
 import { OutcomeRecorder } from '../modules/webhooks/delivery-outcomes.ts';
-import { deliveryHeaders, envelopeBody } from '../modules/webhooks/signature.ts';
+import { deliveryHeaders } from '../http/delivery-signature.ts';
+import { envelopeBody } from '../modules/webhooks/signature.ts';
 import { addressPolicy } from '../modules/webhooks/ssrf.ts';
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SmsConfig } from '../config-sms.ts';
 import type { SmsSender } from '../sms-types.ts';
-import { deliveryHeaders } from '../modules/webhooks/signature.ts';
+import { deliveryHeaders } from '../http/delivery-signature.ts';
 
 /*
  * Text messages (codes by SMS), by the driver SMS_URL names (src/config-sms.ts): your gateway,

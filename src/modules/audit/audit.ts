@@ -3,15 +3,9 @@ import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import { allColumns, preparedInsert } from '../../db/prepared.ts';
 import type { AuditLogRow } from '../../db/database.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 
-/** Who did something, as far as the request tells: written on every audit entry. */
-export interface RequestMeta {
-  ipAddress: string;
-  userAgent: string;
-  geoCity: string;
-  geoCountry: string;
-}
-
+/** The actor of an entry no request caused (a scheduler, a job). */
 export const UNKNOWN_ACTOR: RequestMeta = {
   ipAddress: '',
   userAgent: '',

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
-import type { RequestMeta } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import { requireDocument, requireDraft } from '../documents-core/document-access.ts';
 import { listFields } from '../documents-core/fields.repository.ts';
 import { listSigners } from '../documents-core/signers.repository.ts';

@@ -4,7 +4,7 @@ import type { BulkSendRowsTable, BulkSendStatus } from '../../db/database.ts';
 import { AppError, invalidState, notFound, validation } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { enqueueJob } from '../../queue/queue.ts';
-import type { RequestMeta } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import { fieldBeyondPages } from '../documents-core/fields.rules.ts';
 import { loadTemplateParts } from '../templates/template-copy.ts';
 import { csvToRows, type CsvTable } from './bulk-csv.ts';

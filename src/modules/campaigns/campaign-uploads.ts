@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { Executor } from '../../db/database.ts';
 import { AppError, invalidState, notFound } from '../../http/errors.ts';
 import { HOUR } from '../../http/counters.ts';
-import type { RequestMeta } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import { writeAudit } from '../audit/audit.ts';
 import { discardObjects } from '../documents-core/file-intake.ts';
 import { intakeFieldFile, type FieldUpload } from '../signing/signer-uploads.ts';

@@ -4,7 +4,7 @@ import type { DocumentRow, Executor } from '../../db/database.ts';
 import { authOf } from '../../http/auth.ts';
 import { invalidState, notFound, validation } from '../../http/errors.ts';
 import { requestMeta } from '../../http/request-meta.ts';
-import type { RequestMeta } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import * as repo from './documents.repository.ts';
 import { findDocumentDetail } from './document-detail.query.ts';
 import { toDocumentDetail, toDocumentListItem } from './documents.mappers.ts';

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { DocumentRow } from '../../db/database.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
-import type { RequestMeta } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import * as repo from './documents.repository.ts';
 import { MAX_UPLOAD_BYTES, type UploadContentType, type UploadInput } from './documents.schemas.ts';
 import { getDocument, requireDocument, requireDraft, type Actor } from './document-access.ts';

@@ -3,7 +3,8 @@ import type { DocumentRow, Executor, SignerRow } from '../../db/database.ts';
 import type { AppDeps } from '../../deps.ts';
 import { AppError, invalidState } from '../../http/errors.ts';
 import { resolveLocale } from '../../i18n/locales.ts';
-import { type RequestMeta, writeAudit } from '../audit/audit.ts';
+import { writeAudit } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import { emitEvent } from '../events/emit.ts';
 import { DEFAULT_CONSENT_TEXT, parseConsentText } from '../orgs/consent-text.ts';
 

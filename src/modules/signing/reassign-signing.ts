@@ -3,7 +3,8 @@ import type { DocumentRow, SignerRow, SignerUpdate } from '../../db/database.ts'
 import { AppError, validation } from '../../http/errors.ts';
 import { enqueueJob } from '../../queue/queue.ts';
 import { handedOverMail } from '../../mail/handover-mails.ts';
-import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { writeAudit } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import { emitEvent } from '../events/emit.ts';
 import { lockDocument } from '../documents-core/document-lock.ts';
 import { updateDocument } from '../documents-core/documents.repository.ts';

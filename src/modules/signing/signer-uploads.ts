@@ -4,7 +4,8 @@ import type { AttachmentRow, Executor } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { headerDimensions, IMAGE_LIMITS, overBudget } from '../../images/image-limits.ts';
 import { newId } from '../../ids.ts';
-import { writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { writeAudit } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import { discardObjects, refusalOf, safeFilename } from '../documents-core/file-intake.ts';
 import {
   UPLOAD_CONTENT_TYPES,

@@ -4,7 +4,8 @@ import type { DocumentRow, DocumentStatus, Executor, SignerRow } from '../../db/
 import { enqueueJob } from '../../queue/queue.ts';
 import { actionRequiredMail } from '../../mail/admin-mails.ts';
 import { yourTurnMail } from '../../mail/templates.ts';
-import { UNKNOWN_ACTOR, writeAudit, type RequestMeta } from '../audit/audit.ts';
+import { UNKNOWN_ACTOR, writeAudit } from '../audit/audit.ts';
+import type { RequestMeta } from '../../http/request-meta.ts';
 import { emitEvent } from '../events/emit.ts';
 import { documentEventData } from '../documents-core/document-access.ts';
 import { toSigner } from '../documents-core/documents.mappers.ts';
