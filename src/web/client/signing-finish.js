@@ -10,22 +10,13 @@ import { showState } from './states.js';
 import { t } from './i18n.js';
 
 /**
- * `controls`, `byId`: the signer's field controls; `marks`: their adopted marks (marks.js);
- * `status`: the action bar's line; `goTo(control)`: scrolls to a field and focuses it;
- * `refreshState()`: re-reads the session after a refusal and shows its full-page state if any.
+ * `options`: the signing view's (`api`, `limits`, and `refreshState()`, which re-reads the session
+ * after a refusal and shows its full-page state if any). `form`: the signer's field `controls` and
+ * `byId`, their adopted `marks` (marks.js), the action bar's `status` line and `finishButton`, and
+ * `goTo(control)`, which scrolls to a field and focuses it.
  */
-export function finishAction({
-  session,
-  api,
-  limits: LIMITS,
-  refreshState,
-  controls,
-  byId,
-  marks,
-  status,
-  finishButton,
-  goTo,
-}) {
+export function finishAction(session, { api, limits: LIMITS, refreshState }, form) {
+  const { controls, byId, marks, status, finishButton, goTo } = form;
   const doc = session.document;
 
   function showProblems(problems) {

@@ -17,7 +17,8 @@ import { t } from './i18n.js';
  * The document with this signer's fields, the signature pad, and the Finish / Decline actions.
  * `refreshState()` re-reads the session after a refusal and shows a full-page state if there is one.
  */
-export async function signingView(session, { api, pdfjsBase, limits: LIMITS, refreshState }) {
+export async function signingView(session, options) {
+  const { api, pdfjsBase, limits: LIMITS, refreshState } = options;
   const { document: doc, signer } = session;
   const fields = sortFields(session.fields);
   applyBrand(doc.brandColor);
@@ -134,18 +135,7 @@ export async function signingView(session, { api, pdfjsBase, limits: LIMITS, ref
     }
   });
 
-  finishAction({
-    session,
-    api,
-    limits: LIMITS,
-    refreshState,
-    controls,
-    byId,
-    marks,
-    status,
-    finishButton,
-    goTo,
-  });
+  finishAction(session, options, { controls, byId, marks, status, finishButton, goTo });
 
   updateProgress();
   document.body.dataset.view = 'document';
