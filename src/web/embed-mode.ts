@@ -1,6 +1,6 @@
 import type { LocaleCode } from '../i18n/locales.ts';
 import { translator } from '../i18n/messages.ts';
-import { renderMessage, renderShell } from './page.ts';
+import { renderMessagePage } from './page.ts';
 
 /*
  * `?embed=1` on the signing and campaign pages (README "Embedding"): the page drops Signet's own
@@ -12,7 +12,7 @@ import { renderMessage, renderShell } from './page.ts';
 /** Longest `origin` parameter looked at (an origin is scheme, host and port). */
 const ORIGIN_MAX = 300;
 
-interface EmbedMode {
+export interface EmbedMode {
   /** `?embed=1`: no header. */
   embed: boolean;
   /** The allowed origin the page posts to, as stored in `embedOrigins`. */
@@ -48,11 +48,12 @@ export function embedData(mode: EmbedMode): Record<string, string> {
 /** The page instead of a signing or campaign page asked to post to an origin not allowed: no script runs. */
 export function refusedOriginPage(locale: LocaleCode, assetBase: string): string {
   const { t } = translator(locale);
-  return renderShell({
+  return renderMessagePage({
     title: t('embed.originRefusedTitle'),
     assetBase,
     locale,
     embed: true,
-    main: renderMessage(t('embed.originRefusedTitle'), t('embed.originRefusedText')),
+    heading: t('embed.originRefusedTitle'),
+    text: t('embed.originRefusedText'),
   });
 }

@@ -171,8 +171,16 @@ export function langOf(query: unknown): string | undefined {
   return typeof lang === 'string' ? lang : undefined;
 }
 
+/** A page that only says something (an invalid or expired link and the like): no script runs. */
+export function renderMessagePage(
+  options: Omit<ShellOptions, 'main' | 'script' | 'data'> & { heading: string; text: string },
+): string {
+  const { heading, text, ...shell } = options;
+  return renderShell({ ...shell, main: renderMessage(heading, text) });
+}
+
 /** A full-page message (invalid link and the like), readable with or without JavaScript. */
-export function renderMessage(title: string, message: string): string {
+function renderMessage(title: string, message: string): string {
   return `
     <section class="state-card state-error" aria-labelledby="state-title">
       <div class="state-icon" aria-hidden="true"></div>

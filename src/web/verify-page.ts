@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { matchAcceptLanguage, resolveLocale } from '../i18n/locales.ts';
+import { resolveLocale } from '../i18n/locales.ts';
 import { translator } from '../i18n/messages.ts';
-import { escapeHtml, langOf, pageUrl, renderShell, setPageHeaders } from './page.ts';
-import { loadStaticAssets } from './static-assets.ts';
+import { escapeHtml, renderShell, setPageHeaders } from './page.ts';
+import { pageFiles, pageRequest } from './client-page.ts';
 
 /**
  * `GET /verify`: the public page where anyone drops a PDF and reads, in plain words, what its
@@ -10,20 +10,18 @@ import { loadStaticAssets } from './static-assets.ts';
  * In the language of `?lang=`, else the browser's, else English.
  */
 export async function verifyPageRoutes(app: FastifyInstance): Promise<void> {
-  const assetBase = `/assets/app/${loadStaticAssets().version}/`;
+  const { assetBase } = pageFiles();
   app.get('/verify', { schema: { hide: true } }, async (request, reply) => {
     setPageHeaders(reply);
-    const locale = resolveLocale(
-      langOf(request.query),
-      matchAcceptLanguage(request.headers['accept-language']),
-    );
+    const { lang, browser, url } = pageRequest(request);
+    const locale = resolveLocale(lang, browser);
     const { t } = translator(locale);
     return reply.send(
       renderShell({
         title: t('verify.pageTitle'),
         assetBase,
         locale,
-        url: pageUrl(request.url),
+        url,
         script: 'verify.js',
         main: `
     <section class="verify" aria-labelledby="verify-title">

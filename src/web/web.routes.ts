@@ -2,19 +2,11 @@ import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { resolveLocale, type LocaleCode } from '../i18n/locales.ts';
 import { translator } from '../i18n/messages.ts';
-import {
-  CONTENT_SECURITY_POLICY,
-  escapeHtml,
-  langOf,
-  pageUrl,
-  renderMessage,
-  renderShell,
-  setPageHeaders,
-} from './page.ts';
+import { CONTENT_SECURITY_POLICY, renderMessagePage, setPageHeaders } from './page.ts';
 import { loadStaticAssets } from './static-assets.ts';
-import { frameAncestors } from './frame-ancestors.ts';
 import { embedScriptRoutes } from './embed-script.ts';
-import { embedData, embedModeOf, refusedOriginPage } from './embed-mode.ts';
+import { embedModeOf, refusedOriginPage } from './embed-mode.ts';
+import { framePage, pageFiles, pageRequest, renderClientPage } from './client-page.ts';
 
 /**
  * Browser pages: the signing page at `/sign/{token}` and the files it loads under `/assets/`.
@@ -50,8 +42,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   });
 
   const assets = loadStaticAssets();
-  const assetBase = `/assets/app/${assets.version}/`;
-  const pdfjsBase = `/assets/pdfjs/${assets.pdfjsVersion}/`;
+  const files = pageFiles(assets);
   const embedScript = assets.files.get('embed.js');
   if (embedScript) embedScriptRoutes(app, embedScript);
 
@@ -75,43 +66,38 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     { schema: { hide: true } },
     async (request, reply) => {
       setPageHeaders(reply);
-      const lang = langOf(request.query);
-      const url = pageUrl(request.url);
+      const { lang, url } = pageRequest(request);
       if (!TOKEN.test(request.params['*'])) {
         const locale = resolveLocale(lang);
         const { t } = translator(locale);
         return reply.code(404).send(
-          renderShell({
+          renderMessagePage({
             title: t('page.titleInvalidLink'),
-            assetBase,
+            assetBase: files.assetBase,
             locale,
             url,
             embed: embedModeOf(request.query, []).embed,
-            main: renderMessage(t('page.invalidLinkTitle'), t('page.invalidLinkText')),
+            heading: t('page.invalidLinkTitle'),
+            text: t('page.invalidLinkText'),
           }),
         );
       }
       const page = await options.pageOfLink(request.params['*']);
       const locale = resolveLocale(lang, page.locale);
       const { t } = translator(locale);
-      setPageHeaders(reply, frameAncestors(page.embedOrigins));
-      const mode = embedModeOf(request.query, page.embedOrigins);
-      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, assetBase));
+      const mode = framePage(reply, request.query, page.embedOrigins);
+      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, files.assetBase));
       return reply.send(
-        renderShell({
+        renderClientPage({
           title: t('page.titleSigning'),
-          assetBase,
           locale,
           url,
-          embed: mode.embed,
+          mode,
+          files,
           script: 'app.js',
-          data: { pdfjs: pdfjsBase, 'field-types': options.fieldTypes, ...embedData(mode) },
-          main: `
-    <div class="loading" aria-busy="true">
-      <div class="spinner" aria-hidden="true"></div>
-      <p>${escapeHtml(t('page.loading'))}</p>
-    </div>
-    <noscript><p class="noscript">${escapeHtml(t('page.noscriptSigning'))}</p></noscript>`,
+          fieldTypes: options.fieldTypes,
+          loading: t('page.loading'),
+          noscript: t('page.noscriptSigning'),
         }),
       );
     },

@@ -196,6 +196,26 @@ describe.skipIf(!hasChromium)('campaign page in Chromium', () => {
     await page.close();
   });
 
+  it('with identity verification shows no field and sends the visitor on to their own signing page', async () => {
+    const c = await campaignOnTemplate({ requireKyc: true, collectPhone: false });
+    const page = await browser.newPage({ width: 1280, height: 900 });
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${origin}/c/${c.slug}`);
+    await page.waitForSelector('body[data-view="campaign"]', { timeout: 20_000 });
+    await eventually(() => page.locator('.page[data-rendered]').count()).toBe(1);
+    expect(await page.locator('.field').count()).toBe(0);
+    await page.getByLabel('Full name').fill('Mary Jackson');
+    await page.getByLabel('Email').fill('mary@example.test');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(/\/sign\//, { timeout: 20_000 });
+    await eventually(() => textOf(page.getByRole('heading', { level: 1 }))).toBe(
+      'Verify your identity',
+    );
+    const subs = (await t.request('GET', `/api/v1/campaigns/${c.id}/submissions`)).body.data;
+    expect(subs.map((s: any) => s.signers[0].name)).toEqual(['Mary Jackson']);
+    await page.close();
+  });
+
   it('shows a clear page for paused, closed and unknown links', async () => {
     const c = await campaignOnTemplate();
     await t.request('PATCH', `/api/v1/campaigns/${c.id}`, { body: { status: 'paused' } });

@@ -403,6 +403,34 @@ describe.skipIf(!hasChromium)('signing page in Chromium', () => {
     expect((await getDocument(t, doc.id)).signers[0].status).toBe('completed');
     await page.close();
   });
+  it('a signer without any field signs the document as a whole: Finish opens the pad first', async () => {
+    // Grace has no field of her own: the document's one field is Ada's.
+    const grace = { name: 'Grace Hopper', email: 'grace@example.test' };
+    const doc = await sendDocument(t, {
+      signingType: 'parallel',
+      signers: [ada, grace],
+      fields: [f('signature', 1, 10, 30, 35, 7, { assignedTo: 0 })],
+    });
+    const page = await browser.newPage({ width: 1024, height: 800 });
+    await openSigningPage(page, await linkFor(t, doc.id, doc.signers[1].id));
+    await eventually(() => page.locator('.page[data-rendered]').count()).toBeGreaterThan(0);
+    expect(await page.locator('.field').count()).toBe(0);
+
+    // Closing the pad sends nothing.
+    await page.getByRole('button', { name: 'Finish' }).click();
+    await visible(page.locator('dialog[open] .pad-wrap'));
+    await page.locator('dialog[open]').getByRole('button', { name: 'Cancel' }).click();
+    await hidden(page.locator('dialog[open]'));
+    expect((await getDocument(t, doc.id)).signers[1].status).not.toBe('completed');
+
+    await page.getByRole('button', { name: 'Finish' }).click();
+    await page.getByRole('tab', { name: 'Type' }).click();
+    expect(await page.locator('dialog[open] input.input').inputValue()).toBe('Grace Hopper');
+    await page.getByRole('button', { name: 'Adopt and sign' }).click();
+    await visible(page.locator('[data-state="done"]'));
+    expect((await getDocument(t, doc.id)).signers[1].status).toBe('completed');
+    await page.close();
+  });
   it('no page reported a script error, a CSP violation or a pdf.js warning', () => {
     expect(pageProblems(browser.problems)).toEqual([]);
   });

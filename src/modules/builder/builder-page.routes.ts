@@ -1,17 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { matchAcceptLanguage, resolveLocale } from '../../i18n/locales.ts';
+import { resolveLocale } from '../../i18n/locales.ts';
 import { translator } from '../../i18n/messages.ts';
-import {
-  escapeHtml,
-  langOf,
-  pageUrl,
-  renderMessage,
-  renderShell,
-  setPageHeaders,
-} from '../../web/page.ts';
-import { frameAncestors } from '../../web/frame-ancestors.ts';
-import { embedData, embedModeOf, refusedOriginPage } from '../../web/embed-mode.ts';
-import { loadStaticAssets } from '../../web/static-assets.ts';
+import { renderMessagePage, setPageHeaders } from '../../web/page.ts';
+import { framePage, pageFiles, pageRequest, renderClientPage } from '../../web/client-page.ts';
+import { refusedOriginPage } from '../../web/embed-mode.ts';
 import { fieldTypesForBuilder } from '../documents-core/field-types.ts';
 import { pageOfBuilderLink } from './builder-links.ts';
 
@@ -29,10 +21,7 @@ const FIELD_TYPES_JSON = JSON.stringify(fieldTypesForBuilder());
  */
 export async function builderPageRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
-  // The same files and versioned URLs as the signing page (src/web/web.routes.ts serves them).
-  const assets = loadStaticAssets();
-  const assetBase = `/assets/app/${assets.version}/`;
-  const pdfjsBase = `/assets/pdfjs/${assets.pdfjsVersion}/`;
+  const files = pageFiles();
 
   app.get<{ Params: { '*': string } }>(
     '/build/*',
@@ -40,48 +29,39 @@ export async function builderPageRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       setPageHeaders(reply);
       const token = request.params['*'];
-      const lang = langOf(request.query);
-      const browser = matchAcceptLanguage(request.headers['accept-language']);
-      const url = pageUrl(request.url);
+      const { lang, browser, url } = pageRequest(request);
       const page = TOKEN.test(token)
         ? await pageOfBuilderLink(deps, token)
         : { state: 'unknown' as const, embedOrigins: [], locale: undefined };
       const locale = resolveLocale(lang, page.locale, browser);
       const { t } = translator(locale);
-      setPageHeaders(reply, frameAncestors(page.embedOrigins));
-      const mode = embedModeOf(request.query, page.embedOrigins);
-      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, assetBase));
+      const mode = framePage(reply, request.query, page.embedOrigins);
+      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, files.assetBase));
       if (page.state !== 'live') {
         const expired = page.state === 'expired';
         return reply.code(expired ? 410 : 404).send(
-          renderShell({
+          renderMessagePage({
             title: t('builder.titleInvalid'),
-            assetBase,
+            assetBase: files.assetBase,
             locale,
             url,
             embed: mode.embed,
-            main: renderMessage(
-              t(expired ? 'builder.expiredTitle' : 'builder.invalidTitle'),
-              t(expired ? 'builder.expiredText' : 'builder.invalidText'),
-            ),
+            heading: t(expired ? 'builder.expiredTitle' : 'builder.invalidTitle'),
+            text: t(expired ? 'builder.expiredText' : 'builder.invalidText'),
           }),
         );
       }
       return reply.send(
-        renderShell({
+        renderClientPage({
           title: t('builder.title'),
-          assetBase,
           locale,
           url,
-          embed: mode.embed,
+          mode,
+          files,
           script: 'builder.js',
-          data: { pdfjs: pdfjsBase, 'field-types': FIELD_TYPES_JSON, ...embedData(mode) },
-          main: `
-    <div class="loading" aria-busy="true">
-      <div class="spinner" aria-hidden="true"></div>
-      <p>${escapeHtml(t('page.loading'))}</p>
-    </div>
-    <noscript><p class="noscript">${escapeHtml(t('builder.noscript'))}</p></noscript>`,
+          fieldTypes: FIELD_TYPES_JSON,
+          loading: t('page.loading'),
+          noscript: t('builder.noscript'),
         }),
       );
     },

@@ -1,19 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { matchAcceptLanguage, resolveLocale } from '../../i18n/locales.ts';
+import { resolveLocale } from '../../i18n/locales.ts';
 import { translator } from '../../i18n/messages.ts';
-import {
-  escapeHtml,
-  langOf,
-  pageUrl,
-  renderMessage,
-  renderShell,
-  setPageHeaders,
-} from '../../web/page.ts';
+import { renderMessagePage, setPageHeaders } from '../../web/page.ts';
+import { framePage, pageFiles, pageRequest, renderClientPage } from '../../web/client-page.ts';
+import { embedModeOf, refusedOriginPage } from '../../web/embed-mode.ts';
 import { fieldTypesForClient } from '../documents-core/field-types.ts';
-import { frameAncestors } from '../../web/frame-ancestors.ts';
-import { embedData, embedModeOf, refusedOriginPage } from '../../web/embed-mode.ts';
 import { embedOriginsOf } from '../orgs/embed-origins.ts';
-import { loadStaticAssets } from '../../web/static-assets.ts';
 import { closeIfExpired } from './campaign-closing.ts';
 import { SLUG_PATTERN } from './campaign-rules.ts';
 import * as repo from './campaigns.repository.ts';
@@ -32,10 +24,7 @@ const SLUG = new RegExp(SLUG_PATTERN);
  */
 export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
-  // The same files and versioned URLs as the signing page (src/web/web.routes.ts serves them).
-  const assets = loadStaticAssets();
-  const assetBase = `/assets/app/${assets.version}/`;
-  const pdfjsBase = `/assets/pdfjs/${assets.pdfjsVersion}/`;
+  const files = pageFiles();
 
   app.get<{ Params: { '*': string } }>(
     '/c/*',
@@ -43,9 +32,7 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       setPageHeaders(reply);
       const slug = request.params['*'];
-      const lang = langOf(request.query);
-      const browser = matchAcceptLanguage(request.headers['accept-language']);
-      const url = pageUrl(request.url);
+      const { lang, browser, url } = pageRequest(request);
       const found =
         slug.length <= 80 && SLUG.test(slug)
           ? await repo.findCampaignBySlug(deps.db, slug)
@@ -54,13 +41,14 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
         const locale = resolveLocale(lang, browser);
         const { t } = translator(locale);
         return reply.code(404).send(
-          renderShell({
+          renderMessagePage({
             title: t('page.titleInvalidLink'),
-            assetBase,
+            assetBase: files.assetBase,
             locale,
             url,
             embed: embedModeOf(request.query, []).embed,
-            main: renderMessage(t('campaign.invalidTitle'), t('campaign.invalidText')),
+            heading: t('campaign.invalidTitle'),
+            text: t('campaign.invalidText'),
           }),
         );
       }
@@ -74,38 +62,34 @@ export async function campaignPageRoutes(app: FastifyInstance): Promise<void> {
       const { t } = translator(locale);
       // Framed only by the organization's own sites (embedOrigins); an unknown link by none.
       const embedOrigins = await embedOriginsOf(deps.db, found.org_id);
-      setPageHeaders(reply, frameAncestors(embedOrigins));
-      const mode = embedModeOf(request.query, embedOrigins);
-      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, assetBase));
+      const mode = framePage(reply, request.query, embedOrigins);
+      if (mode.refused) return reply.code(403).send(refusedOriginPage(locale, files.assetBase));
       const campaign = await closeIfExpired(deps, found);
       const why = unavailability(campaign, deps.clock.now().getTime());
       if (why) {
         return reply.code(409).send(
-          renderShell({
+          renderMessagePage({
             title: t('page.titleDocument', { documentName: campaign.name }),
-            assetBase,
+            assetBase: files.assetBase,
             locale,
             url,
             embed: mode.embed,
-            main: renderMessage(t(`campaign.${why.reason}Title`), t(`campaign.${why.reason}Text`)),
+            heading: t(`campaign.${why.reason}Title`),
+            text: t(`campaign.${why.reason}Text`),
           }),
         );
       }
       return reply.send(
-        renderShell({
+        renderClientPage({
           title: t('page.titleDocument', { documentName: campaign.welcome_title || campaign.name }),
-          assetBase,
           locale,
           url,
-          embed: mode.embed,
+          mode,
+          files,
           script: 'campaign.js',
-          data: { pdfjs: pdfjsBase, 'field-types': FIELD_TYPES_JSON, ...embedData(mode) },
-          main: `
-    <div class="loading" aria-busy="true">
-      <div class="spinner" aria-hidden="true"></div>
-      <p>${escapeHtml(t('campaign.loading'))}</p>
-    </div>
-    <noscript><p class="noscript">${escapeHtml(t('page.noscriptForm'))}</p></noscript>`,
+          fieldTypes: FIELD_TYPES_JSON,
+          loading: t('campaign.loading'),
+          noscript: t('page.noscriptForm'),
         }),
       );
     },

@@ -1,5 +1,6 @@
-// The signing API, authenticated by the token of the link. Every error has the API's body
-// {error: {code, message, details}}; it reaches the page as an ApiError.
+// The signing API, authenticated by the token of the link, and what the campaign page's API
+// (campaign-api.js) shares with it. Every error has the API's body {error: {code, message,
+// details}}; it reaches the page as an ApiError.
 
 import { t } from './i18n.js';
 
@@ -10,6 +11,48 @@ export class ApiError extends Error {
     this.code = code;
     this.details = details ?? [];
   }
+}
+
+/** The ApiError of a refused answer: the API's own code, sentence and details when its body has them. */
+export function refusal(res, json) {
+  const err = json?.error;
+  return new ApiError(
+    res.status,
+    err?.code ?? 'http_error',
+    err?.message ?? t('error.serverAnswered', { status: res.status }),
+    err?.details,
+  );
+}
+
+/** Sends a file's bytes as they are, typed by `headers`; resolves to the API's JSON answer. */
+async function sendFile(method, url, file, headers) {
+  let res;
+  try {
+    res = await fetch(url, { method, headers, body: file, credentials: 'omit', cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'network_error', t('error.uploadNetwork'));
+  }
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw refusal(res, json);
+  return json;
+}
+
+/**
+ * A `file` field's file, to `{base}/fields/{id}/file` of the signing or campaign API: the bytes as
+ * they are, typed by their own Content-Type (`headers` adds to them); resolves to the attachment id.
+ */
+export async function uploadFieldFile(base, fieldId, file, headers = (h) => h) {
+  const url = `${base}/fields/${encodeURIComponent(fieldId)}/file?filename=${encodeURIComponent(file.name.slice(0, 200))}`;
+  const json = await sendFile(
+    'PUT',
+    url,
+    file,
+    headers({
+      'content-type': file.type || 'application/octet-stream',
+      accept: 'application/json',
+    }),
+  );
+  return json.data.attachmentId;
 }
 
 /**
@@ -48,15 +91,7 @@ export function signingApi(token, store) {
     } catch {
       // A proxy's HTML error page: fall through to a generic message.
     }
-    if (!res.ok) {
-      const err = json?.error;
-      throw new ApiError(
-        res.status,
-        err?.code ?? 'http_error',
-        err?.message ?? t('error.serverAnswered', { status: res.status }),
-        err?.details,
-      );
-    }
+    if (!res.ok) throw refusal(res, json);
     return json?.data ?? json;
   }
 
@@ -90,56 +125,12 @@ export function signingApi(token, store) {
     decline: (reason) => call('POST', '/decline', { reason }),
     /** Hands over to `{name, email, reason}`: this link stops working. */
     reassign: (body) => call('POST', '/reassign', body),
-    /** A `file` field's file: the bytes as they are, typed by their own Content-Type; resolves to the attachment id. */
-    async fieldFile(fieldId, file) {
-      let res;
-      const url = `${base}/fields/${encodeURIComponent(fieldId)}/file?filename=${encodeURIComponent(file.name.slice(0, 200))}`;
-      try {
-        res = await fetch(url, {
-          method: 'PUT',
-          headers: withSession({
-            'content-type': file.type || 'application/octet-stream',
-            accept: 'application/json',
-          }),
-          body: file,
-          credentials: 'omit',
-          cache: 'no-store',
-        });
-      } catch {
-        throw new ApiError(0, 'network_error', t('error.uploadNetwork'));
-      }
-      const json = await res.json().catch(() => null);
-      if (!res.ok)
-        throw new ApiError(
-          res.status,
-          json?.error?.code ?? 'http_error',
-          json?.error?.message ?? t('error.serverAnswered', { status: res.status }),
-          json?.error?.details,
-        );
-      return json.data.attachmentId;
-    },
+    /** A `file` field's file: resolves to the attachment id. */
+    fieldFile: (fieldId, file) => uploadFieldFile(base, fieldId, file, withSession),
     /** Identity evidence (KYC): the image bytes as they are, typed by their own Content-Type. */
     async identity(file) {
-      let res;
-      try {
-        res = await fetch(`${base}/identity`, {
-          method: 'POST',
-          headers: withSession({ 'content-type': file.type, accept: 'application/json' }),
-          body: file,
-          credentials: 'omit',
-          cache: 'no-store',
-        });
-      } catch {
-        throw new ApiError(0, 'network_error', t('error.uploadNetwork'));
-      }
-      const json = await res.json().catch(() => null);
-      if (!res.ok)
-        throw new ApiError(
-          res.status,
-          json?.error?.code ?? 'http_error',
-          json?.error?.message ?? t('error.serverAnswered', { status: res.status }),
-          json?.error?.details,
-        );
+      const headers = withSession({ 'content-type': file.type, accept: 'application/json' });
+      const json = await sendFile('POST', `${base}/identity`, file, headers);
       return json?.data ?? json;
     },
   };

@@ -3,7 +3,7 @@
 // builder API under the link's token, which checks them by the rules of the fields API; framed by
 // an allowed site, the page then posts `saved` to it.
 
-import { ApiError } from './api.js';
+import { ApiError, refusal } from './api.js';
 import { announce, h, showMain } from './dom.js';
 import { t, tNodes } from './i18n.js';
 import { openPdf, renderPages } from './pdf-view.js';
@@ -36,13 +36,7 @@ async function call(method, path, body) {
   }
   if (path === '/file' && res.ok) return new Uint8Array(await res.arrayBuffer());
   const json = await res.json().catch(() => null);
-  if (!res.ok)
-    throw new ApiError(
-      res.status,
-      json?.error?.code ?? 'http_error',
-      json?.error?.message ?? t('error.serverAnswered', { status: res.status }),
-      json?.error?.details,
-    );
+  if (!res.ok) throw refusal(res, json);
   return json.data;
 }
 

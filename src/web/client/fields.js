@@ -4,6 +4,7 @@
 import { h, nextId } from './dom.js';
 import { controlOf } from './field-types.js';
 import { fileControl } from './file-field.js';
+import { textControl } from './text-field.js';
 import { typedSignatureClass } from './typed-signature.js';
 import { t } from './i18n.js';
 
@@ -43,11 +44,6 @@ export function sortFields(fields) {
 export function fieldName(field) {
   return field.label?.trim() || t(TYPE_LABELS[field.type] ?? 'field.generic');
 }
-
-const today = () => {
-  const d = new Date();
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-};
 
 /**
  * Builds the control of one field. `ctx` gives the signer (to prefill name and email) and
@@ -168,64 +164,8 @@ export function createFieldControl(field, ctx) {
       };
       break;
     }
-    default: {
-      const kinds = {
-        name: { type: 'text', autocomplete: 'name', prefill: ctx.signer.name, maxLength: 200 },
-        email: {
-          type: 'email',
-          autocomplete: 'email',
-          prefill: ctx.signer.email,
-          inputmode: 'email',
-          maxLength: 254,
-        },
-        date: { type: 'date', prefill: today() },
-        number: { type: 'number', inputmode: 'decimal', step: 'any' },
-        text: { type: 'text', maxLength: ctx.limits.valueMaxChars },
-      };
-      const kind = kinds[controlOf(field)] ?? kinds.text;
-      const input = h('input', {
-        ...common,
-        type: kind.type,
-        // Right-to-left values (an Arabic or Hebrew name) start at the right edge, not cut off.
-        dir: 'auto',
-        autocomplete: kind.autocomplete ?? 'off',
-        inputmode: kind.inputmode,
-        step: kind.step,
-        placeholder: field.placeholder ?? (kind.type === 'date' ? undefined : name),
-        maxlength: kind.maxLength ? String(kind.maxLength) : undefined,
-        // Read-only values stay focusable and readable; disabled ones would be skipped by screen readers.
-        disabled: undefined,
-        readonly: field.readOnly,
-        value: initial || (field.readOnly ? '' : (kind.prefill ?? '')),
-      });
-      element.append(input);
-      // Until the signer types here, a name or email field follows what they give elsewhere (the
-      // campaign page's "Full name" and "Email").
-      let edited = false;
-      input.addEventListener('input', () => (edited = true));
-      control = {
-        focusTarget: input,
-        prefill: (value) => {
-          if (edited || field.readOnly) return;
-          input.value = value;
-          element.classList.toggle('is-filled', input.value.trim() !== '');
-        },
-        value: () =>
-          field.type === 'number' && input.value !== '' ? Number(input.value) : input.value.trim(),
-        // A number input holding "12e" reports an empty value; `badInput` catches it so it is not taken as empty.
-        filled: () => input.value.trim() !== '' || input.validity.badInput,
-        listen: (fn) => input.addEventListener('input', fn),
-        check: () => {
-          if (input.validity.badInput || (input.value && !input.checkValidity())) {
-            if (kind.type === 'email') return t('field.invalidEmail');
-            if (kind.type === 'number') return t('field.invalidNumber');
-            if (kind.type === 'date') return t('field.invalidDate');
-            return input.validationMessage || t('error.valueInvalid');
-          }
-          return null;
-        },
-      };
-    }
+    default:
+      control = textControl(field, element, common, ctx, name);
   }
 
   element.append(error);
@@ -305,4 +245,20 @@ function signatureControl(field, element, common, ctx) {
   };
   button.addEventListener('click', () => ctx.onSign(field));
   return control;
+}
+
+/**
+ * A control for each field over its page (`pages` from pdf-view.js's renderPages), in the order of
+ * `fields`; a field on a page the PDF lacks gets none. Returns the controls, and them by field id.
+ */
+export function placeFields(fields, pages, ctx) {
+  const controls = [];
+  for (const field of fields) {
+    const page = pages[field.page - 1];
+    if (!page) continue;
+    const control = createFieldControl(field, ctx);
+    page.layer.append(control.element);
+    controls.push(control);
+  }
+  return { controls, byId: new Map(controls.map((c) => [c.field.id, c])) };
 }

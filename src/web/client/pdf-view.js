@@ -26,6 +26,20 @@ export async function openPdf(bytes, base) {
   }).promise;
 }
 
+/** The document's pages' container, saying the document is loading until `renderPages` fills it. */
+export function pagesLoading() {
+  return h(
+    'div',
+    { class: 'pages', 'aria-label': t('signing.documentLabel') },
+    h(
+      'div',
+      { class: 'loading' },
+      h('div', { class: 'spinner', 'aria-hidden': 'true' }),
+      h('p', {}, t('signing.loadingDocument')),
+    ),
+  );
+}
+
 /**
  * Builds one element per page (right size from the start, so the layout never jumps), renders the
  * pages near the viewport, and re-renders them sharper or smaller when the width changes.

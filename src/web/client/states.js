@@ -182,3 +182,20 @@ export function stateOfError(err) {
   }
   return { state: 'error' };
 }
+
+/** Why the campaign page's form takes nothing (paused, closed, expired, full, unknown link), as a full page. */
+export function showFormUnavailable(err) {
+  if (err.status === 404 || err.status === 400)
+    return showState('invalid', {
+      text: t('state.formNotFoundText'),
+    });
+  if (err.status === 429) return showState('rate_limited');
+  // The API's sentences are English; the page says why in its own words, from the reason the
+  // API gives (paused, full, expired, closed).
+  if (err.status === 409) {
+    const reason = (err.details ?? []).find((d) => d?.reason)?.reason;
+    const known = ['paused', 'full', 'expired', 'closed'].includes(reason);
+    return showState('closed', known ? { text: t(`campaign.${reason}Text`) } : {});
+  }
+  return showState('error');
+}
