@@ -230,6 +230,60 @@ describe.skipIf(!hasChromium)('embedding in Chromium', () => {
     await tab.close();
   });
 
+  it('keeps the action bar and the signature dialog in the host page’s view, wherever it is scrolled', async () => {
+    // The iframe is as tall as the page (three PDF pages, some 1,800 px at 375 px wide): a bar
+    // fixed to the frame's bottom was at the end of the document and a dialog centred in the
+    // frame below the host's fold, both out of sight of a signer at the top of the document.
+    const doc = await sendDocument(
+      t,
+      {
+        signers: [{ name: 'Ada Lovelace', email: 'ada@example.test', delivery: 'embedded' }],
+        fields: [{ type: 'signature', page: 1, x: 10, y: 75, width: 35, height: 7, assignedTo: 0 }],
+      },
+      3,
+    );
+    const url = await linkFor(t, doc.id, doc.signers[0].id);
+    hostPages.set(
+      '/long',
+      `<!doctype html><html><head><meta name="viewport" content="width=device-width">
+<script src="${signet}/embed.js"></script></head><body style="margin:0">
+<h1 style="height:60px;margin:0">Your contract</h1><signet-signing url="${url}"></signet-signing>
+<p style="height:400px">After the contract</p></body></html>`,
+    );
+    const viewport = { width: 375, height: 700 };
+    const tab = await browser.newPage(viewport);
+    await tab.goto(`${hostOrigin}/long`);
+    const frame = tab.frameLocator('signet-signing iframe');
+    await frame.locator('.page canvas').first().waitFor();
+    await eventually(
+      async () => (await tab.locator('signet-signing iframe').boundingBox())!.height,
+    ).toBeGreaterThan(viewport.height * 2);
+    /** Whether the whole of an element inside the frame is within the host's window. */
+    const inView = async (selector: string) => {
+      const box = await frame.locator(selector).boundingBox();
+      return !!box && box.y >= 0 && box.y + box.height <= viewport.height;
+    };
+    const finish = '.actionbar .btn-primary';
+    await eventually(() => inView(finish)).toBe(true);
+    // Scrolled into the middle of the document, then to its end: the bar follows.
+    for (const y of [600, 1200]) {
+      await tab.evaluate((to) => window.scrollTo(0, to), y);
+      await eventually(() => inView(finish)).toBe(true);
+    }
+    // Back at the top, the Sign field opens its dialog where the signer is looking.
+    await tab.evaluate(() => window.scrollTo(0, 0));
+    await eventually(() => inView(finish)).toBe(true);
+    await frame.getByRole('button', { name: 'Signature (required)' }).click();
+    await eventually(() => inView('dialog[open]')).toBe(true);
+    await frame.getByRole('tab', { name: 'Type' }).click();
+    await frame.getByRole('button', { name: 'Adopt and sign' }).click();
+    await frame.getByRole('button', { name: 'Finish' }).click();
+    await eventually(async () => (await getDocument(t, doc.id)).signers[0].status).toBe(
+      'completed',
+    );
+    await tab.close();
+  });
+
   it('no page reported a script error or a CSP violation', () => {
     expect(pageProblems(browser.problems)).toEqual([]);
   });

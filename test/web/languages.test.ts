@@ -135,6 +135,42 @@ describe.skipIf(!hasChromium)('signing page languages', () => {
     expect(family).toBe('system-ui, sans-serif');
     await page.close();
   });
+
+  it.each([
+    ['ar', 'إنهاء'],
+    ['he', 'סיום'],
+  ])(
+    'draws a %s page’s letters in a face its font list names, not a system fallback',
+    async (lang, finish) => {
+      // Chromium's sans-serif for Arabic and Hebrew has none of their letters on Linux: the page
+      // waited for two more family lookups and a fallback walk per run of letters before its first
+      // paint. Every face that draws the page's own words must be the system font (the one the
+      // Latin "Signet" is drawn in) or one the font list names.
+      const url = await linkFor(t, doc.id, doc.signers[0]!.id);
+      const page = await open(`${url}?lang=${lang}`);
+      expect(await page.textContent('.actionbar .btn-primary')).toBe(finish);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('DOM.enable');
+      await cdp.send('CSS.enable');
+      const { root } = await cdp.send('DOM.getDocument');
+      const faces = async (selector: string) => {
+        const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+        const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+        return fonts.map((f) => f.familyName);
+      };
+      const [systemFace] = await faces('.brand');
+      const named = (
+        await page.$eval('.actionbar .btn-primary', (el) => getComputedStyle(el).fontFamily)
+      )
+        .split(',')
+        .map((f) => f.trim().replace(/^"|"$/g, ''));
+      const used = await faces('.actionbar .btn-primary');
+      expect(used.length).toBeGreaterThan(0);
+      for (const face of used) expect([systemFace, ...named]).toContain(face);
+      await cdp.detach();
+      await page.close();
+    },
+  );
 });
 
 describe('the pages’ stylesheets', () => {

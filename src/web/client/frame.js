@@ -55,6 +55,84 @@ function watchHeight() {
 
 if (origin && typeof ResizeObserver === 'function') watchHeight();
 
+/*
+ * Framed by embed.js, the iframe is as tall as the page, so the page's own viewport is the whole
+ * page: the action bar fixed to its bottom, or a dialog centred in it, would be wherever the host
+ * page is not showing (at the end of the document, or below the fold). The part of the page the
+ * host's window shows is measured with IntersectionObserver, which measures against the top-level
+ * window even across origins, on 1-pixel-wide strips stacked over the page (one observer on the
+ * whole page would hear nothing while the host scrolls through its middle). <html> gets
+ * `--hidden-top` and `--hidden-bottom`, how much of the page's viewport is out of sight above and
+ * below; the action bar and the dialogs keep to the rest (signing.css). Nothing is posted.
+ */
+const STRIP = 128;
+const STEPS = 32; // thresholds per strip: an edge found within 4 px
+
+function watchPartInView() {
+  const layer = document.createElement('div');
+  layer.className = 'view-probes';
+  layer.setAttribute('aria-hidden', 'true');
+  document.body.append(layer);
+  /** Each strip's part in view, in page coordinates (null: out of view). */
+  const inView = new Map();
+  const style = document.documentElement.style;
+  const apply = () => {
+    let top = Number.POSITIVE_INFINITY;
+    let bottom = Number.NEGATIVE_INFINITY;
+    for (const part of inView.values()) {
+      if (!part) continue;
+      top = Math.min(top, part.top);
+      bottom = Math.max(bottom, part.bottom);
+    }
+    // Out of the host's view altogether: as a page on its own.
+    const hiddenTop = bottom > top ? Math.max(0, Math.round(top - scrollY)) : 0;
+    const hiddenBottom =
+      bottom > top ? Math.max(0, Math.round(innerHeight - (bottom - scrollY))) : 0;
+    style.setProperty('--hidden-top', `${hiddenTop}px`);
+    style.setProperty('--hidden-bottom', `${hiddenBottom}px`);
+  };
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        const r = entry.intersectionRect;
+        inView.set(
+          entry.target,
+          entry.isIntersecting && r.height > 0
+            ? { top: r.top + scrollY, bottom: r.bottom + scrollY }
+            : null,
+        );
+      }
+      apply();
+    },
+    { threshold: Array.from({ length: STEPS + 1 }, (_, i) => i / STEPS) },
+  );
+  // As many strips as the page is tall; the layer clips the last one to the page's end.
+  const cover = () => {
+    const height = Math.ceil(document.body.getBoundingClientRect().bottom + scrollY);
+    layer.style.height = `${height}px`;
+    const count = Math.max(1, Math.ceil(height / STRIP));
+    while (layer.childElementCount < count) {
+      const strip = document.createElement('div');
+      strip.style.height = `${STRIP}px`;
+      layer.append(strip);
+      observer.observe(strip);
+    }
+    while (layer.childElementCount > count) {
+      const strip = layer.lastElementChild;
+      observer.unobserve(strip);
+      inView.delete(strip);
+      strip.remove();
+    }
+  };
+  new ResizeObserver(cover).observe(document.body);
+  addEventListener('scroll', apply, { passive: true });
+  addEventListener('resize', apply);
+  cover();
+}
+
+if (embedded && typeof IntersectionObserver === 'function' && typeof ResizeObserver === 'function')
+  watchPartInView();
+
 /**
  * After the signer completed (`completed`) or declined (`declined`): the host page hears it; a
  * page that is not framed sends the signer on to the document's `redirectUrl`, if it has one
