@@ -23,7 +23,8 @@ import {
 import { writeChart } from './chart.ts';
 import { extraScenarios } from './scenarios.ts';
 import type { Context, ScenarioResult } from './context.ts';
-import { loadMixInTurns, READ_MIX, type Stream } from './mix.ts';
+import { CREATE_UNDER_LOAD, loadMixInTurns, READ_MIX, type Stream } from './mix.ts';
+import { poolSizes } from './pool-sizes.ts';
 
 type Scenario = {
   seed: number /** Runs on its own SQLite database, once. */;
@@ -133,12 +134,6 @@ async function versusNaive(
 
 const round3 = (n: number) => Number(n.toFixed(3));
 
-/** create-under-load's streams: 45 connections reading (details and lists) while 5 create. */
-const CREATE_UNDER_LOAD: Stream[] = [
-  { mix: { detail: 0.8, list: 0.2, create: 0 }, connections: 45 },
-  { mix: { detail: 0, list: 0, create: 1 }, connections: 5 },
-];
-
 /** The mean response size of the streams' requests, from a sample of each class. */
 async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
   const org = ctx.seeded.orgs[0];
@@ -172,9 +167,7 @@ async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
  */
 async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>> {
   const names =
-    ctx.db.name === 'sqlite'
-      ? ['checkpointer']
-      : ['key-cache', 'batched-creates', 'named-statements'];
+    ctx.db.name === 'sqlite' ? ['long-wal'] : ['key-cache', 'batched-creates', 'named-statements'];
   const wanted = process.env.BENCH_SWITCHES ? process.env.BENCH_SWITCHES.split(',') : names;
   const variants = await Promise.all(
     ['control', ...names.filter((n) => wanted.includes(n))].map(async (off) => ({
@@ -260,6 +253,7 @@ const scenarios: Record<string, Scenario> = {
       ),
   },
   switches: { seed: LARGE, run: switches },
+  'pool-sizes': { seed: LARGE, run: poolSizes },
   // Cache-hit figures: one URL again and again, no write anywhere. Not what users do.
   'get-by-id': {
     seed: LARGE,
