@@ -216,7 +216,7 @@ async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>>
               `${n} off ${(g.gain * 100).toFixed(1)}% (creates ${g.createsPerSec ?? 0}/s, p99 ${g.p99Ms.create ?? 0} ms)`,
           )
           .join(', '),
-      goal: 'a mechanism stays only if it gains >= 10% (all on vs it off, read-mix, in turns; control = a second identical server)',
+      goal: `a mechanism stays only if it gains >= 10% (all on vs it off, ${process.env.BENCH_SWITCHES_LOAD ?? 'read-mix'}, in turns; control = a second identical server)`,
     };
   } finally {
     await Promise.all(variants.map((v) => v.server.stop()));
