@@ -167,7 +167,7 @@ async function meanBodySize(ctx: Context, streams: Stream[]): Promise<number> {
  */
 async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>> {
   const names =
-    ctx.db.name === 'sqlite' ? ['long-wal'] : ['key-cache', 'batched-creates', 'named-statements'];
+    ctx.db.name === 'sqlite' ? [] : ['key-cache', 'batched-creates', 'named-statements'];
   const wanted = process.env.BENCH_SWITCHES ? process.env.BENCH_SWITCHES.split(',') : names;
   const variants = await Promise.all(
     ['control', ...names.filter((n) => wanted.includes(n))].map(async (off) => ({

@@ -19,7 +19,6 @@ export const PERF_MECHANISMS = [
   'mail-layout-cache',
   'bulk-groups',
   'lazy-schemas',
-  'long-wal',
 ] as const;
 export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 

@@ -119,13 +119,6 @@ interface DbOptions {
   watchChanges?: boolean;
   /** PostgreSQL: the hottest statements named (named-statements.ts); default on. */
   namedStatements?: boolean;
-  /**
-   * SQLite: the WAL's size in pages past which a commit checkpoints it (copies its pages into the
-   * database file and syncs both, on the event loop); default SQLite's 1,000. A create writes
-   * about 24 pages, most of them the same few hot pages of each index: a longer WAL copies each
-   * of those once per checkpoint instead of once per 40 creates (docs/performance.md).
-   */
-  walPages?: number;
 }
 
 /** How long a SQLite write waits for another process's write lock (the CLI, a second start) before failing. */
@@ -182,7 +175,6 @@ export function createDb(options: DbOptions): DbHandle {
   const sqlite = new SQLite(options.sqliteFile);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  if (options.walPages) sqlite.pragma(`wal_autocheckpoint = ${Math.trunc(options.walPages)}`);
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   // Sorts that no index serves (Signet's queries have indexes) are done in memory.
