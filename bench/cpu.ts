@@ -6,7 +6,9 @@
  * Each API endpoint is then measured the same way on the naive implementation (bench/naive.ts, the
  * fair anchor) on the same database, and the ratio of the two printed.
  * `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles the server (one endpoint a run gives
- * that endpoint's profile; `bench/profile-summary.ts` breaks it down by stage).
+ * that endpoint's profile; `bench/profile-summary.ts` breaks it down by stage). With
+ * BENCH_DATABASE_URL (`postgres://…`) on a fresh PostgreSQL database instead (the server's CPU
+ * time only: PostgreSQL's own is not counted); BENCH_PERF_OFF switches mechanisms off in Signet.
  */
 import fs from 'node:fs';
 import autocannon from 'autocannon';
@@ -37,12 +39,15 @@ async function perRequest(
 
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : ['bare', 'health', 'get-by-id', 'list', 'create'];
-const db = await openBenchDatabase('sqlite');
+const db = await openBenchDatabase(
+  process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite',
+  process.env.BENCH_DATABASE_URL,
+);
 try {
   const seeded = await seedDocuments(db, 100_000);
   await db.handle.close();
   const server = await startSignet(
-    db.env,
+    process.env.BENCH_PERF_OFF ? { ...db.env, PERF_OFF: process.env.BENCH_PERF_OFF } : db.env,
     process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
   );
   const headers = { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' };

@@ -87,6 +87,12 @@ export interface Stream {
   connections: number;
 }
 
+/** create-under-load's streams: 45 connections reading (details and lists) while 5 create. */
+export const CREATE_UNDER_LOAD: Stream[] = [
+  { mix: { detail: 0.8, list: 0.2, create: 0 }, connections: 45 },
+  { mix: { detail: 0, list: 0, create: 1 }, connections: 5 },
+];
+
 type Tracker = ReturnType<typeof autocannon> & {
   on(
     event: 'response',

@@ -62,7 +62,7 @@ export function stageOf(stack: Frame[]): string {
     const where = asker
       ? `${asker.url.replace(/^.*\/(dist|src)\//, '')} ${asker.functionName}`
       : 'after an await, asker not on the stack';
-    return `statements (SQLite): ${where}`;
+    return `statements (database driver): ${where}`;
   }
   return 'other (Node internals, native)';
 }

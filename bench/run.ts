@@ -23,7 +23,8 @@ import {
 import { writeChart } from './chart.ts';
 import { extraScenarios } from './scenarios.ts';
 import type { Context, ScenarioResult } from './context.ts';
-import { loadMixInTurns, READ_MIX, type Stream } from './mix.ts';
+import { CREATE_UNDER_LOAD, loadMixInTurns, READ_MIX, type Stream } from './mix.ts';
+import { poolSizes } from './pool-sizes.ts';
 
 type Scenario = {
   seed: number /** Runs on its own SQLite database, once. */;
@@ -181,12 +182,19 @@ async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>>
         ...variants.map((v) => ({ name: v.off, url: v.server.url })),
       ],
       ctx.seeded,
-      [{ mix: READ_MIX, connections: 50 }],
+      process.env.BENCH_SWITCHES_LOAD === 'create-under-load'
+        ? CREATE_UNDER_LOAD
+        : [{ mix: READ_MIX, connections: 50 }],
     );
     const on = results[0];
     const gains: Record<
       string,
-      { gain: number; offReqPerSec: number; p99Ms: Record<string, number> }
+      {
+        gain: number;
+        offReqPerSec: number;
+        p99Ms: Record<string, number>;
+        createsPerSec: number | undefined;
+      }
     > = {};
     for (const [i, v] of variants.entries()) {
       const r = results[i + 1];
@@ -194,15 +202,21 @@ async function switches(ctx: Context): Promise<Omit<ScenarioResult, 'database'>>
         gain: round3(on.reqPerSec / r.reqPerSec - 1),
         offReqPerSec: Math.round(r.reqPerSec),
         p99Ms: Object.fromEntries(Object.entries(r.classes).map(([c, f]) => [c, f.p99Ms])),
+        createsPerSec: r.classes.create?.perSec,
       };
     }
     return {
       reqPerSec: Math.round(on.reqPerSec),
       gains,
-      summary: Object.entries(gains)
-        .map(([n, g]) => `${n} ${(g.gain * 100).toFixed(1)}%`)
-        .join(', '),
-      goal: 'a mechanism stays only if it gains >= 10% (all on vs it off, read-mix, in turns; control = a second identical server)',
+      summary:
+        `all on: creates ${on.classes.create?.perSec ?? 0}/s, p99 ${on.classes.create?.p99Ms ?? 0} ms; ` +
+        Object.entries(gains)
+          .map(
+            ([n, g]) =>
+              `${n} off ${(g.gain * 100).toFixed(1)}% (creates ${g.createsPerSec ?? 0}/s, p99 ${g.p99Ms.create ?? 0} ms)`,
+          )
+          .join(', '),
+      goal: `a mechanism stays only if it gains >= 10% (all on vs it off, ${process.env.BENCH_SWITCHES_LOAD ?? 'read-mix'}, in turns; control = a second identical server)`,
     };
   } finally {
     await Promise.all(variants.map((v) => v.server.stop()));
@@ -234,14 +248,12 @@ const scenarios: Record<string, Scenario> = {
     run: (ctx) =>
       versusNaive(
         ctx,
-        [
-          { mix: { detail: 0.8, list: 0.2, create: 0 }, connections: 45 },
-          { mix: { detail: 0, list: 0, create: 1 }, connections: 5 },
-        ],
+        CREATE_UNDER_LOAD,
         '>= 1,000 creates/s with p99 <= 20 ms (SQLite); reads by 45 connections, creates by 5',
       ),
   },
   switches: { seed: LARGE, run: switches },
+  'pool-sizes': { seed: LARGE, run: poolSizes },
   // Cache-hit figures: one URL again and again, no write anywhere. Not what users do.
   'get-by-id': {
     seed: LARGE,

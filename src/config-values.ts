@@ -7,6 +7,21 @@ import { isIP } from 'node:net';
 
 export class ConfigError extends Error {}
 
+/**
+ * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
+ * what each gains against the same server without it (`npm run bench -- switches`,
+ * docs/performance.md).
+ */
+export const PERF_MECHANISMS = [
+  'key-cache',
+  'batched-creates',
+  'named-statements',
+  'mail-layout-cache',
+  'bulk-groups',
+  'lazy-schemas',
+] as const;
+export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
+
 /** Server timeouts, in milliseconds (slow senders cannot hold sockets). */
 export interface ServerTimeouts {
   /** Until the request's headers are complete. */

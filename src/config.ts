@@ -3,6 +3,8 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import {
   ConfigError,
+  PERF_MECHANISMS,
+  type PerfMechanism,
   parseSchedule,
   parseTrustProxy,
   type ServerTimeouts,
@@ -14,19 +16,6 @@ import { SmsEnv, smsConfig, type SmsConfig } from './config-sms.ts';
  * The whole environment Signet reads, in one schema. `loadConfig` is the only place that
  * touches `process.env`; everything else receives the frozen result.
  */
-/**
- * The performance mechanisms that can be switched off (PERF_OFF=a,b), so the benchmark measures
- * what each gains against the same server without it (ARCHITECTURE.md, convention 14).
- */
-const PERF_MECHANISMS = [
-  'key-cache',
-  'batched-creates',
-  'named-statements',
-  'mail-layout-cache',
-  'bulk-groups',
-  'lazy-schemas',
-] as const;
-export type PerfMechanism = (typeof PERF_MECHANISMS)[number];
 const PERF_MECHANISMS_PATTERN = PERF_MECHANISMS.join('|');
 
 const EnvSchema = Type.Object({
@@ -35,6 +24,7 @@ const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DATA_DIR: Type.Optional(Type.String()),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres|postgresql|sqlite)://' })),
+  DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|100)$' })),
   STORAGE: Type.Optional(Type.Union([Type.Literal('local'), Type.Literal('s3')])),
   S3_BUCKET: Type.Optional(Type.String()),
   S3_REGION: Type.Optional(Type.String()),
@@ -124,6 +114,8 @@ export interface Config {
   readonly dataDir: string;
   /** `undefined` selects the embedded SQLite file under `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /** PostgreSQL: connections in the pool of each instance (DATABASE_POOL_SIZE, default 10). */
+  readonly databasePoolSize: number;
   readonly storage:
     | { readonly driver: 'local'; readonly root: string }
     | (S3Access & {
@@ -236,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir,
     databaseUrl,
+    databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
     storage:
       driver === 's3'
         ? { driver: 's3', ...s3, bucket: e.S3_BUCKET!, publicEndpoint: e.S3_PUBLIC_ENDPOINT }

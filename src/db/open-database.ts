@@ -11,6 +11,7 @@ export function openDatabase(config: Config, options: { server?: boolean } = {})
   return createDb({
     databaseUrl: config.databaseUrl,
     sqliteFile: path.join(config.dataDir, 'signet.db'),
+    poolSize: config.databasePoolSize,
     watchChanges: options.server === true && !config.perfOff.has('key-cache'),
     namedStatements: !config.perfOff.has('named-statements'),
   });
