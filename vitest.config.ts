@@ -24,6 +24,11 @@ const SLOW = [
   'test/hostile/server-under-attack.test.ts',
   // Chromium opens every operation's example in the API reference (107 s).
   'test/web/docs-page.test.ts',
+  // axe in Chromium over every state of the signing, campaign and verify pages, in English and
+  // Arabic at two widths (30 s), and signing with the keyboard alone (14 s): the two costliest
+  // browser files of the fast suite, which took 498 s on this machine with them.
+  'test/web/a11y.test.ts',
+  'test/web/a11y-keyboard.test.ts',
 ];
 
 /*
