@@ -14,11 +14,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { openBenchDatabase } from './harness.ts';
 import { SQL } from './naive-sql.ts';
-import { seedOrganizations, targetOf } from './seed.ts';
+import { seededSqliteFile } from './seed.ts';
 import { percentile } from './harness.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 0.2);
@@ -30,16 +28,8 @@ const SETTINGS = (
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
 const id = (p: string) => `${p}_${randomBytes(12).toString('hex')}`;
 
-const bench = await openBenchDatabase('sqlite');
+const { bench, seeded, file } = await seededSqliteFile(SCALE);
 try {
-  const seeded = await seedOrganizations(
-    bench.handle.db,
-    targetOf(bench),
-    Math.max(10, Math.round(1000 * SCALE)),
-    Math.round(1_000_000 * SCALE),
-  );
-  await bench.handle.close();
-  const file = path.join(bench.dataDir, 'signet.db');
   const figures = new Map<string, { cpu: number[]; walls: number[]; walMax: number }>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const setting of SETTINGS) {

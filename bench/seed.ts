@@ -6,7 +6,7 @@ import { SCOPES } from '../src/http/auth.ts';
 import type { Db } from '../src/db/database.ts';
 import { newId } from '../src/ids.ts';
 import { createApiKey, createOrganization } from '../src/modules/orgs/orgs.service.ts';
-import type { BenchDatabase } from './harness.ts';
+import { type BenchDatabase, openBenchDatabase } from './harness.ts';
 
 export interface SeededOrg {
   id: string;
@@ -339,4 +339,23 @@ export async function seedDocuments(
 ): Promise<{ orgId: string; key: string; detailId: string }> {
   const seeded = await seedOrganizations(bench.handle.db, targetOf(bench), 1, count);
   return { orgId: seeded.orgs[0].id, key: seeded.key, detailId: seeded.detailId };
+}
+
+/**
+ * A SQLite bench database seeded at `scale` (1: 1,000 organizations, 1,000,000 documents; at least
+ * 10 organizations) and closed, for scripts that open its file themselves (bench/statements.ts,
+ * bench/commits.ts). The caller drops `bench` when done.
+ */
+export async function seededSqliteFile(
+  scale: number,
+): Promise<{ bench: BenchDatabase; seeded: Seeded; file: string }> {
+  const bench = await openBenchDatabase('sqlite');
+  const seeded = await seedOrganizations(
+    bench.handle.db,
+    targetOf(bench),
+    Math.max(10, Math.round(1000 * scale)),
+    Math.round(1_000_000 * scale),
+  );
+  await bench.handle.close();
+  return { bench, seeded, file: path.join(bench.dataDir, 'signet.db') };
 }

@@ -9,28 +9,18 @@
  * Prints CPU µs per request (user and system): the median of the rounds after each setting's first.
  */
 import { hash, randomBytes } from 'node:crypto';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { createDb } from '../src/db/create-db.ts';
 import { findDocumentDetail } from '../src/modules/documents-core/document-detail.query.ts';
-import { openBenchDatabase } from './harness.ts';
 import { listName, SQL, type Name } from './naive-sql.ts';
-import { SEARCH_WORDS, seedOrganizations, targetOf } from './seed.ts';
+import { SEARCH_WORDS, seededSqliteFile } from './seed.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 0.1);
 const N = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
 
-const bench = await openBenchDatabase('sqlite');
+const { bench, seeded, file } = await seededSqliteFile(SCALE);
 try {
-  const seeded = await seedOrganizations(
-    bench.handle.db,
-    targetOf(bench),
-    Math.max(10, Math.round(1000 * SCALE)),
-    Math.round(1_000_000 * SCALE),
-  );
-  await bench.handle.close();
-  const file = path.join(bench.dataDir, 'signet.db');
   // Rounds alternate the two settings; each figure is the median of its rounds (the first round
   // of each is a warm-up: it reads the pages in).
   const figures = new Map<string, number[]>();
