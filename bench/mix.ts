@@ -29,7 +29,14 @@ export interface MixResult {
   reqPerSec: number;
   non2xx: number;
   errors: number;
+  /** Per class, from the moment every connection was answered once (round() says why). */
   classes: Partial<Record<RequestClass, ClassFigures & { perSec: number }>>;
+  /**
+   * The first request of each connection, every class: it also waits for the server to accept
+   * the connection. Each round opens its connections anew, where a client with keep-alive opens
+   * one once, so these are kept apart from the classes' percentiles and from req/s.
+   */
+  newConnections: ClassFigures;
 }
 
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
@@ -97,7 +104,7 @@ type Tracker = ReturnType<typeof autocannon> & {
   on(
     event: 'response',
     listener: (
-      client: { requestIterator?: { context?: { kind?: RequestClass } } },
+      client: { requestIterator?: { context?: { kind?: RequestClass } }; reqsMade?: number },
       status: number,
       bytes: number,
       ms: number,
@@ -105,15 +112,35 @@ type Tracker = ReturnType<typeof autocannon> & {
   ): unknown;
 };
 
-/** One round of `seconds` on one side, its streams at once; latencies kept per request class. */
+/** What a round measured: autocannon's results, and the requests answered in its steady part. */
+interface RoundResult {
+  results: autocannon.Result[];
+  /** From the moment every connection had its first answer to the end of the round. */
+  steadyMs: number;
+  steadyRequests: number;
+}
+
+/**
+ * One round of `seconds` on one side, its streams at once. Each round opens its connections anew
+ * (autocannon's), and under load a first request also waits for the server to accept its
+ * connection: hundreds of milliseconds at times (Signet and the anchor alike), a large part of
+ * a two-second round for the 5 creating connections. So a round is measured from the moment
+ * every connection had its first answer: latencies per class and requests counted from then on,
+ * the first requests' latencies kept apart ('first'), as a client with keep-alive pays that wait
+ * once per connection, not every two seconds.
+ */
 async function round(
   side: Side,
   seeded: Seeded,
   streams: Stream[],
   seconds: number,
-  record?: Record<RequestClass, number[]>,
-): Promise<autocannon.Result[]> {
-  return Promise.all(
+  record?: Record<RequestClass | 'first', number[]>,
+): Promise<RoundResult> {
+  const connections = streams.reduce((n, s) => n + s.connections, 0);
+  let answered = 0;
+  let steadyFrom: number | undefined;
+  let steadyRequests = 0;
+  const results = await Promise.all(
     streams.map((stream) => {
       const instance = autocannon({
         url: side.url,
@@ -121,15 +148,22 @@ async function round(
         duration: seconds,
         requests: [{ setupRequest: setupRequest(seeded, stream.mix) }],
       }) as Tracker;
-      if (record) {
-        instance.on('response', (client, _status, _bytes, ms) => {
-          const kind = client.requestIterator?.context?.kind;
-          if (kind) record[kind].push(ms);
-        });
-      }
+      instance.on('response', (client, _status, _bytes, ms) => {
+        const kind = client.requestIterator?.context?.kind;
+        // autocannon counts a request as made once written: 1 while the first is answered.
+        if (client.reqsMade === 1) {
+          record?.first.push(ms);
+          if (++answered === connections) steadyFrom = performance.now();
+        } else if (steadyFrom !== undefined) {
+          steadyRequests++;
+          if (kind) record?.[kind].push(ms);
+        }
+      });
       return instance as unknown as Promise<autocannon.Result>;
     }),
   );
+  const steadyMs = steadyFrom === undefined ? 0 : performance.now() - steadyFrom;
+  return { results, steadyMs, steadyRequests };
 }
 
 /**
@@ -147,20 +181,22 @@ export async function loadMixInTurns(
   const rounds = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 5);
   const each = (options.durationSec ?? Number(process.env.BENCH_DURATION ?? 10)) / rounds;
   const records = sides.map(
-    () => ({ detail: [], list: [], create: [] }) as Record<RequestClass, number[]>,
+    () =>
+      ({ detail: [], list: [], create: [], first: [] }) as Record<RequestClass | 'first', number[]>,
   );
-  const results: autocannon.Result[][] = sides.map(() => []);
+  const results: RoundResult[][] = sides.map(() => []);
   for (const side of sides) await round(side, seeded, streams, warmup);
   for (let i = 0; i < rounds; i++) {
     // Each round starts at another side, so no side always follows the same one.
     for (let j = 0; j < sides.length; j++) {
       const k = (i + j) % sides.length;
-      results[k].push(...(await round(sides[k], seeded, streams, each, records[k])));
+      results[k].push(await round(sides[k], seeded, streams, each, records[k]));
     }
   }
   return sides.map((_side, k) => {
-    // Streams of a round run at once: the time is the rounds', not the sum over streams.
-    const seconds = results[k].reduce((n, r) => n + r.duration, 0) / streams.length;
+    const seconds = results[k].reduce((n, r) => n + r.steadyMs, 0) / 1000;
+    if (seconds === 0) throw new Error(`${sides[k].name}: no round had every connection answered`);
+    const all = results[k].flatMap((r) => r.results);
     const classes: MixResult['classes'] = {};
     for (const c of CLASSES) {
       const times = records[k][c];
@@ -172,10 +208,16 @@ export async function loadMixInTurns(
         p99Ms: round2(percentile(times, 99)),
       };
     }
+    const firsts = records[k].first;
     return {
-      reqPerSec: results[k].reduce((n, r) => n + r.requests.total, 0) / seconds,
-      non2xx: results[k].reduce((n, r) => n + r.non2xx, 0),
-      errors: results[k].reduce((n, r) => n + r.errors, 0),
+      newConnections: {
+        count: firsts.length,
+        p50Ms: round2(percentile(firsts, 50)),
+        p99Ms: round2(percentile(firsts, 99)),
+      },
+      reqPerSec: results[k].reduce((n, r) => n + r.steadyRequests, 0) / seconds,
+      non2xx: all.reduce((n, r) => n + r.non2xx, 0),
+      errors: all.reduce((n, r) => n + r.errors, 0),
       classes,
     };
   });

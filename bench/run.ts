@@ -120,11 +120,13 @@ async function versusNaive(
       p99Ms: Math.max(...Object.values(signet.classes).map((f) => f.p99Ms)),
       classes: signet.classes,
       naiveClasses: n.classes,
+      newConnections: signet.newConnections,
       summary:
         `${Math.round(signet.reqPerSec)} req/s = ${(signet.reqPerSec / b.reqPerSec).toFixed(3)} bare, ${(signet.reqPerSec / n.reqPerSec).toFixed(2)} naive; p99 ms ${p99}` +
         (creates && streams.length > 1
           ? `; creates ${creates.perSec}/s (naive ${n.classes.create?.perSec ?? 0}/s)`
-          : ''),
+          : '') +
+        `; first request of a new connection p99 ${signet.newConnections.p99Ms} ms (naive ${n.newConnections.p99Ms})`,
       goal,
     };
   } finally {
