@@ -201,20 +201,10 @@ export async function loadMixInTurns(
     for (const c of CLASSES) {
       const times = records[k][c];
       if (times.length === 0) continue;
-      classes[c] = {
-        count: times.length,
-        perSec: Math.round(times.length / seconds),
-        p50Ms: round2(percentile(times, 50)),
-        p99Ms: round2(percentile(times, 99)),
-      };
+      classes[c] = { ...figuresOf(times), perSec: Math.round(times.length / seconds) };
     }
-    const firsts = records[k].first;
     return {
-      newConnections: {
-        count: firsts.length,
-        p50Ms: round2(percentile(firsts, 50)),
-        p99Ms: round2(percentile(firsts, 99)),
-      },
+      newConnections: figuresOf(records[k].first),
       reqPerSec: results[k].reduce((n, r) => n + r.steadyRequests, 0) / seconds,
       non2xx: all.reduce((n, r) => n + r.non2xx, 0),
       errors: all.reduce((n, r) => n + r.errors, 0),
@@ -223,3 +213,8 @@ export async function loadMixInTurns(
   });
 }
 const round2 = (n: number) => Number(n.toFixed(2));
+const figuresOf = (times: number[]): ClassFigures => ({
+  count: times.length,
+  p50Ms: round2(percentile(times, 50)),
+  p99Ms: round2(percentile(times, 99)),
+});
