@@ -88,7 +88,7 @@ const RTL = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
 function asWritten(line: string): string {
   const marked = line.replace(/(\p{M}+)\u202a([^\u202c]*)\u202c/gu, '\u202a$2$1\u202c');
   if (!marked.startsWith('\u202b') || !marked.endsWith('\u202c') || RTL.test(marked)) return marked;
-  return (marked.slice(1, -1).match(/\u202a[^\u202c]*\u202c|[^]/gu) ?? []).reverse().join('');
+  return (marked.slice(1, -1).match(/\u202a[^\u202c]*\u202c|[\s\S]/gu) ?? []).reverse().join('');
 }
 
 /** A word cut into stretches of one direction (right-to-left letters, or anything else). */
