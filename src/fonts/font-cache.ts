@@ -178,15 +178,20 @@ async function loadSlice(slice: Slice): Promise<LoadedSlice> {
   };
 }
 
-/** The PDF font descriptor's figures, from `head`, `hhea` and `OS/2`. */
-function readMetrics(face: hb.Face): FaceMetrics {
-  const head = face.referenceTable('head');
-  const os2 = face.referenceTable('OS/2');
-  const hhea = face.referenceTable('hhea');
-  if (!head || !hhea) throw new Error('a font without head or hhea table');
-  const h = new DataView(head.buffer, head.byteOffset, head.byteLength);
-  const hh = new DataView(hhea.buffer, hhea.byteOffset, hhea.byteLength);
-  const o = os2 && new DataView(os2.buffer, os2.byteOffset, os2.byteLength);
+/**
+ * The PDF font descriptor's figures, from `head`, `hhea` and `OS/2`. harfbuzzjs hands a table back
+ * as a view of its WebAssembly memory, and the next call may grow that memory, which detaches
+ * every view taken before: each table is copied out before the next is asked for.
+ */
+export function readMetrics(face: Pick<hb.Face, 'referenceTable' | 'upem'>): FaceMetrics {
+  const table = (tag: string): DataView | undefined => {
+    const view = face.referenceTable(tag);
+    return view && new DataView(view.slice().buffer);
+  };
+  const h = table('head');
+  const o = table('OS/2');
+  const hh = table('hhea');
+  if (!h || !hh) throw new Error('a font without head or hhea table');
   const ascender = hh.getInt16(4);
   const capHeight = o && o.getUint16(0) >= 2 && o.byteLength >= 90 ? o.getInt16(88) : ascender;
   return {
