@@ -1,17 +1,21 @@
 /**
  * `node --import tsx bench/statements.ts`: the statements alone, in one process, no HTTP: the
  * naive implementation's (bench/naive-sql.ts, prepared once, better-sqlite3) for a detail, a
- * list page and a create, and Signet's detail statement through its own repository function, on
+ * list page and a create, and Signet's detail and list statements through its own repository, on
  * a fresh SQLite database of 100 organizations and 100,000 documents (BENCH_SCALE as bench/run.ts),
  * each request a random organization and document as in read-mix. Each with SQLite's default page
- * cache and again with `cache_size`/`mmap_size` (not kept), in alternating rounds. Last, whether
+ * cache and again with `cache_size`/`mmap_size` (not kept; BENCH_CACHE_SIZE and BENCH_MMAP_SIZE
+ * set them, 64 MB and 256 MB unless told), in alternating rounds. Last, whether
  * a transaction commits before another request's read could run.
- * Prints CPU µs per request (user and system): the median of the rounds after each setting's first.
+ * Prints CPU µs per request (user and system): the median of the rounds after each setting's first,
+ * and what these statements alone allow create-under-load (bench/mix.ts) with SQLite's defaults.
  */
 import { hash, randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { createDb } from '../src/db/create-db.ts';
 import { findDocumentDetail } from '../src/modules/documents-core/document-detail.query.ts';
+import { listDocuments } from '../src/modules/documents-core/documents.repository.ts';
 import { listName, SQL, type Name } from './naive-sql.ts';
 import { SEARCH_WORDS, seededSqliteFile } from './seed.ts';
 
@@ -19,8 +23,24 @@ const SCALE = Number(process.env.BENCH_SCALE ?? 0.1);
 const N = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
 
+const SIGNET_DETAIL = "Signet's detail statement (findDocumentDetail, via Kysely)";
+const SIGNET_LIST = "Signet's list statement (listDocuments, via Kysely)";
+
 const { bench, seeded, file } = await seededSqliteFile(SCALE);
+/** A random organization and read-mix's list filters (bench/mix.ts): status, search, both or none. */
+const listFilters = () => {
+  const f = Math.random();
+  const both = f >= 0.5 && f < 0.6;
+  return {
+    org: pick(seeded.orgs),
+    status:
+      f < 0.25 || both ? pick(['draft', 'pending', 'completed', 'cancelled'] as const) : undefined,
+    search: (f >= 0.25 && f < 0.5) || both ? pick(SEARCH_WORDS) : undefined,
+    limit: pick([10, 25, 50]),
+  };
+};
 try {
+  console.log(`database file: ${Math.round(statSync(file).size / 2 ** 20)} MB`);
   // Rounds alternate the two settings; each figure is the median of its rounds (the first round
   // of each is a warm-up: it reads the pages in).
   const figures = new Map<string, number[]>();
@@ -42,8 +62,8 @@ try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     if (tuned) {
-      db.pragma('cache_size = -65536');
-      db.pragma('mmap_size = 268435456');
+      db.pragma(`cache_size = ${process.env.BENCH_CACHE_SIZE ?? -65536}`);
+      db.pragma(`mmap_size = ${process.env.BENCH_MMAP_SIZE ?? 268435456}`);
     }
     const st = Object.fromEntries(
       Object.entries(SQL).map(([n, text]) => [n, db.prepare(text)]),
@@ -59,15 +79,12 @@ try {
       st.attachments.all(id);
     });
     await time('list page: random filters and limit as read-mix', () => {
-      const org = pick(seeded.orgs);
-      const f = Math.random();
-      const status = f < 0.25 || (f >= 0.5 && f < 0.6);
-      const search = f >= 0.25 && f < 0.6;
+      const { org, status, search, limit } = listFilters();
       const params: unknown[] = [org.id];
-      if (status) params.push(pick(['draft', 'pending', 'completed', 'cancelled']));
-      if (search) params.push(`%${pick(SEARCH_WORDS)}%`);
-      params.push(pick([10, 25, 50]) + 1);
-      st[listName(status, search)].all(params);
+      if (status) params.push(status);
+      if (search) params.push(`%${search}%`);
+      params.push(limit + 1);
+      st[listName(Boolean(status), Boolean(search))].all(params);
     });
     const id = (p: string) => `${p}_${randomBytes(12).toString('hex')}`;
     // Each step of the create timed on its own too (CPU time around it, summed over the loop).
@@ -109,19 +126,46 @@ try {
     // (its connection as Signet opens it: the label's pragmas apply to the lines above only).
     if (tuned) continue;
     const signet = createDb({ databaseUrl: undefined, sqliteFile: file });
-    await time("Signet's detail statement (findDocumentDetail, via Kysely)", () => {
+    await time(SIGNET_DETAIL, () => {
       const org = pick(seeded.orgs);
       return findDocumentDetail(signet.db, 'sqlite', org.id, pick(org.documents));
     });
+    await time(SIGNET_LIST, () => {
+      const { org, status, search, limit } = listFilters();
+      return listDocuments(signet.db, org.id, { status, search }, { list: 'documents', limit });
+    });
     await signet.close();
   }
-  for (const [what, runs] of figures) {
+  const medianOf = (runs: number[]) => {
     const sorted = runs.slice(1).sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)];
+    return sorted[Math.floor(sorted.length / 2)];
+  };
+  for (const [what, runs] of figures) {
+    const median = medianOf(runs);
     console.log(
       `${median.toFixed(1).padStart(8)} µs  ${what}; rounds ${runs.map((r) => r.toFixed(0)).join(' ')}`,
     );
   }
+  // create-under-load's cycle with nothing but these statements: its 45 reading connections
+  // (80% details, 20% lists) each get one answer for each of the 5 creating connections' one,
+  // so the statements alone bound its creates a second at 5 ÷ (45 reads + 5 creates).
+  const median = (what: string) => medianOf(figures.get(`${what} (SQLite defaults)`) ?? []);
+  const create = median('create: one transaction, 4 inserts and a select');
+  const cycle = (detail: string, list: string) =>
+    45 * (0.8 * median(detail) + 0.2 * median(list)) + 5 * create;
+  for (const [whose, us] of [
+    [
+      "the anchor's statements",
+      cycle(
+        'detail: document, signers, fields, attachments',
+        'list page: random filters and limit as read-mix',
+      ),
+    ],
+    ["Signet's detail and list, the anchor's create", cycle(SIGNET_DETAIL, SIGNET_LIST)],
+  ] as const)
+    console.log(
+      `create-under-load's cycle, ${whose} alone: ${Math.round(us)} µs, at most ${Math.round((5 * 1e6) / us)} creates a second`,
+    );
   console.log(await committedWithinOneTurn(file));
 } finally {
   await bench.drop();
