@@ -125,8 +125,12 @@ type Row = unknown[];
 
 function documentRow(orgId: string, i: number, at: number): Row {
   const iso = new Date(at).toISOString();
-  const name = `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} #${i}`;
-  const status = STATUSES[(i * 3) % STATUSES.length];
+  // Status and name words from a hash of i, not from i itself: documents go to organizations
+  // round-robin, so anything cyclic in i repeats within an organization (with `i % 10` every
+  // document of an organization had one status, and its names two or three words).
+  const h = Math.imul(i + 1, 0x9e3779b1) >>> 0;
+  const name = `${WORDS[(h >>> 8) % WORDS.length]} ${WORDS[(h >>> 14) % WORDS.length]} #${i}`;
+  const status = STATUSES[(h >>> 20) % STATUSES.length];
   // prettier-ignore
   return [
     newId('doc', at),
