@@ -40,7 +40,18 @@ export interface MixResult {
 }
 
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)];
-const LIST_STATUSES = ['draft', 'pending', 'completed', 'cancelled'];
+const LIST_STATUSES = ['draft', 'pending', 'completed', 'cancelled'] as const;
+
+/** A list page's random filters, as read-mix asks for them: a status, a search word, both or none. */
+export function listFilters() {
+  const f = Math.random();
+  const both = f >= 0.5 && f < 0.6;
+  return {
+    status: f < 0.25 || both ? pick(LIST_STATUSES) : undefined,
+    search: (f >= 0.25 && f < 0.5) || both ? pick(SEARCH_WORDS) : undefined,
+    limit: pick([10, 25, 50]),
+  };
+}
 
 /**
  * Each request: a random organization (its key), then by the mix's shares a random one of its
@@ -65,11 +76,10 @@ function setupRequest(seeded: Seeded, mix: Mix) {
     }
     if (r < mix.detail + mix.list) {
       context.kind = 'list';
-      const q = new URLSearchParams({ limit: String(pick([10, 25, 50])) });
-      const f = Math.random();
-      if (f < 0.25) q.set('status', pick(LIST_STATUSES));
-      else if (f < 0.5) q.set('search', pick(SEARCH_WORDS));
-      else if (f < 0.6) q.set('status', pick(LIST_STATUSES)), q.set('search', pick(SEARCH_WORDS));
+      const { status, search, limit } = listFilters();
+      const q = new URLSearchParams({ limit: String(limit) });
+      if (status) q.set('status', status);
+      if (search) q.set('search', search);
       return {
         ...req,
         method: 'GET' as const,
